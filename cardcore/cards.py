@@ -1,0 +1,179 @@
+"""Playing cards: interned, hashable value objects with a text round-trip.
+
+A card is written rank + suit letter, ``"QS"``, ``"10H"``, ``"AD"``; a joker is ``"JK"``.
+:meth:`Card.parse` also accepts the suit symbols of ``rules.md`` (``"Q♠"``) and ``T`` for ten.
+Every card is a shared instance (``Card.parse("QS") is Card.parse("QS")``), so building a deck
+or comparing cards allocates nothing; two physical cards of the same rank and suit from two decks
+are the same value, which is all any rule looks at (rules.md §1.5 item 14).
+
+Zones are written as in rules.md §0.3: personal stacks top first, table piles bottom first.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: Final = ("S", "H", "D", "C")
+SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_SYMBOL_TO_SUIT: Final = {v: k for k, v in SUIT_SYMBOLS.items()}
+
+JOKER_RANK: Final = 0
+"""Rank index of a joker; ranks A..K are 1..13 (rules.md §0.2 sequence adjacency)."""
+
+
+class Card:
+    """One playing card. Use :meth:`parse` or :meth:`of`; instances are interned.
+
+    ``rank`` is 1 (ace) .. 13 (king), or 0 for a joker; ``suit`` is one of ``S H D C``
+    (``""`` for a joker); ``index`` is a small integer unique to the card value (0..52).
+    """
+
+    __slots__ = ("index", "rank", "suit", "text")
+
+    index: int
+    rank: int
+    suit: str
+    text: str
+
+    def __init__(self) -> None:  # pragma: no cover - guarded, see _make
+        raise TypeError("use Card.parse('QS') or Card.of(rank, suit)")
+
+    @staticmethod
+    def _make(index: int, rank: int, suit: str, text: str) -> Card:
+        card = object.__new__(Card)
+        object.__setattr__(card, "index", index)
+        object.__setattr__(card, "rank", rank)
+        object.__setattr__(card, "suit", suit)
+        object.__setattr__(card, "text", text)
+        return card
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Card is immutable")
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Card.parse, (self.text,))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Card.parse({self.text!r})"
+
+    def __lt__(self, other: Card) -> bool:
+        return self.index < other.index
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank == JOKER_RANK
+
+    @property
+    def is_red(self) -> bool:
+        """Hearts and diamonds are red (rules.md §0.2); a joker has no colour."""
+        return self.suit in ("H", "D")
+
+    @property
+    def rank_text(self) -> str:
+        return "JK" if self.rank == JOKER_RANK else RANKS[self.rank - 1]
+
+    @property
+    def symbol(self) -> str:
+        """The card as rules.md writes it: ``"10♥"``, ``"Q♠"``, ``"JK"``."""
+        if self.rank == JOKER_RANK:
+            return "JK"
+        return RANKS[self.rank - 1] + SUIT_SYMBOLS[self.suit]
+
+    @staticmethod
+    def of(rank: int, suit: str) -> Card:
+        """The card of rank index 1..13 (0 = joker, suit ignored) and suit letter."""
+        if rank == JOKER_RANK:
+            return JOKER
+        if not 1 <= rank <= 13 or suit not in SUITS:
+            raise ValueError(f"no such card: rank={rank!r} suit={suit!r}")
+        return _BY_INDEX[SUITS.index(suit) * 13 + rank - 1]
+
+    @staticmethod
+    def parse(text: str) -> Card:
+        """Parse ``"QS"``, ``"10H"``, ``"TH"``, ``"Q♠"`` or ``"JK"``; raises ``ValueError``."""
+        card = _BY_TEXT.get(text)
+        if card is not None:
+            return card
+        raw = text.strip().upper()
+        if raw in ("JK", "JOKER"):
+            return JOKER
+        if len(raw) >= 2:
+            rank_text, suit_text = raw[:-1], raw[-1]
+            suit_text = _SYMBOL_TO_SUIT.get(text.strip()[-1], suit_text)
+            if rank_text == "T":
+                rank_text = "10"
+            if rank_text in RANKS and suit_text in SUITS:
+                return Card.of(RANKS.index(rank_text) + 1, suit_text)
+        raise ValueError(f"not a card: {text!r} (expected e.g. 'QS', '10H', 'Q♠' or 'JK')")
+
+
+def _build() -> tuple[tuple[Card, ...], Card]:
+    cards = [
+        Card._make(s * 13 + r - 1, r, suit, RANKS[r - 1] + suit)
+        for s, suit in enumerate(SUITS)
+        for r in range(1, 14)
+    ]
+    return tuple(cards), Card._make(52, JOKER_RANK, "", "JK")
+
+
+_BY_INDEX, JOKER = _build()
+_BY_TEXT: Final = {c.text: c for c in (*_BY_INDEX, JOKER)}
+
+
+class Hidden:
+    """The face-down card: what a redacted view or event shows for a card the viewer may not see.
+
+    There is one instance, :data:`HIDDEN`; it is written ``"??"``.
+    """
+
+    __slots__ = ()
+    text: Final = "??"
+
+    def __str__(self) -> str:
+        return "??"
+
+    def __repr__(self) -> str:
+        return "HIDDEN"
+
+    def __reduce__(self) -> str:
+        return "HIDDEN"
+
+
+HIDDEN: Final = Hidden()
+
+SeenCard = Card | Hidden
+"""A card as one viewer sees it: its face, or :data:`HIDDEN`."""
+
+
+def standard_deck(num_decks: int = 1, jokers_per_deck: int = 0) -> list[Card]:
+    """Unshuffled deck(s): suits S H D C, each A..K, then jokers; deck after deck."""
+    one = list(_BY_INDEX) + [JOKER] * jokers_per_deck
+    return one * num_decks
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """Parse a space- or comma-separated list of cards, e.g. ``"KC 3D"`` (for tests)."""
+    return tuple(Card.parse(t) for t in text.replace(",", " ").split())
+
+
+def rank_name(rank: int) -> str:
+    """``"A"``, ``"10"``, ``"K"`` or ``"JK"`` for a rank index."""
+    return "JK" if rank == JOKER_RANK else RANKS[rank - 1]
+
+
+def ranks_adjacent(a: int, b: int, *, wrap: bool = True) -> bool:
+    """True iff rank indices differ by one, with K–A–2 adjacency when ``wrap`` (rules.md §0.2)."""
+    if a == JOKER_RANK or b == JOKER_RANK:
+        return False
+    d = abs(a - b)
+    return d == 1 or (wrap and d == 12)

@@ -1,0 +1,427 @@
+"""Canonical JSON for cardcore's typed values, driven by their type hints.
+
+Commands, events and views are frozen dataclasses. On every wire and in the log they are JSON
+objects ``{"kind": "<ClassName>", <field>: <value>, ...}``; cards are strings (``"QS"``), a hidden
+card is ``"??"``, tuples are arrays, frozensets are sorted arrays, enums are their values.
+:func:`canonical_bytes` writes sorted keys, no spaces, UTF-8 and refuses floats, so the same value
+always has the same bytes: the basis of the log's hash chain and of the no-leak property tests.
+
+:func:`decode` is the inverse and is strict: unknown kinds, missing or unexpected fields and values
+of the wrong type raise :class:`~cardcore.errors.DecodeError` naming the field path.
+:func:`json_schema` describes the same JSON for non-Python clients.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from enum import Enum
+from typing import Any, Final, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from .cards import HIDDEN, RANKS, SUITS, Card, Hidden
+from .errors import DecodeError
+
+JSON = Any
+"""A JSON value as the stdlib ``json`` module reads and writes it (no floats in cardcore)."""
+
+T = TypeVar("T")
+
+KIND: Final = "kind"
+
+
+def canonical_bytes(value: JSON) -> bytes:
+    """The canonical encoding of a JSON value: sorted keys, compact, UTF-8, integers only."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+def canonical_text(value: JSON) -> str:
+    return canonical_bytes(value).decode()
+
+
+def parse_json(data: bytes | str) -> JSON:
+    """Parse JSON, refusing floats and non-finite numbers (they have no place in cardcore)."""
+
+    def no_float(text: str) -> float:
+        raise DecodeError("", f"floats are not allowed: {text}")
+
+    try:
+        return json.loads(data, parse_float=no_float, parse_constant=no_float)
+    except json.JSONDecodeError as exc:
+        raise DecodeError("", f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def encode(value: object) -> JSON:
+    """The JSON value of a cardcore value (dataclass, card, tuple, enum, scalar)."""
+    return _encoder(type(value))(value)
+
+
+_ENCODERS: dict[type, Callable[[Any], JSON]] = {}
+
+
+def _encoder(cls: type) -> Callable[[Any], JSON]:
+    fn = _ENCODERS.get(cls)
+    if fn is not None:
+        return fn
+    if dataclasses.is_dataclass(cls):
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        kind = cls.__name__
+
+        def encode_dataclass(v: Any) -> JSON:
+            out: dict[str, JSON] = {KIND: kind}
+            for n in names:
+                out[n] = encode(getattr(v, n))
+            return out
+
+        fn = encode_dataclass
+    elif cls is Card:
+        fn = _card_text
+    elif cls is Hidden:
+        fn = _hidden_text
+    elif issubclass(cls, Enum):
+        fn = _enum_value
+    elif cls in (int, str, bool, type(None)):
+        fn = _identity
+    elif issubclass(cls, tuple | list):
+        fn = _encode_sequence
+    elif issubclass(cls, frozenset | set):
+        fn = _encode_set
+    elif issubclass(cls, Mapping):
+        fn = _encode_mapping
+    else:
+        raise TypeError(f"cardcore cannot encode a {cls.__name__}")
+    _ENCODERS[cls] = fn
+    return fn
+
+
+def _card_text(v: Card) -> str:
+    return v.text
+
+
+def _hidden_text(v: Hidden) -> str:
+    return "??"
+
+
+def _enum_value(v: Enum) -> JSON:
+    return v.value
+
+
+def _identity(v: object) -> JSON:
+    return v
+
+
+def _encode_sequence(v: tuple[object, ...]) -> JSON:
+    return [encode(x) for x in v]
+
+
+def _encode_set(v: frozenset[object]) -> JSON:
+    items = [encode(x) for x in v]
+    return sorted(items, key=canonical_text)
+
+
+def _encode_mapping(v: Mapping[object, object]) -> JSON:
+    return {str(encode(k)): encode(x) for k, x in v.items()}
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def decode(tp: Any, data: JSON, path: str = "") -> Any:
+    """Decode ``data`` as type ``tp`` (a dataclass, a union of dataclasses tagged by ``kind``,
+    or any type hint :func:`encode` produces). Raises :class:`DecodeError` naming the path."""
+    return _decoder(tp)(data, path)
+
+
+_DECODERS: dict[Any, Callable[[JSON, str], Any]] = {}
+
+
+def _decoder(tp: Any) -> Callable[[JSON, str], Any]:
+    try:
+        fn = _DECODERS.get(tp)
+    except TypeError:  # unhashable hint
+        fn = None
+    if fn is None:
+        fn = _build_decoder(tp)
+        try:
+            _DECODERS[tp] = fn
+        except TypeError:
+            pass
+    return fn
+
+
+def _type_name(data: JSON) -> str:
+    return "null" if data is None else type(data).__name__
+
+
+def _build_decoder(tp: Any) -> Callable[[JSON, str], Any]:
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if tp is Any:
+        return lambda d, p: d
+    if tp is Card:
+        return _decode_card
+    if tp is Hidden:
+        return _decode_hidden
+    if tp is type(None) or tp is None:
+
+        def dec_none(d: JSON, p: str) -> None:
+            if d is not None:
+                raise DecodeError(p, f"expected null, got {_type_name(d)}")
+
+        return dec_none
+    if tp is bool:
+
+        def dec_bool(d: JSON, p: str) -> bool:
+            if not isinstance(d, bool):
+                raise DecodeError(p, f"expected a boolean, got {_type_name(d)}")
+            return d
+
+        return dec_bool
+    if tp is int:
+
+        def dec_int(d: JSON, p: str) -> int:
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise DecodeError(p, f"expected an integer, got {_type_name(d)}")
+            return d
+
+        return dec_int
+    if tp is str:
+
+        def dec_str(d: JSON, p: str) -> str:
+            if not isinstance(d, str):
+                raise DecodeError(p, f"expected a string, got {_type_name(d)}")
+            return d
+
+        return dec_str
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        values = {m.value: m for m in tp}
+
+        def dec_enum(d: JSON, p: str) -> Any:
+            try:
+                return values[d]
+            except (KeyError, TypeError):
+                raise DecodeError(p, f"expected one of {sorted(values)}, got {d!r}") from None
+
+        return dec_enum
+    if origin is Literal:
+        allowed = args
+
+        def dec_literal(d: JSON, p: str) -> Any:
+            for a in allowed:
+                if d == a and type(d) is type(a):
+                    return a
+            raise DecodeError(p, f"expected one of {list(allowed)}, got {d!r}")
+
+        return dec_literal
+    if origin in (Union, types.UnionType):
+        return _union_decoder(args)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _decoder(args[0])
+
+            def dec_var_tuple(d: JSON, p: str) -> tuple[Any, ...]:
+                if not isinstance(d, list):
+                    raise DecodeError(p, f"expected an array, got {_type_name(d)}")
+                return tuple(item(x, f"{p}[{i}]") for i, x in enumerate(d))
+
+            return dec_var_tuple
+        items = [_decoder(a) for a in args]
+
+        def dec_fixed_tuple(d: JSON, p: str) -> tuple[Any, ...]:
+            if not isinstance(d, list) or len(d) != len(items):
+                raise DecodeError(p, f"expected an array of {len(items)} items")
+            return tuple(f(x, f"{p}[{i}]") for i, (f, x) in enumerate(zip(items, d, strict=True)))
+
+        return dec_fixed_tuple
+    if origin in (frozenset, set):
+        item = _decoder(args[0])
+
+        def dec_set(d: JSON, p: str) -> frozenset[Any]:
+            if not isinstance(d, list):
+                raise DecodeError(p, f"expected an array, got {_type_name(d)}")
+            out = frozenset(item(x, f"{p}[{i}]") for i, x in enumerate(d))
+            if len(out) != len(d):
+                raise DecodeError(p, "duplicate items in a set")
+            return out
+
+        return dec_set
+    if origin in (dict, Mapping, typing.Mapping) or tp is dict:
+        key_dec = _decoder(args[0]) if args else _decoder(str)
+        val_dec = _decoder(args[1]) if args else _decoder(Any)
+
+        def dec_map(d: JSON, p: str) -> dict[Any, Any]:
+            if not isinstance(d, dict):
+                raise DecodeError(p, f"expected an object, got {_type_name(d)}")
+            return {key_dec(k, f"{p}.{k}"): val_dec(v, f"{p}.{k}") for k, v in d.items()}
+
+        return dec_map
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _union_decoder((tp,))
+    raise TypeError(f"cardcore cannot decode type {tp!r}")
+
+
+def _decode_card(d: JSON, p: str) -> Card:
+    if not isinstance(d, str):
+        raise DecodeError(p, f"expected a card string, got {_type_name(d)}")
+    try:
+        return Card.parse(d)
+    except ValueError as exc:
+        raise DecodeError(p, str(exc)) from None
+
+
+def _decode_hidden(d: JSON, p: str) -> Hidden:
+    if d != "??":
+        raise DecodeError(p, f"expected '??', got {d!r}")
+    return HIDDEN
+
+
+def _union_decoder(args: tuple[Any, ...]) -> Callable[[JSON, str], Any]:
+    classes = {a.__name__: a for a in args if isinstance(a, type) and dataclasses.is_dataclass(a)}
+    others = [a for a in args if a.__name__ not in classes] if classes else list(args)
+    if classes and not others:
+        return _tagged_decoder(classes)
+    if not classes:
+        decoders = [_decoder(a) for a in others]
+        # Hidden before Card so "??" is not reported as a bad card; None first for speed.
+        order = sorted(range(len(others)), key=lambda i: (others[i] is not type(None), i))
+
+        def dec_union(d: JSON, p: str) -> Any:
+            errors: list[str] = []
+            for i in order:
+                try:
+                    return decoders[i](d, p)
+                except DecodeError as exc:
+                    errors.append(exc.message)
+            raise DecodeError(p, " / ".join(errors))
+
+        return dec_union
+    raise TypeError(f"cannot decode a union mixing dataclasses and scalars: {args!r}")
+
+
+def _tagged_decoder(classes: dict[str, type]) -> Callable[[JSON, str], Any]:
+    plans: dict[str, tuple[type, list[tuple[str, Callable[[JSON, str], Any], bool]]]] = {}
+
+    def plan(cls: type) -> list[tuple[str, Callable[[JSON, str], Any], bool]]:
+        hints = get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            has_default = (
+                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+            )
+            out.append((f.name, _decoder(hints[f.name]), has_default))
+        return out
+
+    def dec_tagged(d: JSON, p: str) -> Any:
+        if not isinstance(d, dict):
+            raise DecodeError(p, f"expected an object, got {_type_name(d)}")
+        kind = d.get(KIND)
+        if kind not in classes:
+            raise DecodeError(
+                f"{p}.kind" if p else "kind",
+                f"expected one of {sorted(classes)}, got {kind!r}",
+            )
+        entry = plans.get(kind)
+        if entry is None:
+            entry = plans[kind] = (classes[kind], plan(classes[kind]))
+        cls, fields = entry
+        known = {KIND}
+        kwargs: dict[str, Any] = {}
+        for name, dec, has_default in fields:
+            known.add(name)
+            sub = f"{p}.{name}" if p else name
+            if name in d:
+                kwargs[name] = dec(d[name], sub)
+            elif not has_default:
+                raise DecodeError(sub, "missing field")
+        extra = sorted(set(d) - known)
+        if extra:
+            first = extra[0]
+            raise DecodeError(f"{p}.{first}" if p else first, "unknown field")
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as exc:
+            raise DecodeError(p, str(exc)) from None
+
+    return dec_tagged
+
+
+# --------------------------------------------------------------------------- JSON Schema
+
+
+def json_schema(tp: Any) -> JSON:
+    """A JSON Schema (2020-12) of the JSON that :func:`encode` produces for type ``tp``."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **_schema(tp)}
+
+
+_CARD_PATTERN: Final = "^(JK|(" + "|".join(RANKS) + ")[" + "".join(SUITS) + "])$"
+
+
+def _schema(tp: Any) -> JSON:
+    origin, args = get_origin(tp), get_args(tp)
+    if tp is Card:
+        return {"type": "string", "pattern": _CARD_PATTERN, "description": "a card, e.g. QS"}
+    if tp is Hidden:
+        return {"const": "??", "description": "a card the viewer may not see"}
+    if tp is type(None) or tp is None:
+        return {"type": "null"}
+    if tp is bool:
+        return {"type": "boolean"}
+    if tp is int:
+        return {"type": "integer"}
+    if tp is str:
+        return {"type": "string"}
+    if tp is Any:
+        return {}
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return {"enum": [m.value for m in tp]}
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin in (Union, types.UnionType):
+        return {"anyOf": [_schema(a) for a in args]}
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return {"type": "array", "items": _schema(args[0])}
+        return {
+            "type": "array",
+            "prefixItems": [_schema(a) for a in args],
+            "minItems": len(args),
+            "maxItems": len(args),
+        }
+    if origin in (frozenset, set):
+        return {"type": "array", "items": _schema(args[0]), "uniqueItems": True}
+    if origin in (dict, Mapping, typing.Mapping):
+        return {"type": "object", "additionalProperties": _schema(args[1]) if args else {}}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = get_type_hints(tp)
+        props: dict[str, JSON] = {KIND: {"const": tp.__name__}}
+        required = [KIND]
+        for f in dataclasses.fields(tp):
+            props[f.name] = _schema(hints[f.name])
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                required.append(f.name)
+        out: dict[str, JSON] = {
+            "title": tp.__name__,
+            "type": "object",
+            "properties": props,
+            "required": required,
+            "additionalProperties": False,
+        }
+        if tp.__doc__ and not tp.__doc__.startswith(tp.__name__ + "("):
+            out["description"] = " ".join(tp.__doc__.split())
+        return out
+    raise TypeError(f"no JSON Schema for {tp!r}")
+
+
+def union_schema(classes: tuple[type, ...]) -> JSON:
+    """A schema accepting any of the given dataclasses, discriminated by ``kind``."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "oneOf": [_schema(c) for c in classes],
+    }

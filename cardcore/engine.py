@@ -1,0 +1,285 @@
+"""The engine protocol every game implements, and the types shared by all games.
+
+A game is a *decider* (Chassaing's pattern): pure functions over frozen values.
+
+* ``initial_state(setup)`` — the table before the deal; ``deal(setup)`` — the opening events,
+  drawn from the seed (so the log records the deal and replay never needs the RNG);
+* ``decide(state, seat, command) -> events`` — raises :class:`~cardcore.errors.Rejected`;
+  never mutates;
+* ``evolve(state, event) -> state`` — applies a fact; no rules, never raises on a valid log;
+* ``legal_commands(state, seat)``, ``outcome(state)``, ``view(state, viewer)``,
+  ``redact(event, viewer)`` and ``narrate(event)``.
+
+The seat acting is an argument, never part of a command: on the service it comes from the token.
+:class:`Game` bundles these with :class:`GameInfo` and the test hooks of the contract suite
+(``deck``, ``cards_in_play``, ``shuffle_hidden``). :mod:`cardcore.registry` lists every game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final, Generic, TypeVar, get_type_hints
+
+from . import codec
+from .cards import Card
+from .errors import DecodeError, InvalidSetup
+from .rng import MAX_SEED, Rng
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+V = TypeVar("V")
+R = TypeVar("R")
+
+DEFAULT_EVENT_LIMIT: Final = 200_000
+"""Events after which a game that has not finished ends with ``Termination.EVENT_LIMIT``."""
+
+
+class Role(StrEnum):
+    """Viewers who are not a seat. The referee is omniscient (audits after the game)."""
+
+    SPECTATOR = "spectator"
+    REFEREE = "referee"
+
+
+Viewer = int | Role
+"""Who looks: a seat number, a spectator or the referee."""
+
+
+def parse_viewer(text: str) -> Viewer:
+    """``"2"`` → seat 2; ``"spectator"`` / ``"referee"`` → the role. Raises ``ValueError``."""
+    try:
+        return Role(text)
+    except ValueError:
+        pass
+    if text.isdigit():
+        return int(text)
+    raise ValueError(f"not a viewer: {text!r} (a seat number, 'spectator' or 'referee')")
+
+
+class Termination(StrEnum):
+    """How a game ended (``python-chess``'s ``Outcome`` model)."""
+
+    ALL_CARDS = "all_cards"
+    """One player holds every card (ERS, Slapjack)."""
+    LAST_STANDING = "last_standing"
+    """Every other player was eliminated."""
+    OUT_OF_CARDS = "out_of_cards"
+    """A player got rid of all their cards (Spit, Speed; in Palace, the last holder loses)."""
+    TARGET_SCORE = "target_score"
+    """A player reached the match's target score or won the best-of series (Speed)."""
+    EVENT_LIMIT = "event_limit"
+    """The setup's event limit was reached first; nobody won."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game as data. ``losers`` matters where the game names one (Palace)."""
+
+    termination: Termination
+    winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
+
+
+# --------------------------------------------------------------------------- rules and setup
+
+
+def flag(default: Any, help: str, *, min: int | None = None, max: int | None = None) -> Any:
+    """Declare a rule flag on a game's rules dataclass: its default, a one-line help text and,
+    for integers, inclusive bounds. ``rules.md`` names the flags; the catalogue lists them."""
+    meta = {"help": help, "min": min, "max": max}
+    if isinstance(default, dict | list | set):
+        frozen = default
+        return field(default_factory=lambda: type(frozen)(frozen), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True, slots=True)
+class FlagInfo:
+    """One variant flag of a game, as the catalogue and ``cardcore games`` show it."""
+
+    name: str
+    default: codec.JSON
+    schema: codec.JSON
+    help: str
+
+
+def rule_flags(rules_type: type) -> tuple[FlagInfo, ...]:
+    """The flags of a rules dataclass, in declaration order."""
+    hints = get_type_hints(rules_type)
+    out = []
+    default_rules = rules_type()
+    for f in dataclasses.fields(rules_type):
+        schema = dict(codec._schema(hints[f.name]))
+        if f.metadata.get("min") is not None:
+            schema["minimum"] = f.metadata["min"]
+        if f.metadata.get("max") is not None:
+            schema["maximum"] = f.metadata["max"]
+        out.append(
+            FlagInfo(
+                name=f.name,
+                default=codec.encode(getattr(default_rules, f.name)),
+                schema=schema,
+                help=str(f.metadata.get("help", "")),
+            )
+        )
+    return tuple(out)
+
+
+def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) -> R:
+    """Build a game's rules from JSON values, validating each flag. Unknown flags, wrong types
+    and out-of-range values raise :class:`InvalidSetup` naming ``rules.<flag>``."""
+    values = dict(values or {})
+    hints = get_type_hints(rules_type)
+    fields = {f.name: f for f in dataclasses.fields(rules_type)}  # type: ignore[arg-type]
+    kwargs: dict[str, Any] = {}
+    for name, raw in values.items():
+        path = f"rules.{name}"
+        f = fields.get(name)
+        if f is None:
+            raise InvalidSetup(path, f"unknown flag; known flags: {', '.join(fields)}")
+        try:
+            value = codec.decode(hints[name], raw, path)
+        except DecodeError as exc:
+            raise InvalidSetup(exc.field, exc.message) from None
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if isinstance(value, int) and not isinstance(value, bool):
+            if lo is not None and value < lo:
+                raise InvalidSetup(path, f"must be at least {lo}, got {value}")
+            if hi is not None and value > hi:
+                raise InvalidSetup(path, f"must be at most {hi}, got {value}")
+        kwargs[name] = value
+    return rules_type(**kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup(Generic[R]):
+    """Everything that fixes a game before the first action: seats, seed, rules, event limit.
+
+    The seed stays inside the engine: no view, redacted event or redacted log ever shows it.
+    """
+
+    seats: int
+    seed: int
+    rules: R
+    event_limit: int = DEFAULT_EVENT_LIMIT
+
+    def public_json(self) -> dict[str, codec.JSON]:
+        """The setup without its seed, as the log header records it."""
+        rules = codec.encode(self.rules)
+        del rules[codec.KIND]
+        return {"seats": self.seats, "rules": rules, "event_limit": self.event_limit}
+
+    def setup_hash(self) -> str:
+        """sha256 of the canonical public setup: names the exact variant a log was played under."""
+        return hashlib.sha256(codec.canonical_bytes(self.public_json())).hexdigest()
+
+
+# --------------------------------------------------------------------------- the game record
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What the catalogue says of a game."""
+
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    realtime: bool
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Game(Generic[S, C, E, V, R]):
+    """One game: its decider functions, its types (for the codec and schemas) and test hooks."""
+
+    info: GameInfo
+    rules_type: type[R]
+    command_types: tuple[type, ...]
+    event_types: tuple[type, ...]
+    view_type: type
+    initial_state: Callable[[Setup[R]], S]
+    deal: Callable[[Setup[R]], Sequence[E]]
+    decide: Callable[[S, int, C], Sequence[E]]
+    evolve: Callable[[S, E], S]
+    legal_commands: Callable[[S, int], Sequence[C]]
+    outcome: Callable[[S], Outcome | None]
+    view: Callable[[S, Viewer], V]
+    redact: Callable[[E, Viewer], E]
+    narrate: Callable[[E], str]
+    deck: Callable[[Setup[R]], list[Card]]
+    """The multiset of cards a game with this setup plays with (conservation)."""
+    cards_in_play: Callable[[S], list[Card]]
+    """Every card in every zone of a state, hidden or not (conservation)."""
+    shuffle_hidden: Callable[[S, Viewer, Rng], S]
+    """The same position with the cards ``viewer`` cannot see permuted among their places."""
+    is_sensible: Callable[[S, int, C], bool]
+    """Bots' hint: would a player who plays well make this legal command now? (A false slap is
+    legal but not sensible.)"""
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def make_setup(
+        self,
+        seats: int,
+        seed: int,
+        rules: Mapping[str, codec.JSON] | None = None,
+        event_limit: int = DEFAULT_EVENT_LIMIT,
+    ) -> Setup[R]:
+        """A validated setup; raises :class:`InvalidSetup` naming the field at fault."""
+        if isinstance(seats, bool) or not isinstance(seats, int):
+            raise InvalidSetup("seats", f"must be an integer, got {seats!r}")
+        lo, hi = self.info.min_seats, self.info.max_seats
+        if not lo <= seats <= hi:
+            raise InvalidSetup("seats", f"{self.name} takes {lo} to {hi} seats, got {seats}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise InvalidSetup("seed", f"must be an integer in [0, 2**64), got {seed!r}")
+        if isinstance(event_limit, bool) or not isinstance(event_limit, int) or event_limit < 1:
+            raise InvalidSetup("event_limit", f"must be a positive integer, got {event_limit!r}")
+        setup = Setup(seats, seed, parse_rules(self.rules_type, rules), event_limit)
+        self.validate_setup(setup)
+        return setup
+
+    def validate_setup(self, setup: Setup[R]) -> None:
+        """Cross-checks that need both seats and rules (e.g. enough cards for every seat)."""
+        deck = self.deck(setup)
+        if len(deck) < setup.seats:
+            raise InvalidSetup("rules", f"{len(deck)} cards cannot be dealt to {setup.seats} seats")
+
+    def decode_command(self, data: codec.JSON, path: str = "command") -> C:
+        """A command of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
+        return codec.decode(_union(self.command_types), data, path)  # type: ignore[no-any-return]
+
+    def decode_event(self, data: codec.JSON, path: str = "event") -> E:
+        return codec.decode(_union(self.event_types), data, path)  # type: ignore[no-any-return]
+
+
+_UNIONS: dict[tuple[type, ...], Any] = {}
+
+
+def _union(types_: tuple[type, ...]) -> Any:
+    u = _UNIONS.get(types_)
+    if u is None:
+        u = _UNIONS[types_] = _make_union(types_)
+    return u
+
+
+def _make_union(types_: tuple[type, ...]) -> Any:
+    out: Any = types_[0]
+    for t in types_[1:]:
+        out = out | t
+    return out
+
+
+def always_sensible(state: object, seat: int, command: object) -> bool:
+    """The default bot hint: every legal command is a fair choice."""
+    return True

@@ -1,0 +1,1 @@
+"""One module per game; each imports only the core modules, never another game."""

@@ -1,0 +1,831 @@
+"""Egyptian Ratscrew (ERS), rules.md §1.
+
+Players turn the top card of their face-down stack onto a central pile in turn. A royal (J/Q/K/A by
+default) challenges the next player to play 1/2/3/4 cards; if none of them is royal the challenger
+is owed the pile and takes it with ``Collect``. Anyone may ``Slap`` the pile at any moment: a slap
+on a pattern (double, sandwich, … §1.4) wins the pile; a false slap is *legal* and penalised by
+burning cards under the pile (§1.2). Races are decided by sequence order (§1.3, §0.4). The game ends
+when one player holds every card, or only one player is not eliminated.
+
+Zones: stacks are top first; the pile is ``burned + played`` bottom→top (a burned card goes to the
+very bottom, under every played card). Nobody sees any stack, its owner included, nor a burned card;
+played cards are face up.
+
+Module order (style.md): rules → commands → events → state → view → decide → evolve → redact/view →
+outcome/legal_commands → ``GAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, assert_never
+
+from ..cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, rank_name, standard_deck
+from ..engine import (
+    Game,
+    GameInfo,
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    flag,
+)
+from ..errors import InvalidSetup, RejectCode, Rejected
+from ..rng import Rng, shuffled
+
+RULES_VERSION: Final = "1"
+
+SlapRule = Literal[
+    "double", "sandwich", "top_bottom", "tens", "four_in_a_row", "marriage", "divorce", "joker"
+]
+SLAP_RULE_ORDER: Final[tuple[SlapRule, ...]] = (
+    "double",
+    "sandwich",
+    "top_bottom",
+    "tens",
+    "four_in_a_row",
+    "marriage",
+    "divorce",
+    "joker",
+)
+
+# --------------------------------------------------------------------------- rules (§1.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags of rules.md §1.4, with their defaults."""
+
+    slap_rules: frozenset[SlapRule] = flag(
+        frozenset({"double", "sandwich"}), "patterns that make the pile slappable"
+    )
+    challenge_counts: dict[str, int] = flag(
+        {"J": 1, "Q": 2, "K": 3, "A": 4}, "rank → cards the next player must play"
+    )
+    false_slap_penalty: int = flag(1, "cards a false slapper burns", min=0, max=52)
+    false_slap_destination: Literal["pile_bottom", "to_player_of_top_card"] = flag(
+        "pile_bottom", "where a false slapper's penalty cards go"
+    )
+    late_slap: Literal["penalize", "reject"] = flag(
+        "penalize", "a slap whose seen_count is out of date: false slap, or StaleAction"
+    )
+    slap_in: bool = flag(True, "a player with no cards stays in and may slap back in")
+    zero_card_false_slap: Literal["eliminate", "ignore"] = flag(
+        "eliminate", "a false slap by a player with no cards"
+    )
+    challenge_exhausted: Literal["challenger_wins", "pass_to_next"] = flag(
+        "challenger_wins", "a challenged player who runs out of cards"
+    )
+    auto_collect: bool = flag(False, "an owed pile is taken at once (no slap window)")
+    num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=8)
+    jokers: int = flag(0, "jokers per deck", min=0, max=2)
+
+    def __post_init__(self) -> None:
+        for rank, count in self.challenge_counts.items():
+            if rank not in RANKS:
+                raise InvalidSetup(
+                    f"rules.challenge_counts.{rank}", "not a rank (A, 2..10, J, Q, K)"
+                )
+            if not 1 <= count <= 52:
+                raise InvalidSetup(f"rules.challenge_counts.{rank}", f"must be 1..52, got {count}")
+        if "joker" in self.slap_rules and self.jokers == 0:
+            raise InvalidSetup("rules.slap_rules", "the joker rule needs jokers > 0")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Turn the top card of your stack onto the pile (your turn, nothing owed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slap:
+    """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``); ``seen_count``:
+    the number of played cards you saw (checked under ``late_slap="reject"``)."""
+
+    expect_epoch: int | None = None
+    seen_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Collect:
+    """Take the pile you are owed after a lost challenge."""
+
+
+Command = Play | Slap | Collect
+
+PLAY: Final = Play()
+SLAP: Final = Slap()
+COLLECT: Final = Collect()
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
+
+    stacks: tuple[tuple[SeenCard, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """``seat`` turned ``card`` face up onto the pile. ``current`` is who plays next (None while
+    the pile is owed); ``challenge`` is ``(challenger, cards still owed)`` or None."""
+
+    seat: int
+    card: Card
+    current: int | None
+    challenge: tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PileOwed:
+    """The challenge was lost (or nobody can play on): the pile is owed to ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Slapped:
+    """``seat`` slapped: ``rule`` it matched with the ``pattern`` cards, or a false slap."""
+
+    seat: int
+    valid: bool
+    rule: SlapRule | None
+    pattern: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PileTaken:
+    """``seat`` took the whole pile (``cards`` of them) under its stack and plays next."""
+
+    seat: int
+    cards: int
+    by: Literal["slap", "collect"]
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyPaid:
+    """A false slapper's top card went face down to the bottom of the pile (``to`` None) or to
+    the bottom of seat ``to``'s stack. Nobody but the referee sees the card."""
+
+    seat: int
+    card: SeenCard
+    to: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPassed:
+    """The turn moved to ``current`` (after a false slap emptied the current player's stack)."""
+
+    current: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeLapsed:
+    """The challenger or the player owed the pile was eliminated: the claim is gone (§1.5.15)."""
+
+    current: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEliminated:
+    """``seat`` is out of the game (a false slap with no cards, or no cards under slap_in off)."""
+
+    seat: int
+
+
+Event = (
+    Dealt
+    | CardPlayed
+    | PileOwed
+    | Slapped
+    | PileTaken
+    | PenaltyPaid
+    | TurnPassed
+    | ChallengeLapsed
+    | PlayerEliminated
+)
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A whole ERS position. Build one directly to test from exact cards (see ``position``)."""
+
+    setup: Setup[Rules]
+    stacks: tuple[tuple[Card, ...], ...]
+    """Each seat's face-down stack, top first."""
+    played: tuple[Card, ...] = ()
+    """Face-up played cards of the pile, bottom→top."""
+    played_by: tuple[int, ...] = ()
+    """Who played each card of ``played``."""
+    burned: tuple[Card, ...] = ()
+    """Face-down burned cards, bottom→top; all of them lie under the played cards."""
+    epoch: int = 0
+    current: int | None = 0
+    challenge: tuple[int, int] | None = None
+    owed_to: int | None = None
+    eliminated: frozenset[int] = frozenset()
+
+
+def position(
+    stacks: Sequence[Sequence[Card]],
+    *,
+    rules: Rules | None = None,
+    played: Sequence[Card] = (),
+    played_by: Sequence[int] | None = None,
+    burned: Sequence[Card] = (),
+    current: int | None = 0,
+    challenge: tuple[int, int] | None = None,
+    owed_to: int | None = None,
+    eliminated: Sequence[int] = (),
+    epoch: int = 0,
+) -> State:
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction)."""
+    by = tuple(played_by) if played_by is not None else tuple(0 for _ in played)
+    return State(
+        setup=Setup(seats=len(stacks), seed=0, rules=rules or Rules()),
+        stacks=tuple(tuple(s) for s in stacks),
+        played=tuple(played),
+        played_by=by,
+        burned=tuple(burned),
+        epoch=epoch,
+        current=current,
+        challenge=challenge,
+        owed_to=owed_to,
+        eliminated=frozenset(eliminated),
+    )
+
+
+# --------------------------------------------------------------------------- view
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
+
+    stacks: tuple[tuple[SeenCard, ...], ...]
+    pile: tuple[SeenCard, ...]
+    """The whole pile bottom→top: burned cards face down, then the played cards."""
+    played_count: int
+    epoch: int
+    current: int | None
+    challenge: tuple[int, int] | None
+    owed_to: int | None
+    eliminated: tuple[int, ...]
+    slappable: bool
+
+
+# --------------------------------------------------------------------------- pattern rules
+
+
+def _sum_value(card: Card) -> int | None:
+    """A=1, 2..9 face value; 10, J, Q, K and jokers have no sum value (§1.4 ``tens``)."""
+    r = card.rank
+    return r if 1 <= r <= 9 else None
+
+
+_ROYAL_RANKS: Final = frozenset({1, 11, 12, 13})
+_MARRIAGE: Final = frozenset({12, 13})
+
+
+def _tens(a: Card, b: Card) -> bool:
+    va, vb = _sum_value(a), _sum_value(b)
+    return va is not None and vb is not None and va + vb == 10
+
+
+def _step(a: int, b: int) -> int:
+    """+1 / -1 for adjacent ranks with wrap (K–A–2), 0 otherwise."""
+    if a == JOKER_RANK or b == JOKER_RANK:
+        return 0
+    d = (b - a) % 13
+    return 1 if d == 1 else -1 if d == 12 else 0
+
+
+def slap_match(
+    played: Sequence[Card], rules: frozenset[SlapRule]
+) -> tuple[SlapRule, tuple[Card, ...]] | None:
+    """The first enabled rule (in §1.4 table order) the played cards match, with its cards."""
+    n = len(played)
+    if n == 0:
+        return None
+    top = played[-1]
+    r1 = top.rank
+    if n >= 2:
+        second = played[-2]
+        if "double" in rules and second.rank == r1:
+            return "double", (second, top)
+    if n >= 3 and "sandwich" in rules:
+        third, second = played[-3], played[-2]
+        if third.rank == r1 and second.rank != r1:
+            return "sandwich", (third, second, top)
+    if len(rules) <= 2 and "top_bottom" not in rules:  # fast path for the default rules
+        return None
+    for rule in SLAP_RULE_ORDER[2:]:
+        if rule not in rules:
+            continue
+        if rule == "top_bottom":
+            if n >= 3 and played[0].rank == r1:
+                return rule, (played[0], top)
+        elif rule == "tens":
+            if n >= 2 and _tens(played[-2], top):
+                return rule, (played[-2], top)
+            if n >= 3 and played[-2].rank in _ROYAL_RANKS and _tens(played[-3], top):
+                return rule, (played[-3], played[-2], top)
+        elif rule == "four_in_a_row":
+            if n >= 4:
+                last = played[-4:]
+                steps = {_step(last[i].rank, last[i + 1].rank) for i in range(3)}
+                if steps in ({1}, {-1}):
+                    return rule, tuple(last)
+        elif rule == "marriage":
+            if n >= 2 and {played[-2].rank, r1} == _MARRIAGE:
+                return rule, (played[-2], top)
+        elif rule == "divorce":
+            if n >= 3 and {played[-3].rank, r1} == _MARRIAGE:
+                return rule, (played[-3], played[-2], top)
+        elif rule == "joker":
+            if top.rank == JOKER_RANK:
+                return rule, (top,)
+    return None
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def _next_player(
+    stacks: Sequence[Sequence[Card]], eliminated: frozenset[int], p: int
+) -> int | None:
+    """The first player after ``p``, other than ``p``, not eliminated, holding a card (§1.2)."""
+    n = len(stacks)
+    for i in range(1, n):
+        q = (p + i) % n
+        if stacks[q] and q not in eliminated:
+            return q
+    return None
+
+
+def _challenge_count(rules: Rules, card: Card) -> int | None:
+    if card.rank == JOKER_RANK:
+        return None  # a joker is a non-royal (§1.4 jokers)
+    return rules.challenge_counts.get(rank_name(card.rank))
+
+
+def _game_over(state: State) -> None:
+    if outcome(state) is not None:
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    _game_over(state)
+    if seat in state.eliminated:
+        raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
+    if type(command) is Play:
+        events = _decide_play(state, seat)
+    elif type(command) is Slap:
+        events = _decide_slap(state, seat, command)
+    elif type(command) is Collect:
+        if state.owed_to != seat:
+            raise Rejected(RejectCode.NOT_COLLECTOR, f"the pile is not owed to seat {seat}")
+        events = [PileTaken(seat, len(state.burned) + len(state.played), "collect")]
+    else:
+        raise Rejected(RejectCode.INVALID_PHASE, f"not an ERS command: {command!r}")
+    rules = state.setup.rules
+    if not rules.slap_in:
+        events += _zero_card_eliminations(state, events)
+    return events
+
+
+def _decide_play(state: State, p: int) -> list[Event]:
+    if state.owed_to is not None:
+        raise Rejected(RejectCode.INVALID_PHASE, f"the pile is owed to seat {state.owed_to}")
+    if state.current != p:
+        raise Rejected(RejectCode.NOT_YOUR_TURN, f"it is seat {state.current}'s turn")
+    stacks = state.stacks
+    if not stacks[p]:
+        raise Rejected(RejectCode.NO_CARDS, f"seat {p} has no cards")
+    rules = state.setup.rules
+    card = stacks[p][0]
+    left = len(stacks[p]) - 1
+    after = stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :]
+    eliminated = state.eliminated
+    owed: int | None = None
+    current: int | None
+    challenge: tuple[int, int] | None
+    count = _challenge_count(rules, card)
+    if count is not None:  # §1.2 play 1: a royal challenges the next player
+        current = _next_player(after, eliminated, p)
+        challenge = (p, count) if current is not None else None
+        if current is None:
+            owed = p
+    elif state.challenge is not None:  # §1.2 play 2: answering a challenge
+        challenger, remaining = state.challenge
+        remaining -= 1
+        current, challenge = p, (challenger, remaining)
+        if remaining == 0:
+            owed = challenger
+        elif left == 0:  # §1.5 item 8: the challenged player ran out of cards
+            nxt = _next_player(after, eliminated, p)
+            if (
+                rules.challenge_exhausted == "pass_to_next"
+                and nxt is not None
+                and nxt != challenger
+            ):
+                current = nxt
+            else:
+                owed = challenger
+    else:  # §1.2 play 3: a number card, no challenge
+        challenge = None
+        current = _next_player(after, eliminated, p)
+        if current is None:
+            if left:
+                current = p
+            else:
+                owed = p  # §1.5 item 10: nobody holds a card; the last player takes the pile
+    if owed is not None:
+        events: list[Event] = [CardPlayed(p, card, None, None), PileOwed(owed)]
+        if rules.auto_collect:
+            n = len(state.burned) + len(state.played) + 1
+            events.append(PileTaken(owed, n, "collect"))
+        return events
+    return [CardPlayed(p, card, current, challenge)]
+
+
+def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
+    rules = state.setup.rules
+    if command.expect_epoch is not None and command.expect_epoch != state.epoch:
+        raise Rejected(
+            RejectCode.STALE_ACTION,
+            f"expect_epoch {command.expect_epoch} but the pile is epoch {state.epoch}",
+        )
+    played = state.played
+    if not played:
+        raise Rejected(RejectCode.EMPTY_PILE, "no played card on the pile")
+    if (
+        command.seen_count is not None
+        and command.seen_count != len(played)
+        and rules.late_slap == "reject"
+    ):
+        raise Rejected(
+            RejectCode.STALE_ACTION,
+            f"seen_count {command.seen_count} but {len(played)} cards have been played",
+        )
+    match = slap_match(played, rules.slap_rules)
+    if match is not None:
+        rule, pattern = match
+        n = len(state.burned) + len(played)
+        return [Slapped(p, True, rule, pattern), PileTaken(p, n, "slap")]
+    return _false_slap(state, p)
+
+
+def _false_slap(state: State, p: int) -> list[Event]:
+    rules = state.setup.rules
+    events: list[Event] = [Slapped(p, False, None, ())]
+    stack = state.stacks[p]
+    if not stack:
+        if rules.zero_card_false_slap == "ignore":
+            return events
+        events.append(PlayerEliminated(p))
+        events += _lapse_claims(state, p)
+        return events
+    k = min(rules.false_slap_penalty, len(stack))
+    receiver: int | None = None
+    if rules.false_slap_destination == "to_player_of_top_card":
+        top_player = state.played_by[-1]
+        if top_player != p and top_player not in state.eliminated:
+            receiver = top_player
+    events += [PenaltyPaid(p, card, receiver) for card in stack[:k]]
+    if k == len(stack) and state.current == p and state.owed_to is None:
+        # The current player paid their last card: as in play (§1.2 slap, invalid).
+        stacks = _after_penalty(state.stacks, p, k, receiver, stack)
+        if state.challenge is not None:
+            challenger = state.challenge[0]
+            nxt = _next_player(stacks, state.eliminated, p)
+            if (
+                rules.challenge_exhausted == "pass_to_next"
+                and nxt is not None
+                and nxt != challenger
+            ):
+                events.append(TurnPassed(nxt))
+            else:
+                events.append(PileOwed(challenger))
+                if rules.auto_collect:
+                    burned_now = k if receiver is None else 0
+                    n = len(state.burned) + burned_now + len(state.played)
+                    events.append(PileTaken(challenger, n, "collect"))
+        else:
+            events.append(TurnPassed(_next_player(stacks, state.eliminated, p)))
+    return events
+
+
+def _after_penalty(
+    stacks: tuple[tuple[Card, ...], ...],
+    p: int,
+    k: int,
+    receiver: int | None,
+    stack: tuple[Card, ...],
+) -> tuple[tuple[Card, ...], ...]:
+    out = list(stacks)
+    out[p] = stack[k:]
+    if receiver is not None:
+        out[receiver] = out[receiver] + stack[:k]
+    return tuple(out)
+
+
+def _lapse_claims(state: State, p: int) -> list[Event]:
+    """§1.5 item 15: an eliminated challenger's or collector's claim lapses."""
+    claimed = (state.challenge is not None and state.challenge[0] == p) or state.owed_to == p
+    if not claimed:
+        return []
+    eliminated = state.eliminated | {p}
+    nxt = _next_player(state.stacks, eliminated, p)
+    if nxt is not None:
+        return [ChallengeLapsed(nxt)]
+    for q in reversed(state.played_by):  # nobody holds a card: the most recent player takes it
+        if q not in eliminated:
+            return [ChallengeLapsed(None), PileOwed(q)]
+    return [ChallengeLapsed(None)]
+
+
+def _zero_card_eliminations(state: State, events: list[Event]) -> list[Event]:
+    """Under ``slap_in=False`` a player at 0 cards is out once no claim is pending for them."""
+    after = state
+    for e in events:
+        after = evolve(after, e)
+    if outcome(after) is not None:
+        return []
+    out: list[Event] = []
+    claim = after.challenge[0] if after.challenge is not None else None
+    for q, stack in enumerate(after.stacks):
+        if not stack and q not in after.eliminated and q != claim and q != after.owed_to:
+            out.append(PlayerEliminated(q))
+    return out
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision."""
+    s = state
+    match event:
+        case CardPlayed(p, card, current, challenge):
+            stacks = s.stacks
+            return State(
+                s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.played + (card,),
+                s.played_by + (p,), s.burned, s.epoch, current, challenge, s.owed_to, s.eliminated,
+            )  # fmt: skip
+        case Slapped():
+            return s
+        case PileTaken(p):
+            stacks = s.stacks
+            taken = stacks[p] + s.burned + s.played
+            return State(
+                s.setup, stacks[:p] + (taken,) + stacks[p + 1 :], (), (), (), s.epoch + 1, p,
+                None, None, s.eliminated,
+            )  # fmt: skip
+        case PileOwed(p):
+            return State(
+                s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, None, None, p,
+                s.eliminated,
+            )  # fmt: skip
+        case PenaltyPaid(p, _, to):
+            new_stacks = list(s.stacks)
+            card = new_stacks[p][0]
+            new_stacks[p] = new_stacks[p][1:]
+            burned = s.burned
+            if to is None:
+                burned = (card, *burned)
+            else:
+                new_stacks[to] = (*new_stacks[to], card)
+            return State(
+                s.setup, tuple(new_stacks), s.played, s.played_by, burned, s.epoch, s.current,
+                s.challenge, s.owed_to, s.eliminated,
+            )  # fmt: skip
+        case TurnPassed(current):
+            return State(
+                s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current,
+                s.challenge, s.owed_to, s.eliminated,
+            )  # fmt: skip
+        case ChallengeLapsed(current):
+            return State(
+                s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current, None, None,
+                s.eliminated,
+            )  # fmt: skip
+        case PlayerEliminated(p):
+            eliminated = s.eliminated | {p}
+            current = s.current
+            if current == p:
+                current = _next_player(s.stacks, eliminated, p)
+            return State(
+                s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current,
+                s.challenge, s.owed_to, eliminated,
+            )  # fmt: skip
+        case Dealt(dealt):
+            return State(
+                s.setup, tuple(tuple(c for c in st if isinstance(c, Card)) for st in dealt)
+            )
+        case _:
+            assert_never(event)
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    return standard_deck(setup.rules.num_decks, setup.rules.jokers)
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the deal: empty stacks, P0 to play."""
+    return State(setup, tuple(() for _ in range(setup.seats)))
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """Shuffle with stream 0 of the seed and deal one card at a time from P0 (§1.2 setup)."""
+    cards = shuffled(setup.seed, 0, deck(setup))
+    n = setup.seats
+    return [Dealt(tuple(tuple(cards[i::n]) for i in range(n)))]
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def view(state: State, viewer: Viewer) -> View:
+    referee = viewer == Role.REFEREE
+    stacks: tuple[tuple[SeenCard, ...], ...] = (
+        state.stacks if referee else tuple((HIDDEN,) * len(s) for s in state.stacks)
+    )
+    burned: tuple[SeenCard, ...] = state.burned if referee else (HIDDEN,) * len(state.burned)
+    return View(
+        stacks=stacks,
+        pile=burned + state.played,
+        played_count=len(state.played),
+        epoch=state.epoch,
+        current=state.current,
+        challenge=state.challenge,
+        owed_to=state.owed_to,
+        eliminated=tuple(sorted(state.eliminated)),
+        slappable=slap_match(state.played, state.setup.rules.slap_rules) is not None,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: stack and burned cards are face down but to the referee."""
+    if viewer == Role.REFEREE:
+        return event
+    if type(event) is Dealt:
+        return Dealt(tuple((HIDDEN,) * len(s) for s in event.stacks))
+    if type(event) is PenaltyPaid:
+        return PenaltyPaid(event.seat, HIDDEN, event.to)
+    return event
+
+
+def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
+    """Permute every card ``viewer`` cannot see (all stack and burned cards) among their places."""
+    if viewer == Role.REFEREE:
+        return state
+    hidden = [c for s in state.stacks for c in s] + list(state.burned)
+    rng.shuffle(hidden)
+    stacks = []
+    i = 0
+    for s in state.stacks:
+        stacks.append(tuple(hidden[i : i + len(s)]))
+        i += len(s)
+    return State(
+        state.setup, tuple(stacks), state.played, state.played_by, tuple(hidden[i:]), state.epoch,
+        state.current, state.challenge, state.owed_to, state.eliminated,
+    )  # fmt: skip
+
+
+def cards_in_play(state: State) -> list[Card]:
+    return [c for s in state.stacks for c in s] + list(state.burned) + list(state.played)
+
+
+# --------------------------------------------------------------------------- outcome, commands
+
+
+def outcome(state: State) -> Outcome | None:
+    """One player holds every card (pile empty, §1.2 end) or only one is not eliminated."""
+    n = len(state.stacks)
+    if state.eliminated and len(state.eliminated) >= n - 1:
+        alive = [q for q in range(n) if q not in state.eliminated]
+        return Outcome(Termination.LAST_STANDING, tuple(alive))
+    if state.played or state.burned or state.owed_to is not None:
+        return None
+    holders = [q for q, s in enumerate(state.stacks) if s]
+    if len(holders) == 1:
+        return Outcome(Termination.ALL_CARDS, (holders[0],))
+    return None
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (a false slap is legal)."""
+    if seat in state.eliminated or outcome(state) is not None:
+        return []
+    out: list[Command] = []
+    if state.owed_to is None:
+        if state.current == seat and state.stacks[seat]:
+            out.append(PLAY)
+    elif state.owed_to == seat:
+        out.append(COLLECT)
+    if state.played:
+        out.append(SLAP)
+    return out
+
+
+def is_sensible(state: State, seat: int, command: Command) -> bool:
+    """Bots' hint: slap only a slappable pile."""
+    if type(command) is Slap:
+        return slap_match(state.played, state.setup.rules.slap_rules) is not None
+    return True
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def _cards(cards: Sequence[Card]) -> str:
+    return "-".join(c.symbol for c in cards)
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(stacks):
+            return "dealt " + ", ".join(f"seat {i}: {len(s)} cards" for i, s in enumerate(stacks))
+        case CardPlayed(seat, card, current, challenge):
+            text = f"seat {seat} played {card.symbol}"
+            if challenge is not None and challenge[0] == seat:
+                text += f": challenge, seat {current} must play {challenge[1]}"
+            elif challenge is not None:
+                text += f" ({challenge[1]} more to answer)"
+            return text
+        case PileOwed(seat):
+            return f"the pile is owed to seat {seat}"
+        case Slapped(seat, valid, rule, pattern):
+            if valid:
+                return f"seat {seat} slapped on the {rule} {_cards(pattern)}: valid"
+            return f"seat {seat} slapped: false slap"
+        case PileTaken(seat, cards, by):
+            verb = "collects" if by == "collect" else "takes"
+            return f"seat {seat} {verb} the pile ({cards} cards) and plays next"
+        case PenaltyPaid(seat, card, to):
+            shown = "a face-down card" if card is HIDDEN else str(card)
+            dest = "under the pile" if to is None else f"to seat {to}"
+            return f"seat {seat} pays {shown} {dest}"
+        case TurnPassed(current):
+            return f"the turn passes to seat {current}"
+        case ChallengeLapsed(current):
+            return f"the claim lapses; seat {current} plays next"
+        case PlayerEliminated(seat):
+            return f"seat {seat} is eliminated"
+        case _:
+            assert_never(event)
+
+
+GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
+    info=GameInfo(
+        name="ratscrew",
+        title="Egyptian Ratscrew",
+        rules_version=RULES_VERSION,
+        min_seats=2,
+        max_seats=8,
+        realtime=True,
+        aliases=("ers",),
+    ),
+    rules_type=Rules,
+    command_types=(Play, Slap, Collect),
+    event_types=(
+        Dealt,
+        CardPlayed,
+        PileOwed,
+        Slapped,
+        PileTaken,
+        PenaltyPaid,
+        TurnPassed,
+        ChallengeLapsed,
+        PlayerEliminated,
+    ),
+    view_type=View,
+    initial_state=initial_state,
+    deal=deal,
+    decide=decide,
+    evolve=evolve,
+    legal_commands=legal_commands,
+    outcome=outcome,
+    view=view,
+    redact=redact,
+    narrate=narrate,
+    deck=deck,
+    cards_in_play=cards_in_play,
+    shuffle_hidden=shuffle_hidden,
+    is_sensible=is_sensible,
+)

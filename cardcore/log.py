@@ -1,0 +1,361 @@
+"""The game log: canonical JSON Lines with a seed commitment and a keyed hash chain.
+
+A log is a list of JSON objects, one per line (see ``docs/log-format.md``):
+
+``header``
+    ``format``, ``game``, ``rules_version``, ``cardcore``, ``rng``, ``setup`` (seats, rules, event
+    limit — no seed), ``setup_hash``, ``commitment = sha256(seed as 8 bytes big-endian ‖ salt)``
+    and ``game_id`` (or null). Its ``hash`` is the plain sha256 of its other fields.
+``entry`` (one per accepted action; ``seq`` 0 is the deal, with seat null)
+    ``seq``, ``at_ms``, ``seat``, ``action``, ``events``, ``prev`` (the previous line's hash) and
+    ``hash = HMAC-SHA256(salt, canonical(entry without hash))``. The key is the secret salt, so a
+    player who sees an entry's hash but not its hidden cards cannot test guesses against it.
+``end`` (once the game is over)
+    ``seq``, ``outcome``, the revealed ``seed`` and ``salt``, ``prev`` and a plain sha256 ``hash``.
+
+:func:`verify` re-decides every action and checks every hash and the commitment, naming the first
+bad entry; :func:`replay` yields the state after each entry; :func:`redact_log` is what a viewer may
+download: before the end, hidden cards are removed (hashes stay, so the player can later prove what
+they were shown); after it the seed is public, so the whole log is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from . import codec, rng
+from .engine import Game, Outcome, Setup, Termination, Viewer
+from .errors import CardcoreError, CorruptLog, DecodeError, Rejected
+from .version import __version__
+
+FORMAT: Final = 1
+SALT_BYTES: Final = 16
+DEAL_ACTION: Final = {"kind": "Deal"}
+
+LogLine = dict[str, Any]
+
+
+def commitment(seed: int, salt: bytes) -> str:
+    """``sha256(seed ‖ salt)`` in hex, the seed as 8 bytes big-endian: published before the deal."""
+    return hashlib.sha256(seed.to_bytes(8, "big") + salt).hexdigest()
+
+
+def _plain_hash(line: LogLine) -> str:
+    body = {k: v for k, v in line.items() if k != "hash"}
+    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
+
+
+def _keyed_hash(salt: bytes, line: LogLine) -> str:
+    body = {k: v for k, v in line.items() if k != "hash"}
+    return hmac.new(salt, codec.canonical_bytes(body), hashlib.sha256).hexdigest()
+
+
+def encode_outcome(outcome: Outcome) -> dict[str, Any]:
+    out = codec.encode(outcome)
+    del out[codec.KIND]
+    return out  # type: ignore[no-any-return]
+
+
+def decode_outcome(data: Any, path: str = "outcome") -> Outcome:
+    data = dict(data, kind="Outcome") if isinstance(data, dict) else data
+    return codec.decode(Outcome, data, path)  # type: ignore[no-any-return]
+
+
+class LogWriter:
+    """Builds the lines of one game's log as its actions are accepted."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any, Any, Any, Any],
+        setup: Setup[Any],
+        salt: bytes,
+        game_id: str | None,
+    ) -> None:
+        if len(salt) != SALT_BYTES:
+            raise ValueError(f"salt must be {SALT_BYTES} bytes")
+        self._salt = salt
+        self._seed = setup.seed
+        header: LogLine = {
+            "type": "header",
+            "format": FORMAT,
+            "game": game.info.name,
+            "rules_version": game.info.rules_version,
+            "cardcore": __version__,
+            "rng": rng.ALGORITHM,
+            "setup": setup.public_json(),
+            "setup_hash": setup.setup_hash(),
+            "commitment": commitment(setup.seed, salt),
+            "game_id": game_id,
+        }
+        header["hash"] = _plain_hash(header)
+        self.lines: list[LogLine] = [header]
+
+    @property
+    def last_hash(self) -> str:
+        return str(self.lines[-1]["hash"])
+
+    def entry(
+        self, seq: int, at_ms: int, seat: int | None, action: Any, events: list[Any]
+    ) -> LogLine:
+        line: LogLine = {
+            "type": "entry",
+            "seq": seq,
+            "at_ms": at_ms,
+            "seat": seat,
+            "action": action,
+            "events": events,
+            "prev": self.last_hash,
+        }
+        line["hash"] = _keyed_hash(self._salt, line)
+        self.lines.append(line)
+        return line
+
+    def end(self, seq: int, outcome: Outcome) -> LogLine:
+        line: LogLine = {
+            "type": "end",
+            "seq": seq,
+            "outcome": encode_outcome(outcome),
+            "seed": self._seed,
+            "salt": self._salt.hex(),
+            "prev": self.last_hash,
+        }
+        line["hash"] = _plain_hash(line)
+        self.lines.append(line)
+        return line
+
+
+# --------------------------------------------------------------------------- reading and writing
+
+
+def dumps(lines: Iterable[LogLine]) -> bytes:
+    """The log as canonical JSON Lines (one line per object, ``\\n`` after each)."""
+    return b"".join(codec.canonical_bytes(line) + b"\n" for line in lines)
+
+
+def loads(data: bytes | str) -> list[LogLine]:
+    """Parse JSON Lines into log lines; raises :class:`CorruptLog` naming the line."""
+    text = data.decode() if isinstance(data, bytes) else data
+    out: list[LogLine] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = codec.parse_json(raw)
+        except DecodeError as exc:
+            raise CorruptLog(None, f"line {n} is not valid JSON: {exc.message}") from None
+        if not isinstance(obj, dict):
+            raise CorruptLog(None, f"line {n} is not a JSON object")
+        out.append(obj)
+    return out
+
+
+# --------------------------------------------------------------------------- replay and verify
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """The state after one entry, with the decoded command and events that led to it."""
+
+    entry: LogLine
+    command: Any
+    events: tuple[Any, ...]
+    state: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What :func:`verify` established."""
+
+    game: str
+    entries: int
+    revealed: bool
+    outcome: Outcome | None
+
+
+def _game_of(header: LogLine) -> Game[Any, Any, Any, Any, Any]:
+    from .registry import get_game
+
+    try:
+        game = get_game(str(header.get("game")))
+    except CardcoreError as exc:
+        raise CorruptLog(None, str(exc)) from None
+    if header.get("rules_version") != game.info.rules_version:
+        raise CorruptLog(
+            None,
+            f"recorded under {game.name} rules_version {header.get('rules_version')!r}; "
+            f"this cardcore plays {game.info.rules_version!r}",
+        )
+    return game
+
+
+def _header(lines: Sequence[LogLine]) -> LogLine:
+    if not lines or lines[0].get("type") != "header":
+        raise CorruptLog(None, "the first line is not a header")
+    header = lines[0]
+    if header.get("format") != FORMAT:
+        raise CorruptLog(None, f"unsupported log format {header.get('format')!r}")
+    return header
+
+
+def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -> Setup[Any]:
+    raw = header.get("setup")
+    if not isinstance(raw, dict):
+        raise CorruptLog(None, "header has no setup")
+    try:
+        setup = game.make_setup(raw.get("seats"), seed, raw.get("rules"), raw.get("event_limit"))  # type: ignore[arg-type]
+    except CardcoreError as exc:
+        raise CorruptLog(None, f"invalid setup: {exc}") from None
+    if setup.setup_hash() != header.get("setup_hash"):
+        raise CorruptLog(None, "setup_hash does not match the setup")
+    return setup
+
+
+def replay(lines: Sequence[LogLine]) -> Iterator[ReplayStep]:
+    """The state after each entry, applying the logged events (no rules, no RNG).
+
+    Works on any log whose events are complete (the full log or the referee's); raises
+    :class:`CorruptLog` where an event does not decode."""
+    header = _header(lines)
+    game = _game_of(header)
+    setup = _setup_of(game, header, 0)
+    state = game.initial_state(setup)
+    for line in lines[1:]:
+        if line.get("type") != "entry":
+            continue
+        seq = line.get("seq")
+        seq_i = seq if isinstance(seq, int) else None
+        try:
+            events = tuple(
+                game.decode_event(e, f"events[{i}]") for i, e in enumerate(line.get("events", []))
+            )
+            command = None if line.get("seat") is None else game.decode_command(line.get("action"))
+        except DecodeError as exc:
+            raise CorruptLog(seq_i, str(exc)) from None
+        for event in events:
+            state = game.evolve(state, event)
+        yield ReplayStep(line, command, events, state)
+
+
+def verify(lines: Sequence[LogLine]) -> Report:
+    """Check a whole log: header, commitment, hash chain, sequence, and that every action, re-
+    decided by the rules from the revealed seed, gives exactly the logged events.
+
+    Raises :class:`CorruptLog` naming the first bad entry's ``seq``. A log without its ``end``
+    line (a game in progress) is checked for sequence, links and rules but not for hashes or the
+    deal, and the report says ``revealed=False``."""
+    from .match import Match
+
+    header = _header(lines)
+    game = _game_of(header)
+    if header.get("hash") != _plain_hash(header):
+        raise CorruptLog(None, "header hash mismatch: the header was altered")
+    end = lines[-1] if lines[-1].get("type") == "end" else None
+    body = lines[1:-1] if end is not None else lines[1:]
+    salt: bytes | None = None
+    seed = 0
+    if end is not None:
+        end_seq = end.get("seq")
+        try:
+            seed = int(end["seed"])
+            salt = bytes.fromhex(str(end["salt"]))
+        except (KeyError, ValueError, TypeError):
+            raise CorruptLog(end_seq, "end line lacks a valid seed and salt") from None
+        if commitment(seed, salt) != header.get("commitment"):
+            raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+    setup = _setup_of(game, header, seed)
+
+    match: Match[Any, Any, Any, Any, Any] | None = None
+    prev = header["hash"]
+    last_at = 0
+    for expected_seq, line in enumerate(body):
+        seq = line.get("seq")
+        if line.get("type") != "entry":
+            raise CorruptLog(expected_seq, f"expected an entry, found a {line.get('type')!r} line")
+        if seq != expected_seq:
+            raise CorruptLog(
+                expected_seq, f"entry missing or out of order (found seq {seq!r} in its place)"
+            )
+        if line.get("prev") != prev:
+            raise CorruptLog(seq, "hash chain broken: prev does not match the previous line")
+        if salt is not None and line.get("hash") != _keyed_hash(salt, line):
+            raise CorruptLog(seq, "hash mismatch: the entry was altered")
+        prev = line.get("hash")
+        at_ms = line.get("at_ms")
+        if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms < last_at:
+            raise CorruptLog(seq, f"at_ms {at_ms!r} is not a time at or after {last_at}")
+        last_at = at_ms
+        logged_events = line.get("events")
+        if seq == 0:
+            if line.get("seat") is not None or line.get("action") != DEAL_ACTION:
+                raise CorruptLog(0, "entry 0 must be the deal")
+            if salt is not None:
+                match = Match(game, setup, salt=salt, at_ms=at_ms, game_id=header.get("game_id"))
+                dealt = match.writer.lines[1]["events"] if match.writer else None
+                if dealt != logged_events:
+                    raise CorruptLog(0, "the deal differs from the one the revealed seed gives")
+            else:
+                match = Match.from_deal(game, setup, logged_events, at_ms=at_ms)
+            continue
+        assert match is not None
+        seat = line.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < setup.seats:
+            raise CorruptLog(seq, f"seat {seat!r} is not a seat of this game")
+        try:
+            command = game.decode_command(line.get("action"), "action")
+        except DecodeError as exc:
+            raise CorruptLog(seq, f"action does not decode: {exc}") from None
+        try:
+            events = match.submit(seat, command, at_ms)
+        except Rejected as exc:
+            raise CorruptLog(seq, f"the rules reject this action: {exc}") from None
+        got = [codec.encode(e) for e in events]
+        if got != logged_events:
+            raise CorruptLog(seq, "logged events differ from what the rules give for this action")
+    if end is not None:
+        end_seq = end.get("seq")
+        if end_seq != len(body):
+            raise CorruptLog(len(body), f"end line has seq {end_seq!r}, expected {len(body)}")
+        if end.get("prev") != prev:
+            raise CorruptLog(end_seq, "hash chain broken: prev does not match the previous line")
+        if end.get("hash") != _plain_hash(end):
+            raise CorruptLog(end_seq, "hash mismatch: the end line was altered")
+        outcome = match.outcome if match is not None else None
+        if outcome is None:
+            raise CorruptLog(end_seq, "the log ends but the game is not over")
+        try:
+            logged = decode_outcome(end.get("outcome"))
+        except DecodeError as exc:
+            raise CorruptLog(end_seq, f"outcome does not decode: {exc}") from None
+        if logged != outcome:
+            raise CorruptLog(end_seq, f"logged outcome {logged} differs from the game's {outcome}")
+    elif match is not None and match.outcome is not None:
+        raise CorruptLog(len(body), "the game is over but the log has no end line")
+    if match is None:
+        raise CorruptLog(0, "the log has no deal entry")
+    return Report(game.name, len(body), end is not None, match.outcome)
+
+
+def redact_log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:
+    """The log as ``viewer`` may download it. Before the end: every event redacted for the
+    viewer (hashes kept), no seed, no salt. After the end: the seed is public, so the whole log."""
+    if lines and lines[-1].get("type") == "end":
+        return [dict(line) for line in lines]
+    header = _header(lines)
+    game = _game_of(header)
+    out: list[LogLine] = [dict(header)]
+    for line in lines[1:]:
+        red = dict(line)
+        red["events"] = [
+            codec.encode(game.redact(game.decode_event(e), viewer)) for e in line.get("events", [])
+        ]
+        out.append(red)
+    return out
+
+
+def terminated(outcome: Outcome | None) -> bool:
+    """True for a game that ended by its own rules (not by the event limit)."""
+    return outcome is not None and outcome.termination is not Termination.EVENT_LIMIT

@@ -1,0 +1,119 @@
+"""A running game: the single sequencer of rules.md §0.4 around one game's decider.
+
+:class:`Match` numbers accepted actions (``seq`` 0 is the deal), stamps each with the caller's
+``at_ms``, applies them one at a time, ends the game at the setup's event limit, and records the
+tamper-evident log (:mod:`cardcore.log`). It holds no clock and no I/O: the host supplies time and
+persists what :attr:`Match.writer` records. A rejected action raises
+:class:`~cardcore.errors.Rejected` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, Generic
+
+from . import codec
+from .engine import C, E, Game, Outcome, R, S, Setup, Termination, V, Viewer
+from .errors import RejectCode, Rejected
+from .log import DEAL_ACTION, SALT_BYTES, LogWriter
+
+
+def simulation_salt(seed: int) -> bytes:
+    """A salt derived from the seed, for simulations and tests only.
+
+    Logs written with it are reproducible byte for byte, but their commitment hides nothing: a
+    served game takes its salt from a cryptographic source instead."""
+    return hashlib.sha256(b"cardcore simulation salt" + seed.to_bytes(8, "big")).digest()[
+        :SALT_BYTES
+    ]
+
+
+class Match(Generic[S, C, E, V, R]):
+    """One game in progress: state, sequence numbers, event limit and log."""
+
+    def __init__(
+        self,
+        game: Game[S, C, E, V, R],
+        setup: Setup[R],
+        *,
+        salt: bytes | None = None,
+        at_ms: int = 0,
+        game_id: str | None = None,
+        record: bool = True,
+    ) -> None:
+        self.game = game
+        self.setup = setup
+        self.writer: LogWriter | None = (
+            LogWriter(
+                game, setup, salt if salt is not None else simulation_salt(setup.seed), game_id
+            )
+            if record
+            else None
+        )
+        self.state: S = game.initial_state(setup)
+        self.seq = 0
+        self.events_applied = 0
+        self.last_at_ms = at_ms
+        self.outcome: Outcome | None = None
+        self._apply(None, DEAL_ACTION, game.deal(setup), at_ms)
+
+    @classmethod
+    def from_deal(
+        cls, game: Game[S, C, E, V, R], setup: Setup[R], deal_json: Any, at_ms: int = 0
+    ) -> Match[S, C, E, V, R]:
+        """A match started from a logged deal instead of the seed (no log is recorded)."""
+        self = cls.__new__(cls)
+        self.game, self.setup, self.writer = game, setup, None
+        self.state = game.initial_state(setup)
+        self.seq = self.events_applied = 0
+        self.last_at_ms = at_ms
+        self.outcome = None
+        events = [game.decode_event(e, f"events[{i}]") for i, e in enumerate(deal_json or [])]
+        self._apply(None, DEAL_ACTION, events, at_ms)
+        return self
+
+    def _apply(self, seat: int | None, action: Any, events: Sequence[E], at_ms: int) -> None:
+        game = self.game
+        state = self.state
+        for event in events:
+            state = game.evolve(state, event)
+        self.state = state
+        self.events_applied += len(events)
+        if self.writer is not None:
+            self.writer.entry(self.seq, at_ms, seat, action, [codec.encode(e) for e in events])
+        self.seq += 1
+        self.last_at_ms = at_ms
+        outcome = game.outcome(state)
+        if outcome is None and self.events_applied >= self.setup.event_limit:
+            outcome = Outcome(Termination.EVENT_LIMIT)
+        if outcome is not None:
+            self.outcome = outcome
+            if self.writer is not None:
+                self.writer.end(self.seq, outcome)
+
+    def check(self, seat: int, command: C) -> Sequence[E]:
+        """The events ``command`` by ``seat`` would produce now, without applying them."""
+        if self.outcome is not None:
+            raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        return self.game.decide(self.state, seat, command)
+
+    def submit(self, seat: int, command: C, at_ms: int) -> Sequence[E]:
+        """Sequence one action: decide, apply, record. Returns the events (unredacted).
+
+        ``at_ms`` is the host's time stamp for this action; it must not go backwards."""
+        if at_ms < self.last_at_ms:
+            raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
+        if not 0 <= seat < self.setup.seats:
+            raise ValueError(f"no seat {seat} in a {self.setup.seats}-seat game")
+        events = self.check(seat, command)
+        self._apply(seat, codec.encode(command), events, at_ms)
+        return events
+
+    def view(self, viewer: Viewer) -> V:
+        return self.game.view(self.state, viewer)
+
+    def legal_commands(self, seat: int) -> Sequence[C]:
+        if self.outcome is not None:
+            return ()
+        return self.game.legal_commands(self.state, seat)

@@ -1,0 +1,87 @@
+"""cardcore's own counter-based PRNG: SplitMix64 streams and an unbiased Fisher–Yates shuffle.
+
+The algorithm is specified in ``docs/rng.md`` precisely enough to reimplement in any language, with
+known-answer vectors that ``tests/unit/test_rng.py`` pins. It never changes under a given
+:data:`ALGORITHM` name: a log records that name and replays with it.
+
+Every draw is a pure function of ``(seed, stream, index)``: the game's seed, a stream number that
+the game chooses for each random decision (0 = the deal, then one per later shuffle) and the
+position of the draw within that stream. Nothing here reads a clock, the stdlib ``random``
+or the OS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence
+from typing import Final, TypeVar
+
+ALGORITHM: Final = "splitmix64-fisher-yates/1"
+
+MASK64: Final = (1 << 64) - 1
+GAMMA: Final = 0x9E3779B97F4A7C15
+_M1: Final = 0xBF58476D1CE4E5B9
+_M2: Final = 0x94D049BB133111EB
+MAX_SEED: Final = MASK64
+
+T = TypeVar("T")
+
+
+def mix64(z: int) -> int:
+    """The SplitMix64 finaliser (Steele, Lea & Flood 2014) on a 64-bit unsigned integer."""
+    z = ((z ^ (z >> 30)) * _M1) & MASK64
+    z = ((z ^ (z >> 27)) * _M2) & MASK64
+    return z ^ (z >> 31)
+
+
+def stream_key(seed: int, stream: int) -> int:
+    """The key of stream ``stream``: the ``stream``-th SplitMix64 output of ``seed``."""
+    return mix64((seed + GAMMA * (stream + 1)) & MASK64)
+
+
+class Rng:
+    """The draws of one stream: ``next_u64`` returns output 0, 1, 2, … of that stream.
+
+    Output ``k`` is ``mix64(key + GAMMA * (k + 1))`` with ``key = stream_key(seed, stream)``.
+    """
+
+    __slots__ = ("_count", "_key")
+
+    def __init__(self, seed: int, stream: int = 0) -> None:
+        if not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer in [0, 2**64): {seed!r}")
+        if not 0 <= stream <= MASK64:
+            raise ValueError(f"stream must be an integer in [0, 2**64): {stream!r}")
+        self._key = stream_key(seed, stream)
+        self._count = 0
+
+    def next_u64(self) -> int:
+        self._count += 1
+        return mix64((self._key + GAMMA * self._count) & MASK64)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, by rejection: draws at or above the largest multiple
+        of ``n`` that fits in 64 bits are discarded, so no value is favoured."""
+        if not 0 < n <= MASK64:
+            raise ValueError(f"bound must be in [1, 2**64): {n!r}")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+    def chance(self, numerator: int, denominator: int) -> bool:
+        """True with probability ``numerator / denominator`` (integers only: no floats)."""
+        return self.below(denominator) < numerator
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher–Yates in place: for i = len-1 down to 1, swap item i with item below(i+1)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def shuffled(seed: int, stream: int, items: list[T]) -> list[T]:
+    """A shuffled copy of ``items`` drawn from ``(seed, stream)``."""
+    out = list(items)
+    Rng(seed, stream).shuffle(out)
+    return out
