@@ -1,0 +1,334 @@
+"""The ``cardcore`` command: games, simulate, verify, replay (stdlib only), serve and demo.
+
+This is the one module of the package that touches files, the terminal and a clock (only to
+report steps per second; no time ever reaches a game or a log). ``serve`` and ``demo`` hand over
+to the service package, installed with ``pip install 'cardcore[server]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import codec, log
+from .bots import BOT_KINDS, play_out, seat_bots
+from .engine import DEFAULT_EVENT_LIMIT, Termination, parse_viewer, rule_flags
+from .errors import CardcoreError, CorruptLog
+from .match import Match
+from .registry import GAMES, get_game
+from .rng import MAX_SEED, stream_key
+from .views import render_view, viewer_name
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_UNREVEALED = 3
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a simulation run with ``--seed seed``."""
+    return stream_key(seed, index)
+
+
+# --------------------------------------------------------------------------- games
+
+
+def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+    if args.names:
+        for g in GAMES:
+            print(g.info.name, file=out)
+        return EXIT_OK
+    catalogue: list[dict[str, Any]] = [
+        {
+            "name": g.info.name,
+            "title": g.info.title,
+            "aliases": list(g.info.aliases),
+            "rules_version": g.info.rules_version,
+            "seats": [g.info.min_seats, g.info.max_seats],
+            "realtime": g.info.realtime,
+            "flags": [
+                {"name": f.name, "default": f.default, "help": f.help}
+                for f in rule_flags(g.rules_type)
+            ],
+        }
+        for g in GAMES
+    ]
+    if args.json:
+        print(json.dumps(catalogue, indent=2, ensure_ascii=False), file=out)
+        return EXIT_OK
+    for entry in catalogue:
+        aliases = f" (alias {', '.join(entry['aliases'])})" if entry["aliases"] else ""
+        lo, hi = entry["seats"]
+        print(
+            f"{entry['name']}{aliases} — {entry['title']}, rules_version {entry['rules_version']}, "
+            f"{lo}–{hi} seats{', real-time' if entry['realtime'] else ''}",
+            file=out,
+        )
+        for f in entry["flags"]:
+            default = codec.canonical_text(f["default"])
+            print(f"    {f['name']} = {default}    {f['help']}", file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+def parse_rule_args(game_name: str, pairs: Sequence[str]) -> dict[str, Any]:
+    """``name=value`` pairs: JSON values, or bare strings; comma lists for array flags."""
+    game = get_game(game_name)
+    schemas = {f.name: f.schema for f in rule_flags(game.rules_type)}
+    rules: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep:
+            raise CardcoreError(f"--rule takes name=value, got {pair!r}")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        if schemas.get(name, {}).get("type") == "array" and isinstance(value, str):
+            value = [v for v in value.split(",") if v]
+        rules[name] = value
+    return rules
+
+
+class Progress:
+    """A one-line progress bar on a terminal; silent otherwise."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.enabled = stream.isatty() and total >= 20
+        self.last = -1
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        pct = done * 100 // self.total
+        if pct != self.last:
+            self.last = pct
+            bar = "#" * (pct // 4)
+            self.stream.write(f"\r[{bar:<25}] {done}/{self.total}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 40 + "\r")
+            self.stream.flush()
+
+
+def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
+    game = get_game(args.game)
+    seats = args.seats if args.seats is not None else game.info.min_seats
+    rules = parse_rule_args(args.game, args.rule)
+    setup0 = game.make_setup(seats, args.seed, rules, args.event_limit)
+    log_dir: Path | None = Path(args.log_dir) if args.log_dir else None
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    finished = limited = stalled = 0
+    lengths: list[int] = []
+    wins: Counter[int] = Counter()
+    losses: Counter[int] = Counter()
+    steps = 0
+    progress = Progress(args.games, sys.stderr)
+    started = time.perf_counter()
+    for i in range(args.games):
+        seed = game_seed(args.seed, i)
+        setup = game.make_setup(seats, seed, rules, setup0.event_limit)
+        match = Match(game, setup, game_id=None, record=log_dir is not None)
+        result = play_out(match, seat_bots(args.bots, seats, seed))
+        steps += result.actions
+        lengths.append(result.actions)
+        outcome = match.outcome
+        if result.stalled:
+            stalled += 1
+        elif outcome is not None and outcome.termination is Termination.EVENT_LIMIT:
+            limited += 1
+        else:
+            finished += 1
+            assert outcome is not None
+            wins.update(outcome.winners if not outcome.losers else ())
+            losses.update(outcome.losers)
+        if log_dir is not None and match.writer is not None:
+            name = f"{game.name}-{seats}p-seed{args.seed}-{i:05d}.jsonl"
+            (log_dir / name).write_bytes(log.dumps(match.writer.lines))
+        progress.update(i + 1)
+    progress.close()
+    elapsed = time.perf_counter() - started
+    report = {
+        "game": game.name,
+        "seats": seats,
+        "seed": args.seed,
+        "games": args.games,
+        "bots": args.bots,
+        "finished": finished,
+        "unfinished": limited + stalled,
+        "event_limit_endings": limited,
+        "stalled": stalled,
+        "mean_length": round(sum(lengths) / len(lengths), 1) if lengths else 0,
+        "max_length": max(lengths, default=0),
+        "wins_by_seat": {str(s): wins[s] for s in range(seats)},
+        "steps_per_second": int(steps / elapsed) if elapsed > 0 else 0,
+    }
+    if losses:
+        report["losses_by_seat"] = {str(s): losses[s] for s in range(seats)}
+    if args.json:
+        print(json.dumps(report), file=out)
+    else:
+        print(
+            f"{game.name}: {args.games} games, {seats} seats, seed {args.seed}: "
+            f"{finished} finished, {limited + stalled} unfinished "
+            f"({limited} at the event limit, {stalled} stalled); "
+            f"mean length {report['mean_length']} actions; "
+            f"wins by seat {report['wins_by_seat']}; {report['steps_per_second']} steps/s",
+            file=out,
+        )
+    return EXIT_OK if limited + stalled == 0 else EXIT_INVALID
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def _read_log(path: str) -> list[log.LogLine]:
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return log.loads(data)
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        report = log.verify(_read_log(args.log))
+    except CorruptLog as exc:
+        where = "header" if exc.seq is None else f"seq {exc.seq}"
+        print(f"INVALID at {where}: {exc.reason}", file=out)
+        return EXIT_INVALID
+    outcome = report.outcome
+    if not report.revealed:
+        print(
+            f"consistent so far: {report.game}, {report.entries} entries; the seed is not yet "
+            "revealed, so the deal and the hashes cannot be checked",
+            file=out,
+        )
+        return EXIT_UNREVEALED
+    ending = ""
+    if outcome is not None:
+        ending = f"; {outcome.termination.value}"
+        if outcome.winners:
+            ending += ", winners " + ", ".join(f"seat {s}" for s in outcome.winners)
+        if outcome.losers:
+            ending += ", losers " + ", ".join(f"seat {s}" for s in outcome.losers)
+    print(f"valid: {report.game}, {report.entries} entries, seed commitment ok{ending}", file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    lines = _read_log(args.log)
+    viewer = parse_viewer(args.as_)
+    game = get_game(str(lines[0].get("game"))) if lines else None
+    if game is None:
+        raise CorruptLog(None, "empty log")
+    start_ms: int | None = None
+    last_state = None
+    for step in log.replay(lines):
+        entry = step.entry
+        seq, at_ms, seat = entry["seq"], entry["at_ms"], entry["seat"]
+        if args.at is not None and seq > args.at:
+            break
+        if start_ms is None:
+            start_ms = at_ms
+        who = "deal" if seat is None else f"seat {seat} {entry['action'].get('kind')}"
+        print(f"seq {seq} +{at_ms - start_ms} ms {who}", file=out)
+        for event in step.events:
+            print("    " + game.narrate(game.redact(event, viewer)), file=out)
+        last_state = step.state
+    if last_state is not None:
+        print(f"\nstate as {viewer_name(viewer)} sees it:", file=out)
+        print(render_view(game.view(last_state, viewer)), file=out)
+    end = lines[-1] if lines and lines[-1].get("type") == "end" else None
+    if end is not None and (args.at is None or args.at >= end["seq"]):
+        print(f"\nend: {codec.canonical_text(end['outcome'])}", file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cardcore", description="Deterministic, replayable card game engines."
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("games", help="list the games, their rules versions and flags")
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--names", action="store_true", help="names only, one per line")
+
+    s = sub.add_parser("simulate", help="play seeded bot games")
+    s.add_argument("game")
+    s.add_argument("--seats", type=int)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--games", type=int, default=100)
+    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
+    s.add_argument("--bots", choices=sorted(BOT_KINDS), default="reaction")
+    s.add_argument("--event-limit", type=int, default=DEFAULT_EVENT_LIMIT)
+    s.add_argument("--log-dir")
+    s.add_argument("--json", action="store_true")
+
+    v = sub.add_parser("verify", help="check a log: exit 0 if valid, 1 naming the first bad entry")
+    v.add_argument("log", help="a .jsonl log file, or - for standard input")
+
+    r = sub.add_parser("replay", help="narrate a log and show the state from one viewer")
+    r.add_argument("log")
+    r.add_argument("--as", dest="as_", default="referee", metavar="SEAT|spectator|referee")
+    r.add_argument("--at", type=int, default=None, metavar="SEQ", help="stop after entry SEQ")
+
+    for name in ("serve", "demo"):
+        sp = sub.add_parser(name, help=f"{name} (needs cardcore[server])", add_help=False)
+        sp.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("serve", "demo"):
+        try:
+            server_cli = importlib.import_module("cardcore_server.cli")
+        except ImportError as exc:
+            print(
+                f"cardcore {argv[0]} needs the service: pip install 'cardcore[server]' ({exc})",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        return int(server_cli.main(argv))
+    args = build_parser().parse_args(argv)
+    if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) <= MAX_SEED:
+        print("cardcore: --seed must be in [0, 2**64)", file=sys.stderr)
+        return EXIT_USAGE
+    handlers = {
+        "games": cmd_games,
+        "simulate": cmd_simulate,
+        "verify": cmd_verify,
+        "replay": cmd_replay,
+    }
+    try:
+        return handlers[args.command](args, out)
+    except CorruptLog as exc:
+        print(f"cardcore: invalid log: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except (CardcoreError, ValueError, OSError) as exc:
+        print(f"cardcore: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Readable text renders of views and viewers, for the CLI's ``replay`` and the golden logs.
+
+A render is a pure function of the (already redacted) view, so it can show nothing the view does
+not: a face-down card is ``??``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+
+from .cards import Card, Hidden
+from .engine import Role, Viewer
+
+
+def viewer_name(viewer: Viewer) -> str:
+    """``"seat 2"``, ``"spectator"`` or ``"referee"``."""
+    return viewer.value if isinstance(viewer, Role) else f"seat {viewer}"
+
+
+def render_value(value: object) -> str:
+    """A compact text form: cards as symbols (``Q♠``), sequences in brackets."""
+    if isinstance(value, Card):
+        return value.symbol
+    if isinstance(value, Hidden):
+        return "??"
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, tuple | list):
+        return "[" + " ".join(render_value(v) for v in value) + "]"
+    if isinstance(value, frozenset | set):
+        return "{" + " ".join(sorted(render_value(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {render_value(v)}" for k, v in value.items()) + "}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        inner = ", ".join(
+            f"{f.name}={render_value(getattr(value, f.name))}" for f in dataclasses.fields(value)
+        )
+        return f"{type(value).__name__}({inner})"
+    return str(value)
+
+
+def render_view(view: object) -> str:
+    """One line per field of a view dataclass: ``name: value``."""
+    if not dataclasses.is_dataclass(view) or isinstance(view, type):
+        return render_value(view)
+    return "\n".join(
+        f"{f.name}: {render_value(getattr(view, f.name))}" for f in dataclasses.fields(view)
+    )
