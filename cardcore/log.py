@@ -214,14 +214,18 @@ def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -
     return setup
 
 
-def replay(lines: Sequence[LogLine]) -> Iterator[ReplayStep]:
+def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[ReplayStep]:
     """The state after each entry, applying the logged events (no rules, no RNG).
 
     Works on any log whose events are complete (the full log or the referee's); raises
-    :class:`CorruptLog` where an event does not decode."""
+    :class:`CorruptLog` where an event does not decode. The states carry the revealed seed (or
+    ``seed``, or 0 while it is secret): only later shuffles would need it."""
     header = _header(lines)
     game = _game_of(header)
-    setup = _setup_of(game, header, 0)
+    if seed is None:
+        end = lines[-1] if lines[-1].get("type") == "end" else {}
+        seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
+    setup = _setup_of(game, header, seed)
     state = game.initial_state(setup)
     for line in lines[1:]:
         if line.get("type") != "entry":

@@ -294,6 +294,7 @@ def _sum_value(card: Card) -> int | None:
 
 _ROYAL_RANKS: Final = frozenset({1, 11, 12, 13})
 _MARRIAGE: Final = frozenset({12, 13})
+_SEED_RULES: Final = frozenset({"double", "sandwich"})
 
 
 def _tens(a: Card, b: Card) -> bool:
@@ -326,7 +327,7 @@ def slap_match(
         third, second = played[-3], played[-2]
         if third.rank == r1 and second.rank != r1:
             return "sandwich", (third, second, top)
-    if len(rules) <= 2 and "top_bottom" not in rules:  # fast path for the default rules
+    if rules <= _SEED_RULES:  # fast path: the default rules are done
         return None
     for rule in SLAP_RULE_ORDER[2:]:
         if rule not in rules:
