@@ -31,6 +31,8 @@ def render_value(value: object) -> str:
     if isinstance(value, Enum):
         return str(value.value)
     if isinstance(value, tuple | list):
+        if len(value) > 3 and all(isinstance(v, Hidden) for v in value):
+            return f"[??×{len(value)}]"  # a face-down stack: its size is all there is to see
         return "[" + " ".join(render_value(v) for v in value) + "]"
     if isinstance(value, frozenset | set):
         return "{" + " ".join(sorted(render_value(v) for v in value)) + "}"
