@@ -1,0 +1,557 @@
+"""The application layer: what every transport calls (gRPC now, REST next). No transport here.
+
+Each public method takes plain Python values (the transport has already parsed its wire format)
+and returns plain dataclasses or raises :class:`~.errors.ServiceError`. The flow of an action is
+the one of design.md §4: authenticate (the seat comes from the token, never from the payload) →
+decode the command → the game's sequencer (stamp ``at_ms``, decide, apply, enqueue to the store)
+→ wait until durable → redact for the caller (:mod:`.redaction`) → answer.
+
+Request-scoped facts for the one log line per request (``game_id``, ``seat``, ``seq``) are put in
+:data:`request_fields`; the transport writes the line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import structlog
+
+from cardcore import codec, registry
+from cardcore.engine import DEFAULT_EVENT_LIMIT, Outcome, Role, Viewer, rule_flags
+from cardcore.errors import DecodeError, InvalidSetup, Rejected, UnknownGame
+from cardcore.log import SALT_BYTES, dumps
+from cardcore.rng import MAX_SEED
+
+from . import redaction
+from .errors import FieldViolation, Reason, ServiceError, Status, invalid
+from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
+from .redaction import RedactedEntry, Value
+from .store import EventStore, GameRecord, SeatSpec, StoreError
+
+log = structlog.get_logger("cardcore_server")
+
+request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "cardcore_request_fields", default=None
+)
+
+SEAT_KINDS: Final = ("human", "random", "reaction")
+MAX_JSON: Final = 64 * 1024
+MAX_DELAY_MS: Final = 600_000
+MAX_EVENT_LIMIT: Final = 10_000_000
+_GAME_ID_RE: Final = re.compile(r"^[0-9a-f]{32}$")
+_ACTION_ID_RE: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
+TOKEN_PREFIX: Final = "cct_"
+
+
+def _note(**fields: Any) -> None:
+    current = request_fields.get()
+    if current is not None:
+        current.update(fields)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    """Server policy. The defaults are the safe ones."""
+
+    allow_client_seed: bool = False
+    """Accept a client-chosen seed (tests, tournaments); otherwise the seed comes from
+    :mod:`secrets` and is revealed only in the final log."""
+    admin_key: str | None = None
+    """When set, creating a game needs this key (required when bound beyond loopback)."""
+    default_timeouts_ms: Mapping[str, int] = field(default_factory=lambda: {"Collect": 2000})
+    """Timed actions for idle human seats by command kind, applied to games that have the kind
+    (the ERS collect window by default); a game's request may override or turn them off."""
+    stream_batch: int = 1000
+    """Entries per stream message at most."""
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class FlagEntry:
+    name: str
+    default_json: str
+    schema_json: str
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    realtime: bool
+    aliases: tuple[str, ...]
+    flags: tuple[FlagEntry, ...]
+    command_schema_json: str
+    event_schema_json: str
+    view_schema_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """What a client asks for when it creates a game."""
+
+    game: str
+    seats: Sequence[SeatSpec]
+    rules_json: str = ""
+    seed: int | None = None
+    event_limit: int = 0
+    timeouts_ms: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedGame:
+    game_id: str
+    seat_tokens: tuple[tuple[int, str], ...]
+    spectator_token: str
+    seed_commitment: str
+    header_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    entry: RedactedEntry
+    outcome: Outcome | None
+    replayed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StreamBatch:
+    entries: tuple[RedactedEntry, ...]
+    outcome: Outcome | None
+
+
+@dataclass(frozen=True, slots=True)
+class ViewResult:
+    seq: int
+    view: Value
+    legal_commands: tuple[Value, ...]
+    outcome: Outcome | None
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LogResult:
+    log_jsonl: bytes
+    complete: bool
+
+
+def _catalogue_entry(game: AnyGame) -> CatalogueEntry:
+    info = game.info
+    return CatalogueEntry(
+        name=info.name,
+        title=info.title,
+        rules_version=info.rules_version,
+        min_seats=info.min_seats,
+        max_seats=info.max_seats,
+        realtime=info.realtime,
+        aliases=tuple(info.aliases),
+        flags=tuple(
+            FlagEntry(
+                f.name, codec.canonical_text(f.default), codec.canonical_text(f.schema), f.help
+            )
+            for f in rule_flags(game.rules_type)
+        ),
+        command_schema_json=codec.canonical_text(codec.union_schema(game.command_types)),
+        event_schema_json=codec.canonical_text(codec.union_schema(game.event_types)),
+        view_schema_json=codec.canonical_text(codec.json_schema(game.view_type)),
+    )
+
+
+def _viewer_text(viewer: Viewer) -> str:
+    return str(viewer.value) if isinstance(viewer, Role) else str(viewer)
+
+
+def _parse_viewer(text: str) -> Viewer:
+    return Role(text) if not text.isdigit() else int(text)
+
+
+# --------------------------------------------------------------------------- the application
+
+
+class Application:
+    """The service's application layer over one :class:`~.store.EventStore`."""
+
+    def __init__(self, store: EventStore, config: ServiceConfig | None = None) -> None:
+        self.store = store
+        self.config = config or ServiceConfig()
+        self.games: dict[str, LiveGame] = {}
+        self._tokens: dict[str, tuple[str, str]] = {}
+        self._known: set[str] = set()
+        self._failed: set[str] = set()
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._catalogue: tuple[CatalogueEntry, ...] | None = None
+        self.closing = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> int:
+        """Open the store and rebuild every unfinished game; returns how many were rebuilt."""
+        await self.store.open()
+        self._tokens = await self.store.tokens()
+        self._known = {g for g, _ in self._tokens.values()}
+        rebuilt = 0
+        for game_id in await self.store.unfinished():
+            self._known.add(game_id)
+            try:
+                await self._load(game_id)
+                rebuilt += 1
+            except ServiceError:
+                pass
+        return rebuilt
+
+    async def close(self) -> None:
+        """Stop timers, let pending writes land, close the store."""
+        self.closing = True
+        for game in list(self.games.values()):
+            await game.close()
+        await self.store.close()
+
+    async def _load(self, game_id: str) -> LiveGame:
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            live = self.games.get(game_id)
+            if live is not None and not live.broken:
+                return live
+            if live is not None:  # a write failed: rebuild from what is durable
+                await live.close()
+                del self.games[game_id]
+                forgive = getattr(self.store, "forgive", None)
+                if forgive is not None:
+                    forgive(game_id)
+            try:
+                stored = await self.store.load(game_id)
+            except StoreError as exc:
+                self._failed.add(game_id)
+                log.error("rebuild_failed", game_id=game_id, error=str(exc))
+                raise _unavailable("the game could not be loaded") from None
+            if stored is None:
+                raise ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
+            try:
+                game = registry.get_game(stored.record.game)
+                live = LiveGame.restore(game, stored, self.store)
+            except (RebuildError, UnknownGame, InvalidSetup) as exc:
+                self._failed.add(game_id)
+                log.error("rebuild_failed", game_id=game_id, error=str(exc))
+                raise _unavailable("the game could not be rebuilt") from None
+            self.games[game_id] = live
+            if not live.over:
+                live.plan()
+                log.info("game_rebuilt", game_id=game_id, seq=live.match.seq)
+            return live
+
+    # ------------------------------------------------------------------ authentication
+
+    async def _auth(self, token: str | None, game_id: str) -> tuple[LiveGame, Viewer]:
+        if self.closing:
+            raise ServiceError(Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping")
+        if not token:
+            raise ServiceError(
+                Status.UNAUTHENTICATED, Reason.MISSING_TOKEN, "send `authorization: Bearer <token>`"
+            )
+        found = self._tokens.get(token_hash(token)) if token.startswith(TOKEN_PREFIX) else None
+        if found is None:
+            raise ServiceError(Status.UNAUTHENTICATED, Reason.INVALID_TOKEN, "unknown token")
+        if not _GAME_ID_RE.match(game_id or ""):
+            raise invalid("game_id", "must be 32 lowercase hex digits")
+        if game_id not in self._known:
+            raise ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
+        token_game, viewer_text = found
+        if token_game != game_id:
+            raise ServiceError(
+                Status.PERMISSION_DENIED, Reason.WRONG_GAME, "the token is for another game"
+            )
+        viewer = _parse_viewer(viewer_text)
+        _note(game_id=game_id, seat=viewer_text)
+        if game_id in self._failed:
+            raise _unavailable("the game could not be rebuilt")
+        live = self.games.get(game_id)
+        if live is None or live.broken:
+            live = await self._load(game_id)
+        return live, viewer
+
+    # ------------------------------------------------------------------ catalogue and create
+
+    def list_games(self) -> tuple[CatalogueEntry, ...]:
+        """Every registered game, its flags and the JSON Schemas of its values."""
+        if self._catalogue is None:
+            self._catalogue = tuple(_catalogue_entry(g) for g in registry.GAMES)
+        return self._catalogue
+
+    async def create_game(self, spec: GameSpec, admin_key: str | None = None) -> CreatedGame:
+        """Deal a new game; returns its id, tokens and seed commitment once it is durable."""
+        if self.closing:
+            raise ServiceError(Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping")
+        required = self.config.admin_key
+        if required is not None:
+            if not admin_key:
+                raise ServiceError(
+                    Status.UNAUTHENTICATED,
+                    Reason.ADMIN_KEY_REQUIRED,
+                    "creating games needs the admin key",
+                )
+            if not hmac.compare_digest(admin_key.encode(), required.encode()):
+                raise ServiceError(
+                    Status.PERMISSION_DENIED, Reason.ADMIN_KEY_REQUIRED, "wrong admin key"
+                )
+        try:
+            game = registry.get_game(spec.game)
+        except UnknownGame:
+            known = ", ".join(g.info.name for g in registry.GAMES)
+            raise invalid("game", f"unknown game; known: {known}") from None
+        rules = _parse_json_object(spec.rules_json, "rules_json")
+        seats = tuple(spec.seats)
+        for i, s in enumerate(seats):
+            if s.kind not in SEAT_KINDS:
+                raise invalid(f"seats[{i}].kind", f"one of {', '.join(SEAT_KINDS)}")
+            if not 0 <= s.min_delay_ms <= MAX_DELAY_MS or not 0 <= s.max_delay_ms <= MAX_DELAY_MS:
+                raise invalid(f"seats[{i}]", f"bot delays must be 0..{MAX_DELAY_MS} ms")
+            if s.max_delay_ms and s.min_delay_ms > s.max_delay_ms:
+                raise invalid(f"seats[{i}]", "bot_min_delay_ms exceeds bot_max_delay_ms")
+        if spec.seed is not None:
+            if not self.config.allow_client_seed:
+                raise ServiceError(
+                    Status.PERMISSION_DENIED,
+                    Reason.SEED_NOT_ALLOWED,
+                    "this server chooses seeds (start it with --allow-client-seed to allow them)",
+                )
+            if not 0 <= spec.seed <= MAX_SEED:
+                raise invalid("seed", "must be in [0, 2**64)")
+            seed = spec.seed
+        else:
+            seed = secrets.randbits(64)
+        if not 0 <= spec.event_limit <= MAX_EVENT_LIMIT:
+            raise invalid("event_limit", f"must be 0..{MAX_EVENT_LIMIT}")
+        kinds = {t.__name__ for t in game.command_types}
+        timeouts = {k: v for k, v in self.config.default_timeouts_ms.items() if k in kinds}
+        for kind, ms in spec.timeouts_ms.items():
+            if kind not in kinds:
+                raise invalid(f"timeouts_ms.{kind}", f"not a command of {game.name}")
+            if not 0 <= ms <= MAX_DELAY_MS:
+                raise invalid(f"timeouts_ms.{kind}", f"must be 0..{MAX_DELAY_MS} ms")
+            timeouts[kind] = ms
+        try:
+            setup = game.make_setup(
+                len(seats), seed, rules, spec.event_limit or DEFAULT_EVENT_LIMIT
+            )
+        except InvalidSetup as exc:
+            raise _setup_error(exc) from None
+        except (TypeError, ValueError) as exc:
+            raise invalid("rules_json", type(exc).__name__) from None
+        record = GameRecord(
+            game_id=secrets.token_hex(16),
+            game=game.info.name,
+            rules=rules,
+            event_limit=setup.event_limit,
+            seed=seed,
+            salt=secrets.token_bytes(SALT_BYTES),
+            created_ms=wall_ms(),
+            seats=seats,
+            timeouts_ms=timeouts,
+        )
+        live = LiveGame.create(game, record, self.store)
+        seat_tokens = tuple(
+            (seat, TOKEN_PREFIX + secrets.token_urlsafe(32))
+            for seat, s in enumerate(seats)
+            if s.kind == "human"
+        )
+        spectator = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        rows = [(token_hash(t), str(seat)) for seat, t in seat_tokens]
+        rows.append((token_hash(spectator), Role.SPECTATOR.value))
+        write = self.store.create(record, live.lines[0], live.lines[1], rows)
+        try:
+            await write
+        except StoreError:
+            raise _unavailable("the store could not record the game") from None
+        live.mark_durable(len(live.lines))
+        for h, v in rows:
+            self._tokens[h] = (record.game_id, v)
+        self._known.add(record.game_id)
+        self.games[record.game_id] = live
+        live.plan()
+        _note(game_id=record.game_id, seq=0)
+        header = live.lines[0]
+        return CreatedGame(
+            game_id=record.game_id,
+            seat_tokens=seat_tokens,
+            spectator_token=spectator,
+            seed_commitment=str(header["commitment"]),
+            header_json=codec.canonical_text(header),
+        )
+
+    # ------------------------------------------------------------------ play
+
+    async def submit(
+        self,
+        token: str | None,
+        game_id: str,
+        kind: str,
+        command_json: str,
+        *,
+        action_id: str = "",
+        as_seat: int | None = None,
+    ) -> SubmitResult:
+        """Sequence one command for the token's seat; answer once it is durable."""
+        live, viewer = await self._auth(token, game_id)
+        if not isinstance(viewer, int):
+            raise ServiceError(Status.PERMISSION_DENIED, Reason.SPECTATOR, "a spectator cannot act")
+        if as_seat is not None and as_seat != viewer:
+            raise ServiceError(
+                Status.PERMISSION_DENIED, Reason.SEAT_MISMATCH, "the token is for another seat"
+            )
+        if action_id and not _ACTION_ID_RE.match(action_id):
+            raise invalid("action_id", "1 to 128 printable ASCII characters")
+        game = live.game
+        data = _parse_json(command_json, "command.json")
+        if not isinstance(data, dict):
+            raise invalid("command.json", "must be a JSON object")
+        if kind and data.get(codec.KIND, kind) != kind:
+            raise invalid("command.kind", "differs from the kind in command.json")
+        if kind and codec.KIND not in data:
+            data = {**data, codec.KIND: kind}
+        try:
+            command = game.decode_command(data, "command.json")
+        except DecodeError as exc:
+            raise invalid(exc.field or "command.json", exc.message) from None
+        text = codec.canonical_text(codec.encode(command))
+        try:
+            accepted = await live.submit(viewer, command, text, action_id or None)
+        except Rejected as exc:
+            _note(reason=exc.code.value, seq=live.match.seq)
+            detail = redaction.rejection_detail(exc.detail, live.match, viewer, text)
+            raise ServiceError(
+                Status.FAILED_PRECONDITION,
+                exc.code.value,
+                detail or exc.code.value,
+                metadata={"game_id": game_id, "next_seq": str(live.match.seq)},
+            ) from None
+        except ActionIdReused:
+            raise invalid("action_id", "already used for a different command") from None
+        except (StoreError, Unavailable):
+            raise _unavailable(
+                "the action was not recorded; retry with the same action_id"
+            ) from None
+        _note(seq=accepted.seq, replayed=accepted.replayed)
+        return SubmitResult(
+            live.redacted(accepted.seq, viewer), accepted.outcome, accepted.replayed
+        )
+
+    async def stream(
+        self, token: str | None, game_id: str, from_seq: int = 0
+    ) -> AsyncIterator[StreamBatch]:
+        """Durable entries from ``from_seq`` on, redacted for the caller, in batches; ends after
+        the game's last entry (the last batch carries the outcome)."""
+        live, viewer = await self._auth(token, game_id)
+        if from_seq < 0:
+            raise invalid("from_seq", "must not be negative")
+        return self._stream(live, viewer, from_seq)
+
+    async def _stream(
+        self, live: LiveGame, viewer: Viewer, next_seq: int
+    ) -> AsyncIterator[StreamBatch]:
+        batch = self.config.stream_batch
+        while True:
+            if live.broken or live.closed:
+                raise _unavailable("the game is being rebuilt; resume from your last seq")
+            seen = live.durable_lines
+            durable = live.durable_seq
+            over = live.durably_over
+            if next_seq < durable:
+                upto = min(durable, next_seq + batch)
+                entries = tuple(live.redacted(s, viewer) for s in range(next_seq, upto))
+                next_seq = upto
+                last = over and next_seq >= durable
+                yield StreamBatch(entries, live.match.outcome if last else None)
+                if last:
+                    return
+                continue
+            if over:
+                yield StreamBatch((), live.match.outcome)
+                return
+            await live.wait_change(seen)
+
+    async def view(self, token: str | None, game_id: str) -> ViewResult:
+        """The caller's view of the durable state and its legal commands."""
+        live, viewer = await self._auth(token, game_id)
+        await _settled(live)
+        match = live.match
+        _note(seq=match.seq)
+        return ViewResult(
+            seq=match.seq,
+            view=redaction.view(match, viewer),
+            legal_commands=redaction.legal_commands(match, viewer),
+            outcome=match.outcome,
+            seat=viewer if isinstance(viewer, int) else None,
+        )
+
+    async def log(self, token: str | None, game_id: str) -> LogResult:
+        """The durable log as the caller may see it: complete, with the seed, once over."""
+        live, viewer = await self._auth(token, game_id)
+        await _settled(live)
+        lines = live.lines[: live.durable_lines]
+        complete = bool(lines) and lines[-1].get("type") == "end"
+        return LogResult(dumps(redaction.log(lines, viewer)), complete)
+
+
+async def _settled(live: LiveGame) -> None:
+    """Wait until what the game shows is durable (a few rounds under heavy load at most)."""
+    for _ in range(8):
+        before = len(live.lines)
+        try:
+            await live.barrier()
+        except Exception:
+            raise _unavailable("the game is being rebuilt") from None
+        if len(live.lines) == before and live.durable_lines >= before:
+            return
+
+
+def _unavailable(message: str) -> ServiceError:
+    return ServiceError(Status.UNAVAILABLE, Reason.STORE_UNAVAILABLE, message)
+
+
+def _setup_error(exc: InvalidSetup) -> ServiceError:
+    path = exc.field
+    if path == "rules" or path.startswith("rules."):
+        path = "rules_json" + path[len("rules") :]
+    return ServiceError(
+        Status.INVALID_ARGUMENT,
+        Reason.MALFORMED,
+        f"{path}: {exc.message}",
+        (FieldViolation(path, exc.message),),
+    )
+
+
+def _parse_json(text: str, path: str) -> Any:
+    if len(text) > MAX_JSON:
+        raise invalid(path, f"longer than {MAX_JSON} characters")
+    try:
+        return codec.parse_json(text)
+    except DecodeError as exc:
+        raise invalid(path, exc.message) from None
+    except (RecursionError, ValueError):
+        raise invalid(path, "not valid JSON") from None
+
+
+def _parse_json_object(text: str, path: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    data = _parse_json(text, path)
+    if not isinstance(data, dict):
+        raise invalid(path, "must be a JSON object")
+    return data

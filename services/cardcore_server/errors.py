@@ -1,0 +1,84 @@
+"""The service's errors, independent of any transport.
+
+Every failure the application layer reports is a :class:`ServiceError` carrying a
+:class:`Status` (named after the gRPC codes; the REST transport maps them to HTTP), a ``reason``
+(a game's :class:`~cardcore.errors.RejectCode` string, or one of :class:`Reason`) and, for
+malformed input, the fields at fault. Messages never contain a token, a seed or a hidden card:
+they are built by :mod:`cardcore_server.redaction` or from fixed text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+
+class Status(StrEnum):
+    """Transport-neutral status names (the gRPC code names)."""
+
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    NOT_FOUND = "NOT_FOUND"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    UNAVAILABLE = "UNAVAILABLE"
+    INTERNAL = "INTERNAL"
+
+
+class Reason(StrEnum):
+    """Reasons of errors that are not a game's rejection."""
+
+    MALFORMED = "Malformed"
+    MISSING_TOKEN = "MissingToken"
+    INVALID_TOKEN = "InvalidToken"
+    GAME_NOT_FOUND = "GameNotFound"
+    WRONG_GAME = "WrongGame"
+    SPECTATOR = "SpectatorCannotAct"
+    SEAT_MISMATCH = "SeatMismatch"
+    ADMIN_KEY_REQUIRED = "AdminKeyRequired"
+    SEED_NOT_ALLOWED = "SeedNotAllowed"
+    UNKNOWN_GAME = "UnknownGame"
+    ACTION_ID_REUSED = "ActionIdReused"
+    STORE_UNAVAILABLE = "StoreUnavailable"
+    SHUTTING_DOWN = "ShuttingDown"
+    INTERNAL = "Internal"
+
+
+DOMAIN: Final = "cardcore"
+"""The ``ErrorInfo.domain`` of every error."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldViolation:
+    """One malformed field: its path in the request and what is wrong with it."""
+
+    field: str
+    description: str
+
+
+@dataclass(slots=True)
+class ServiceError(Exception):
+    """A request the service refuses. ``metadata`` lands in ``ErrorInfo.metadata``."""
+
+    status: Status
+    reason: str
+    message: str
+    violations: tuple[FieldViolation, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, f"{self.status}/{self.reason}: {self.message}")
+
+    def __str__(self) -> str:
+        return f"{self.status}/{self.reason}: {self.message}"
+
+
+def invalid(field_path: str, description: str) -> ServiceError:
+    """INVALID_ARGUMENT naming one field."""
+    return ServiceError(
+        Status.INVALID_ARGUMENT,
+        Reason.MALFORMED,
+        f"{field_path}: {description}",
+        (FieldViolation(field_path, description),),
+    )
