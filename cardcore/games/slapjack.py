@@ -602,19 +602,20 @@ def outcome(state: State) -> Outcome | None:
     stacks = state.stacks
     n = len(stacks)
     eliminated = state.eliminated
-    if len(eliminated) >= n - 1:
-        alive = [q for q in range(n) if q not in eliminated]
-        if not alive:
-            return Outcome(Termination.LAST_STANDING)
-        w = alive[0]
-        if state.pile or any(s for q, s in enumerate(stacks) if q != w):
-            return Outcome(Termination.LAST_STANDING, (w,))
-        return Outcome(Termination.ALL_CARDS, (w,))
-    if state.setup.rules.out_of_cards == "slap_in_unlimited" and not state.pile:
+    if len(eliminated) < n - 1:  # the common case first: this runs on every step
+        if state.pile or state.setup.rules.out_of_cards != "slap_in_unlimited":
+            return None
         holders = [q for q, s in enumerate(stacks) if s]
         if len(holders) == 1:
             return Outcome(Termination.ALL_CARDS, (holders[0],))
-    return None
+        return None
+    alive = [q for q in range(n) if q not in eliminated]
+    if not alive:
+        return Outcome(Termination.LAST_STANDING)
+    w = alive[0]
+    if state.pile or any(s for q, s in enumerate(stacks) if q != w):
+        return Outcome(Termination.LAST_STANDING, (w,))
+    return Outcome(Termination.ALL_CARDS, (w,))
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
