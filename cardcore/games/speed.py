@@ -1,0 +1,914 @@
+"""Speed, rules.md §3.
+
+Two players race to empty their hand and personal draw pile onto two shared centre piles. Deal
+(§3.2): from the shuffled deck, top first, one card face down to each centre pile ``C0``, ``C1``;
+``S`` cards (``side_pile_size``, default 10) to each side pile ``R0``, ``R1``; ``M`` cards to each
+player's draw pile ``D`` (15 by default, 20 with ``S = 5``, one more each with jokers); each player
+then draws the top ``hand_size`` (5) cards of ``D`` into the hand ``H``. Phase ``READY``.
+
+* ``Flip`` in ``READY`` is the joint start call (§0.4.6): when both players have called, both centre
+  cards are turned face up. Phase ``PLAY``.
+* ``Play(card, to)`` in ``PLAY`` (no turns): a hand card one rank higher or lower (wrap-around K–A–2
+  by default) than the top of centre pile ``to``; it lands and the hand is refilled from ``D``
+  (``auto_refill``; else explicit ``Draw``). ``expect_top`` is the staleness guard (§0.4.5).
+* ``Flip`` in ``PLAY`` is the joint stalemate call, allowed only while stuck (no hand card fits
+  either top and every hand is as full as it can be; else ``NotStuck``). When both have called,
+  each side pile ``Rj`` that is empty is rebuilt from the cards under ``Cj``'s top (shuffled, one
+  new RNG stream per shuffle) and then turns its top card face up onto ``Cj``. If no flip could ever
+  unblock the game, the round is void and every card is re-dealt (dead stalemate, [ENGINE]).
+* A player whose hand and draw pile are both empty after a play wins the round and scores the
+  cards of the loser's draw pile (and hand, with ``score_counts="stock_and_hand"``). Without
+  ``target_score`` / ``best_of`` the game ends there; with one, all cards are re-dealt from a fresh
+  shuffle until a total reaches the target or a player wins the best-of series.
+
+Zones: draw piles and side piles are top first and face down to everyone; centre piles are
+bottom→top and face up once started (face down in ``READY``); a hand is seen by its owner only.
+
+Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
+redact/view → outcome/legal_commands → narrate → ``GAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, assert_never
+
+from ..cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
+from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
+from ..errors import InvalidSetup, RejectCode, Rejected
+from ..rng import Rng, shuffled
+
+RULES_VERSION: Final = "1"
+
+Phase = Literal["READY", "PLAY", "OVER"]
+ScoreCounts = Literal["stock", "stock_and_hand"]
+
+# --------------------------------------------------------------------------- rules (§3.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags of rules.md §3.4, with their defaults."""
+
+    side_pile_size: int = flag(
+        10, "cards in each side pile (5: personal piles of 20)", min=1, max=20
+    )
+    hand_size: int = flag(5, "cards a full hand holds", min=1, max=10)
+    auto_refill: bool = flag(True, "refill the hand after each play (False: explicit draw)")
+    wrap: bool = flag(True, "ranks turn the corner: K–A–2 are adjacent")
+    allow_equal_rank: bool = flag(False, "a card may also be played on one of equal rank")
+    multi_card_play: bool = flag(False, "one play may place a run of cards, each fitting the last")
+    jokers: int = flag(0, "wild jokers in the deck (0 or 2; each draw pile one card larger)", max=2)
+    target_score: int | None = flag(None, "play rounds until a total reaches this score", min=1)
+    score_counts: ScoreCounts = flag("stock", "what the round winner scores: loser's draw pile …")
+    best_of: int | None = flag(None, "play a best-of-N series of won rounds (odd N)", min=1)
+
+    def __post_init__(self) -> None:
+        if self.jokers not in (0, 2):
+            raise InvalidSetup("rules.jokers", f"must be 0 or 2, got {self.jokers}")
+        if self.best_of is not None:
+            if self.target_score is not None:
+                raise InvalidSetup(
+                    "rules.best_of", "best_of and target_score are mutually exclusive (§3.4)"
+                )
+            if self.best_of % 2 == 0:
+                raise InvalidSetup("rules.best_of", f"must be odd, got {self.best_of}")
+        personal = personal_size(self)
+        if personal < self.hand_size:
+            raise InvalidSetup(
+                "rules.side_pile_size",
+                f"leaves {personal} cards per player, fewer than hand_size {self.hand_size}",
+            )
+
+
+def personal_size(rules: Rules) -> int:
+    """``M = (deck − 2 − 2S) / 2`` cards per player, hand included (§3.2 deal, §3.4 jokers)."""
+    return (52 + rules.jokers - 2 - 2 * rules.side_pile_size) // 2
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play ``card`` from your hand onto centre pile ``to`` (0 or 1). ``expect_top``: the top card
+    you saw on that pile (else ``StaleAction``). ``then``: further hand cards placed after it in
+    order, each fitting the previous one (only with ``multi_card_play``)."""
+
+    card: Card
+    to: int
+    expect_top: Card | None = None
+    then: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """Call "flip": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw the top card of your draw pile into your hand (only with ``auto_refill=False``)."""
+
+
+Command = Play | Flip | Draw
+
+FLIP: Final = Flip()
+DRAW: Final = Draw()
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """Round ``round`` was dealt from the shuffle of RNG stream ``stream`` (0 for the first deal).
+
+    ``centre``: the two face-down centre cards; ``sides``: the side piles, top first; ``hands``:
+    each seat's hand; ``draws``: each seat's draw pile, top first. A seat sees only its own hand."""
+
+    round: int
+    stream: int
+    centre: tuple[SeenCard, ...]
+    sides: tuple[tuple[SeenCard, ...], ...]
+    hands: tuple[tuple[SeenCard, ...], ...]
+    draws: tuple[tuple[SeenCard, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FlipCalled:
+    """``seat`` called "flip" (``stalemate``: during play; else the start call). A repeated call
+    is recorded but counts once (§0.4.6)."""
+
+    seat: int
+    stalemate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """Both players called: the centre cards were turned face up. Phase ``PLAY``."""
+
+    centre: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """``seat`` played ``card`` from its hand onto centre pile ``to``."""
+
+    seat: int
+    card: Card
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    """``seat`` drew the top card of its draw pile into its hand (only the drawer sees it)."""
+
+    seat: int
+    card: SeenCard
+
+
+@dataclass(frozen=True, slots=True)
+class SidePileRebuilt:
+    """Side pile ``pile`` was empty: the cards under centre pile ``pile``'s top were shuffled
+    (RNG stream ``stream``) into a new side pile, ``cards`` top first (face down to the players)."""
+
+    pile: int
+    stream: int
+    cards: tuple[SeenCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SideCardsTurned:
+    """The stalemate flip: the top card of each side pile turned face up onto the centre pile it
+    feeds (``cards[j]`` onto ``Cj``; None when ``Rj`` had no card). Calls are cleared."""
+
+    cards: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided:
+    """Dead stalemate (§3.2 [ENGINE]): no flip can unblock the game; no winner, no score. Every
+    card is re-dealt (a ``Dealt`` follows)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundWon:
+    """``seat`` emptied its hand and draw pile: it wins the round and scores ``points``.
+    ``scores`` and ``wins`` are the new totals; ``final``: the game is over (else a re-deal
+    follows)."""
+
+    seat: int
+    points: int
+    scores: tuple[int, ...]
+    wins: tuple[int, ...]
+    final: bool
+
+
+Event = (
+    Dealt
+    | FlipCalled
+    | Started
+    | CardPlayed
+    | CardDrawn
+    | SidePileRebuilt
+    | SideCardsTurned
+    | RoundVoided
+    | RoundWon
+)
+
+# --------------------------------------------------------------------------- state
+
+Piles = tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A whole Speed position. Build one directly to test from exact cards (see ``position``)."""
+
+    setup: Setup[Rules]
+    phase: Phase
+    hands: Piles
+    """Each seat's hand, in the order the cards were drawn."""
+    draws: Piles
+    """Each seat's face-down draw pile, top first."""
+    sides: Piles
+    """The face-down side piles ``R0``, ``R1``, top first; ``Rj`` feeds ``Cj``."""
+    centre: Piles
+    """The centre piles ``C0``, ``C1``, bottom→top (face down in ``READY``)."""
+    calls: frozenset[int] = frozenset()
+    """Seats whose current joint "flip" call is recorded (§0.4.6)."""
+    scores: tuple[int, ...] = (0, 0)
+    wins: tuple[int, ...] = (0, 0)
+    round: int = 1
+    shuffles: int = 0
+    """RNG streams used after the first deal: the next shuffle uses stream ``shuffles + 1``."""
+    winner: int | None = None
+    """The winner of the game, once ``phase`` is ``OVER``."""
+
+
+def position(
+    hands: Sequence[Sequence[Card]],
+    draws: Sequence[Sequence[Card]] = ((), ()),
+    *,
+    centre: Sequence[Sequence[Card]],
+    sides: Sequence[Sequence[Card]] = ((), ()),
+    phase: Phase = "PLAY",
+    rules: Rules | None = None,
+    seed: int = 0,
+    calls: Sequence[int] = (),
+    scores: tuple[int, int] = (0, 0),
+    wins: tuple[int, int] = (0, 0),
+    round: int = 1,
+    shuffles: int = 0,
+) -> State:
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
+    ``draws`` and ``sides`` are top first, ``centre`` piles bottom→top."""
+    return State(
+        setup=Setup(seats=2, seed=seed, rules=rules or Rules()),
+        phase=phase,
+        hands=tuple(tuple(h) for h in hands),
+        draws=tuple(tuple(d) for d in draws),
+        sides=tuple(tuple(r) for r in sides),
+        centre=tuple(tuple(c) for c in centre),
+        calls=frozenset(calls),
+        scores=scores,
+        wins=wins,
+        round=round,
+        shuffles=shuffles,
+    )
+
+
+# --------------------------------------------------------------------------- view
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees: its own hand and every face-up card. Other hands, draw piles and side
+    piles are face down (``??``, so their sizes show) except to the referee."""
+
+    phase: Phase
+    round: int
+    hands: tuple[tuple[SeenCard, ...], ...]
+    draws: tuple[tuple[SeenCard, ...], ...]
+    sides: tuple[tuple[SeenCard, ...], ...]
+    centre: tuple[tuple[SeenCard, ...], ...]
+    """Bottom→top; the tops are ``centre[j][-1]`` (face down before the start)."""
+    calls: tuple[int, ...]
+    scores: tuple[int, ...]
+    wins: tuple[int, ...]
+    winner: int | None
+
+
+# --------------------------------------------------------------------------- rank fitting
+
+_FIT_TABLES: dict[tuple[bool, bool], tuple[tuple[bool, ...], ...]] = {}
+
+
+def fit_table(rules: Rules) -> tuple[tuple[bool, ...], ...]:
+    """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? One higher or lower
+    (wrap-around with ``wrap``), equal with ``allow_equal_rank``; a joker (rank 0) is wild both
+    ways (§3.2, §3.4)."""
+    key = (rules.wrap, rules.allow_equal_rank)
+    table = _FIT_TABLES.get(key)
+    if table is None:
+        table = _FIT_TABLES[key] = tuple(
+            tuple(
+                a == 0
+                or b == 0
+                or ranks_adjacent(a, b, wrap=rules.wrap)
+                or (rules.allow_equal_rank and a == b)
+                for b in range(14)
+            )
+            for a in range(14)
+        )
+    return table
+
+
+def fits(rules: Rules, card: Card, top: Card) -> bool:
+    """May ``card`` be played on ``top`` under ``rules``?"""
+    return fit_table(rules)[card.rank][top.rank]
+
+
+def _has_play(
+    table: tuple[tuple[bool, ...], ...], hand: tuple[Card, ...], tops: Sequence[int]
+) -> bool:
+    for c in hand:
+        row = table[c.rank]
+        for t in tops:
+            if row[t]:
+                return True
+    return False
+
+
+def is_stuck(state: State) -> bool:
+    """§3.2: no card in either hand fits either centre top, and each hand is as full as it can be
+    (``|H| = min(hand_size, |H| + |D|)``)."""
+    if state.phase != "PLAY":
+        return False
+    size = state.setup.rules.hand_size
+    for hand, draw in zip(state.hands, state.draws, strict=True):
+        if len(hand) < size and draw:
+            return False
+    table = fit_table(state.setup.rules)
+    tops = (state.centre[0][-1].rank, state.centre[1][-1].rank)
+    return not any(_has_play(table, hand, tops) for hand in state.hands)
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    phase = state.phase
+    if phase == "OVER":
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    t = type(command)
+    if t is Play:
+        if phase != "PLAY":
+            raise Rejected(RejectCode.INVALID_PHASE, "no play before both players flip to start")
+        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+    if t is Flip:
+        if phase == "READY":
+            return _decide_call(state, seat, False)
+        if not is_stuck(state):
+            raise Rejected(
+                RejectCode.NOT_STUCK,
+                "a stalemate flip needs both hands full (as far as the draw piles allow) "
+                "and no card fitting either centre pile",
+            )
+        return _decide_call(state, seat, True)
+    if t is Draw:
+        rules = state.setup.rules
+        if phase != "PLAY" or rules.auto_refill:
+            raise Rejected(
+                RejectCode.INVALID_PHASE,
+                "draw is only allowed during play with auto_refill off"
+                if phase == "PLAY"
+                else "no draw before both players flip to start",
+            )
+        hand = state.hands[seat]
+        if len(hand) >= rules.hand_size:
+            raise Rejected(RejectCode.HAND_FULL, f"the hand already holds {len(hand)} cards")
+        draw = state.draws[seat]
+        if not draw:
+            raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
+        return [CardDrawn(seat, draw[0])]
+    raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
+
+
+def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
+    to = command.to
+    centre = state.centre
+    valid_target = to == 0 or to == 1
+    expect = command.expect_top
+    if expect is not None and valid_target and centre[to][-1] is not expect:
+        raise Rejected(
+            RejectCode.STALE_ACTION,
+            f"expected {expect} on centre pile {to}, but its top is {centre[to][-1]}",
+        )
+    if not valid_target:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
+    hand = state.hands[seat]
+    card = command.card
+    run = (card, *command.then) if command.then else (card,)
+    if len(run) == 1:
+        if card not in hand:
+            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
+    else:
+        left = list(hand)
+        for c in run:
+            if c not in left:
+                raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{c} is not in the hand")
+            left.remove(c)
+    rules = state.setup.rules
+    if len(run) > 1 and not rules.multi_card_play:
+        raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
+    table = fit_table(rules)
+    top = centre[to][-1]
+    for c in run:
+        if not table[c.rank][top.rank]:
+            raise Rejected(RejectCode.ILLEGAL_CARD, f"{c} does not fit on {top}")
+        top = c
+    events: list[Event] = [CardPlayed(seat, c, to) for c in run]
+    draw = state.draws[seat]
+    held = len(hand) - len(run)
+    if rules.auto_refill:  # §3.2: refill to a full hand after every play
+        n = min(rules.hand_size - held, len(draw))
+        if n > 0:
+            events += [CardDrawn(seat, c) for c in draw[:n]]
+            held += n
+            draw = draw[n:]
+    if held == 0 and not draw:
+        events += _round_won(state, seat)
+    return events
+
+
+def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
+    """A joint call (§0.4.6): recorded; the effect happens when the other seat has called too."""
+    calls = state.calls
+    called: list[Event] = [FlipCalled(seat, stalemate)]
+    if seat in calls or (1 - seat) not in calls:
+        return called
+    if not stalemate:
+        return called + [Started((state.centre[0][-1], state.centre[1][-1]))]
+    return called + _stalemate_flip(state)
+
+
+def _stalemate_flip(state: State) -> list[Event]:
+    """§3.2 stalemate flip with both calls in: rebuild empty side piles and turn one card each,
+    or end the round void when no flip can ever unblock the game."""
+    sides, centre = state.sides, state.centre
+    if _is_dead(state):
+        return [RoundVoided(), _deal_event(state.setup, state.round + 1, state.shuffles + 1)]
+    events: list[Event] = []
+    shuffles = state.shuffles
+    turned: list[Card | None] = []
+    for j in (0, 1):
+        side = sides[j]
+        if not side and len(centre[j]) > 1:  # §3.2 step 1, §3.5 item 5
+            shuffles += 1
+            side = tuple(shuffled(state.setup.seed, shuffles, list(centre[j][:-1])))
+            events.append(SidePileRebuilt(j, shuffles, side))
+        turned.append(side[0] if side else None)
+    events.append(SideCardsTurned(tuple(turned)))
+    return events
+
+
+def _is_dead(state: State) -> bool:
+    """§3.2 dead stalemate [ENGINE]: no card of ``R0 ∪ R1 ∪ C0 ∪ C1`` takes any hand card, or
+    neither side pile can provide a card (even after a rebuild)."""
+    sides, centre = state.sides, state.centre
+    if not any(sides[j] or len(centre[j]) > 1 for j in (0, 1)):
+        return True
+    table = fit_table(state.setup.rules)
+    ranks = {c.rank for h in state.hands for c in h}
+    rows = [table[r] for r in ranks]
+    for zone in (*sides, *centre):
+        for x in zone:
+            r = x.rank
+            for row in rows:
+                if row[r]:
+                    return False
+    return True
+
+
+def _round_won(state: State, seat: int) -> list[Event]:
+    """§3.2 round end and scoring; a re-deal follows unless the game is over."""
+    rules = state.setup.rules
+    loser = 1 - seat
+    points = len(state.draws[loser])
+    if rules.score_counts == "stock_and_hand":
+        points += len(state.hands[loser])
+    scores = list(state.scores)
+    scores[seat] += points
+    wins = list(state.wins)
+    wins[seat] += 1
+    if rules.target_score is not None:
+        final = scores[seat] >= rules.target_score
+    elif rules.best_of is not None:
+        final = wins[seat] >= rules.best_of // 2 + 1
+    else:
+        final = True
+    events: list[Event] = [RoundWon(seat, points, tuple(scores), tuple(wins), final)]
+    if not final:
+        events.append(_deal_event(state.setup, state.round + 1, state.shuffles + 1))
+    return events
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1 :]
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision."""
+    s = state
+    match event:
+        case CardPlayed(p, card, to):
+            hands = s.hands
+            hand = _without(hands[p], card)
+            centre = s.centre
+            pile = centre[to] + (card,)
+            return State(
+                s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand), s.draws,
+                s.sides, (pile, centre[1]) if to == 0 else (centre[0], pile), s.calls, s.scores,
+                s.wins, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case CardDrawn(p):
+            hands, draws = s.hands, s.draws
+            draw = draws[p]
+            hand = hands[p] + (draw[0],)
+            draw = draw[1:]
+            return State(
+                s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
+                (draw, draws[1]) if p == 0 else (draws[0], draw), s.sides, s.centre, s.calls,
+                s.scores, s.wins, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case FlipCalled(p):
+            return State(
+                s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, s.calls | {p}, s.scores,
+                s.wins, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case Started():
+            return State(
+                s.setup, "PLAY", s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
+                s.wins, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case SidePileRebuilt(j, stream, cards):
+            side = _known(cards)
+            centre = s.centre
+            top = (centre[j][-1],)
+            return State(
+                s.setup, s.phase, s.hands, s.draws,
+                (side, s.sides[1]) if j == 0 else (s.sides[0], side),
+                (top, centre[1]) if j == 0 else (centre[0], top), s.calls, s.scores, s.wins,
+                s.round, stream, s.winner,
+            )  # fmt: skip
+        case SideCardsTurned(cards):
+            new_sides = list(s.sides)
+            new_centre = list(s.centre)
+            for j, turned in enumerate(cards):
+                if turned is not None:
+                    new_sides[j] = new_sides[j][1:]
+                    new_centre[j] = new_centre[j] + (turned,)
+            return State(
+                s.setup, s.phase, s.hands, s.draws, tuple(new_sides), tuple(new_centre),
+                frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case RoundVoided():
+            return s
+        case RoundWon(p, _, scores, wins, final):
+            return State(
+                s.setup, "OVER" if final else s.phase, s.hands, s.draws, s.sides, s.centre,
+                frozenset(), scores, wins, s.round, s.shuffles, p if final else None,
+            )  # fmt: skip
+        case Dealt(rnd, stream, centre_cards, sides_cards, hands_cards, draws_cards):
+            return State(
+                s.setup, "READY", tuple(_known(h) for h in hands_cards),
+                tuple(_known(d) for d in draws_cards), tuple(_known(r) for r in sides_cards),
+                tuple((c,) for c in _known(centre_cards)), frozenset(), s.scores, s.wins, rnd,
+                stream, None,
+            )  # fmt: skip
+        case _:
+            assert_never(event)
+
+
+def _known(cards: tuple[SeenCard, ...]) -> tuple[Card, ...]:
+    """The cards of an unredacted event (evolve applies the full, referee's events)."""
+    return tuple(c for c in cards if isinstance(c, Card))
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    """One 52-card deck, plus the jokers of the variant."""
+    return standard_deck(1, setup.rules.jokers)
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the first deal: every zone empty, phase ``READY``."""
+    empty: Piles = ((), ())
+    return State(setup, "READY", empty, empty, empty, empty, round=0)
+
+
+def _deal_event(setup: Setup[Rules], round_: int, stream: int) -> Dealt:
+    """§3.2 deal from a fresh shuffle of the whole deck (stream 0 first, then one per shuffle):
+    ``C0 = d0``, ``C1 = d1``, ``R0``, ``R1`` the next ``S`` each, then each draw pile ``M``, whose
+    top ``hand_size`` cards go to the hand."""
+    rules = setup.rules
+    d = shuffled(setup.seed, stream, deck(setup))
+    s = rules.side_pile_size
+    m = personal_size(rules)
+    h = rules.hand_size
+    r0, r1 = tuple(d[2 : 2 + s]), tuple(d[2 + s : 2 + 2 * s])
+    base = 2 + 2 * s
+    p0, p1 = d[base : base + m], d[base + m : base + 2 * m]
+    return Dealt(
+        round=round_,
+        stream=stream,
+        centre=(d[0], d[1]),
+        sides=(r0, r1),
+        hands=(tuple(p0[:h]), tuple(p1[:h])),
+        draws=(tuple(p0[h:]), tuple(p1[h:])),
+    )
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """The first deal, from stream 0 of the seed (§3.2)."""
+    return [_deal_event(setup, 1, 0)]
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def _face_down(piles: Sequence[Sequence[SeenCard]]) -> tuple[tuple[SeenCard, ...], ...]:
+    return tuple((HIDDEN,) * len(p) for p in piles)
+
+
+def view(state: State, viewer: Viewer) -> View:
+    """The table as ``viewer`` sees it (a seat: its own hand and the face-up cards)."""
+    referee = viewer == Role.REFEREE
+    hands: tuple[tuple[SeenCard, ...], ...]
+    if referee:
+        hands = state.hands
+        draws: tuple[tuple[SeenCard, ...], ...] = state.draws
+        sides: tuple[tuple[SeenCard, ...], ...] = state.sides
+    else:
+        hands = tuple(h if viewer == p else (HIDDEN,) * len(h) for p, h in enumerate(state.hands))
+        draws = _face_down(state.draws)
+        sides = _face_down(state.sides)
+    centre: tuple[tuple[SeenCard, ...], ...] = state.centre
+    if state.phase == "READY" and not referee:
+        centre = _face_down(state.centre)
+    return View(
+        phase=state.phase,
+        round=state.round,
+        hands=hands,
+        draws=draws,
+        sides=sides,
+        centre=centre,
+        calls=tuple(sorted(state.calls)),
+        scores=state.scores,
+        wins=state.wins,
+        winner=state.winner,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: a seat sees its own dealt hand and its own draws; nobody
+    but the referee sees a face-down card or a rebuilt side pile's order."""
+    if viewer == Role.REFEREE:
+        return event
+    t = type(event)
+    if t is CardDrawn:
+        if event.seat == viewer:  # type: ignore[union-attr]
+            return event
+        return CardDrawn(event.seat, HIDDEN)  # type: ignore[union-attr]
+    if t is Dealt:
+        e: Dealt = event  # type: ignore[assignment]
+        return Dealt(
+            e.round,
+            e.stream,
+            (HIDDEN,) * len(e.centre),
+            _face_down(e.sides),
+            tuple(h if viewer == p else (HIDDEN,) * len(h) for p, h in enumerate(e.hands)),
+            _face_down(e.draws),
+        )
+    if t is SidePileRebuilt:
+        r: SidePileRebuilt = event  # type: ignore[assignment]
+        return SidePileRebuilt(r.pile, r.stream, (HIDDEN,) * len(r.cards))
+    return event
+
+
+def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
+    """Permute every card ``viewer`` cannot see (other hands, draw and side piles, and the centre
+    cards before the start) among their places."""
+    if viewer == Role.REFEREE:
+        return state
+    zones: list[tuple[Card, ...]] = []
+    hidden_hands = [p for p in range(len(state.hands)) if p != viewer]
+    zones += [state.hands[p] for p in hidden_hands]
+    zones += list(state.draws) + list(state.sides)
+    ready = state.phase == "READY"
+    if ready:
+        zones += list(state.centre)
+    pool = [c for z in zones for c in z]
+    rng.shuffle(pool)
+    out: list[tuple[Card, ...]] = []
+    i = 0
+    for z in zones:
+        out.append(tuple(pool[i : i + len(z)]))
+        i += len(z)
+    it = iter(out)
+    hands = tuple(next(it) if p in hidden_hands else h for p, h in enumerate(state.hands))
+    draws = (next(it), next(it))
+    sides = (next(it), next(it))
+    centre = (next(it), next(it)) if ready else state.centre
+    return State(
+        state.setup, state.phase, hands, draws, sides, centre, state.calls, state.scores,
+        state.wins, state.round, state.shuffles, state.winner,
+    )  # fmt: skip
+
+
+def cards_in_play(state: State) -> list[Card]:
+    """Every card in every zone (conservation)."""
+    return [
+        c
+        for zones in (state.hands, state.draws, state.sides, state.centre)
+        for z in zones
+        for c in z
+    ]
+
+
+# --------------------------------------------------------------------------- outcome, commands
+
+
+def outcome(state: State) -> Outcome | None:
+    """The round winner (no target / best-of), or the match winner once the match is decided."""
+    if state.phase != "OVER" or state.winner is None:
+        return None
+    rules = state.setup.rules
+    match_play = rules.target_score is not None or rules.best_of is not None
+    w = state.winner
+    return Outcome(
+        Termination.TARGET_SCORE if match_play else Termination.OUT_OF_CARDS,
+        (w,),
+        scores=state.scores,
+    )
+
+
+_PLAYS: Final = {(c, j): Play(c, j) for c in (*standard_deck(), JOKER) for j in (0, 1)}
+
+
+def _runs(
+    table: tuple[tuple[bool, ...], ...], top: Card, left: tuple[Card, ...]
+) -> list[tuple[Card, ...]]:
+    """Every non-empty ordered run of distinct cards of ``left`` that fits onto ``top``."""
+    out: list[tuple[Card, ...]] = []
+    seen: set[Card] = set()
+    for i, c in enumerate(left):
+        if c in seen or not table[c.rank][top.rank]:
+            continue
+        seen.add(c)  # two jokers: one run per distinct card
+        out.append((c,))
+        out += [(c, *rest) for rest in _runs(table, c, left[:i] + left[i + 1 :])]
+    return out
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible)."""
+    phase = state.phase
+    if phase == "READY":
+        return [FLIP]
+    if phase != "PLAY":
+        return []
+    rules = state.setup.rules
+    table = fit_table(rules)
+    hand = state.hands[seat]
+    c0, c1 = state.centre[0][-1], state.centre[1][-1]
+    out: list[Command] = []
+    if rules.multi_card_play:
+        for j, top in ((0, c0), (1, c1)):
+            for run in _runs(table, top, hand):
+                out.append(_PLAYS[run[0], j] if len(run) == 1 else Play(run[0], j, then=run[1:]))
+    else:
+        r0, r1 = c0.rank, c1.rank
+        seen: set[Card] = set()
+        for c in hand:
+            if c in seen:
+                continue
+            seen.add(c)
+            row = table[c.rank]
+            if row[r0]:
+                out.append(_PLAYS[c, 0])
+            if row[r1]:
+                out.append(_PLAYS[c, 1])
+    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
+        out.append(DRAW)
+    elif not out and is_stuck(state):
+        out.append(FLIP)
+    return out
+
+
+def is_sensible(state: State, seat: int, command: Command) -> bool:
+    """Bots' hint: never repeat a flip call this seat has already made (§0.4.6)."""
+    if type(command) is Flip:
+        return seat not in state.calls
+    return True
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def _card(card: SeenCard) -> str:
+    return card.symbol if isinstance(card, Card) else "a face-down card"
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(rnd, _, _, sides, hands, draws):
+            seats = ", ".join(
+                f"seat {p}: hand {len(h)} + draw pile {len(draws[p])}" for p, h in enumerate(hands)
+            )
+            return (
+                f"round {rnd} dealt: 2 centre cards face down, side piles "
+                f"{len(sides[0])} and {len(sides[1])}; {seats}"
+            )
+        case FlipCalled(seat, stalemate):
+            what = "a stalemate flip" if stalemate else "flip to start"
+            return f"seat {seat} calls {what}"
+        case Started(centre):
+            up = " and ".join(_card(c) for c in centre)
+            return f"both players called: the centre cards are turned up: {up}"
+        case CardPlayed(seat, card, to):
+            return f"seat {seat} played {card.symbol} on centre pile {to}"
+        case CardDrawn(seat, card):
+            return f"seat {seat} drew {_card(card)}"
+        case SidePileRebuilt(pile, _, cards):
+            return (
+                f"side pile {pile} was empty: rebuilt from the {len(cards)} cards under centre "
+                f"pile {pile}'s top, shuffled"
+            )
+        case SideCardsTurned(cards):
+            turned = [
+                f"{c.symbol} onto centre pile {j}" for j, c in enumerate(cards) if c is not None
+            ]
+            return "both players called: stalemate flip turned " + " and ".join(turned)
+        case RoundVoided():
+            return (
+                "both players called a dead stalemate: no flip can help, the round ends with "
+                "no winner and every card is re-dealt"
+            )
+        case RoundWon(seat, points, scores, _, final):
+            text = (
+                f"seat {seat} emptied hand and draw pile: wins the round and scores {points} "
+                f"(totals {scores[0]}–{scores[1]})"
+            )
+            return text + (": game over" if final else "; all cards are re-dealt")
+        case _:
+            assert_never(event)
+
+
+GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
+    info=GameInfo(
+        name="speed",
+        title="Speed",
+        rules_version=RULES_VERSION,
+        min_seats=2,
+        max_seats=2,
+        realtime=True,
+    ),
+    rules_type=Rules,
+    command_types=(Play, Flip, Draw),
+    event_types=(
+        Dealt,
+        FlipCalled,
+        Started,
+        CardPlayed,
+        CardDrawn,
+        SidePileRebuilt,
+        SideCardsTurned,
+        RoundVoided,
+        RoundWon,
+    ),
+    view_type=View,
+    initial_state=initial_state,
+    deal=deal,
+    decide=decide,
+    evolve=evolve,
+    legal_commands=legal_commands,
+    outcome=outcome,
+    view=view,
+    redact=redact,
+    narrate=narrate,
+    deck=deck,
+    cards_in_play=cards_in_play,
+    shuffle_hidden=shuffle_hidden,
+    is_sensible=is_sensible,
+)
