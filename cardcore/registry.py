@@ -6,17 +6,11 @@ from typing import Any, Final
 
 from .engine import Game
 from .errors import UnknownGame
-from .games import palace, ratscrew, slapjack, speed, spit
+from .games import ratscrew, slapjack, speed
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
-GAMES: Final[tuple[AnyGame, ...]] = (
-    ratscrew.GAME,
-    slapjack.GAME,
-    speed.GAME,
-    spit.GAME,
-    palace.GAME,
-)
+GAMES: Final[tuple[AnyGame, ...]] = (ratscrew.GAME, slapjack.GAME, speed.GAME)
 """Every registered game, in catalogue order."""
 
 _BY_NAME: Final[dict[str, AnyGame]] = {
