@@ -73,16 +73,19 @@ class ReactionBot:
         commands = game.legal_commands(state, seat)
         if not commands:
             return None
-        rng = self._rng
+        # One 64-bit draw per decision: bits 0-23 the delay, 24-43 the blunder roll, 44-63 the
+        # choice (each field far wider than its range, so the modulo bias is below 2^-10).
+        x = self._rng.next_u64()
+        delay = self.min_ms + (x & 0xFFFFFF) % self.span
         sensible = game.is_sensible
-        if self.blunder_in and rng.below(self.blunder_in) == 0:
+        if self.blunder_in and ((x >> 24) & 0xFFFFF) % self.blunder_in == 0:
             bad = [c for c in commands if not sensible(state, seat, c)]
             if bad:
-                return self.min_ms + rng.below(self.span), bad[rng.below(len(bad))]
+                return delay, bad[(x >> 44) % len(bad)]
         good = [c for c in commands if sensible(state, seat, c)]
         if not good:
             return None
-        return self.min_ms + rng.below(self.span), good[rng.below(len(good))]
+        return delay, good[(x >> 44) % len(good)]
 
 
 BotFactory = Callable[[int, int], Bot]

@@ -13,6 +13,7 @@ of the wrong type raise :class:`~cardcore.errors.DecodeError` naming the field p
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import types
@@ -21,6 +22,7 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, Final, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
+from .cards import _BY_TEXT as _CARD_BY_TEXT
 from .cards import HIDDEN, RANKS, SUITS, Card, Hidden
 from .errors import DecodeError
 
@@ -136,7 +138,163 @@ def _encode_mapping(v: Mapping[object, object]) -> JSON:
 def decode(tp: Any, data: JSON, path: str = "") -> Any:
     """Decode ``data`` as type ``tp`` (a dataclass, a union of dataclasses tagged by ``kind``,
     or any type hint :func:`encode` produces). Raises :class:`DecodeError` naming the path."""
-    return _decoder(tp)(data, path)
+    return decoder(tp)(data, path)
+
+
+def decoder(tp: Any) -> Callable[[JSON, str], Any]:
+    """The decoding function for ``tp``, for hot loops (replay): a fast path that tracks no
+    field paths, and on any mismatch the careful decoder that names the field at fault."""
+    try:
+        fn = _CHECKED.get(tp)
+    except TypeError:
+        fn = None
+    if fn is not None:
+        return fn
+    fast, careful = _fast(tp), _decoder(tp)
+    if fast is None:
+        fn = careful
+    else:
+
+        def fn(data: JSON, path: str = "") -> Any:
+            try:
+                return fast(data)
+            except Exception:
+                return careful(data, path)
+
+    with contextlib.suppress(TypeError):
+        _CHECKED[tp] = fn
+    return fn
+
+
+_CHECKED: dict[Any, Callable[[JSON, str], Any]] = {}
+_FAST: dict[Any, Callable[[JSON], Any] | None] = {}
+
+
+class _Mismatch(Exception):
+    """The fast path gives up; the careful decoder will say why."""
+
+
+def _fast(tp: Any) -> Callable[[JSON], Any] | None:
+    """A decoder without path tracking that raises on anything unusual, or None."""
+    try:
+        if tp in _FAST:
+            return _FAST[tp]
+    except TypeError:
+        return None
+    _FAST[tp] = None  # guards recursion; replaced below
+    fn = _build_fast(tp)
+    _FAST[tp] = fn
+    return fn
+
+
+def _build_fast(tp: Any) -> Callable[[JSON], Any] | None:
+    origin, args = get_origin(tp), get_args(tp)
+    if tp is Card:
+        by_text = _CARD_BY_TEXT
+        return by_text.__getitem__
+    if tp is int:
+
+        def fast_int(d: JSON) -> int:
+            if type(d) is not int:
+                raise _Mismatch
+            return d
+
+        return fast_int
+    if tp is bool or tp is str:
+        exact = tp
+
+        def fast_exact(d: JSON) -> Any:
+            if type(d) is not exact:
+                raise _Mismatch
+            return d
+
+        return fast_exact
+    if origin is Literal and all(type(a) is str for a in args):
+        allowed = frozenset(args)
+
+        def fast_literal(d: JSON) -> Any:
+            if type(d) is not str or d not in allowed:
+                raise _Mismatch
+            return d
+
+        return fast_literal
+    if origin in (Union, types.UnionType):
+        non_none = [a for a in args if a is not type(None)]
+        if set(non_none) == {Card, Hidden}:
+            by_text = _CARD_BY_TEXT
+
+            def fast_seen(d: JSON) -> Any:
+                return HIDDEN if d == "??" else by_text[d]
+
+            inner_seen: Callable[[JSON], Any] = fast_seen
+        elif len(non_none) == 1:
+            got = _fast(non_none[0])
+            if got is None:
+                return None
+            inner_seen = got
+        elif all(isinstance(a, type) and dataclasses.is_dataclass(a) for a in non_none):
+            return _fast_tagged(non_none) if len(non_none) == len(args) else None
+        else:
+            return None
+        if len(non_none) == len(args):
+            return inner_seen
+        inner = inner_seen
+
+        def fast_optional(d: JSON) -> Any:
+            return None if d is None else inner(d)
+
+        return fast_optional
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _fast(args[0])
+            if item is None:
+                return None
+            item_fn = item
+
+            def fast_tuple(d: JSON) -> Any:
+                if type(d) is not list:
+                    raise _Mismatch
+                return tuple(map(item_fn, d))
+
+            return fast_tuple
+        items = [_fast(a) for a in args]
+        if any(i is None for i in items):
+            return None
+        fns = tuple(i for i in items if i is not None)
+        n = len(fns)
+
+        def fast_fixed(d: JSON) -> Any:
+            if type(d) is not list or len(d) != n:
+                raise _Mismatch
+            return tuple(f(x) for f, x in zip(fns, d, strict=True))
+
+        return fast_fixed
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _fast_tagged([tp])
+    return None
+
+
+def _fast_tagged(classes: list[Any]) -> Callable[[JSON], Any] | None:
+    plans: dict[str, tuple[Any, tuple[tuple[str, Callable[[JSON], Any]], ...]]] = {}
+    for cls in classes:
+        hints = get_type_hints(cls)
+        fields = []
+        for f in dataclasses.fields(cls):
+            fn = _fast(hints[f.name])
+            if fn is None:
+                return None
+            fields.append((f.name, fn))
+        plans[cls.__name__] = (cls, tuple(fields))
+
+    def fast_tagged(d: JSON) -> Any:
+        if type(d) is not dict:
+            raise _Mismatch
+        cls, fields = plans[d[KIND]]
+        if len(d) != len(fields) + 1:
+            raise _Mismatch  # a missing default or an unknown field: the careful path decides
+        return cls(*[fn(d[name]) for name, fn in fields])
+
+    return fast_tagged
 
 
 _DECODERS: dict[Any, Callable[[JSON, str], Any]] = {}

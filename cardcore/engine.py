@@ -18,6 +18,7 @@ The seat acting is an argument, never part of a command: on the service it comes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -257,23 +258,16 @@ class Game(Generic[S, C, E, V, R]):
 
     def decode_command(self, data: codec.JSON, path: str = "command") -> C:
         """A command of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
-        return codec.decode(_union(self.command_types), data, path)  # type: ignore[no-any-return]
+        return codec.decoder(union_of(self.command_types))(data, path)  # type: ignore[no-any-return]
 
     def decode_event(self, data: codec.JSON, path: str = "event") -> E:
-        return codec.decode(_union(self.event_types), data, path)  # type: ignore[no-any-return]
+        """An event of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
+        return codec.decoder(union_of(self.event_types))(data, path)  # type: ignore[no-any-return]
 
 
-_UNIONS: dict[tuple[type, ...], Any] = {}
-
-
-def _union(types_: tuple[type, ...]) -> Any:
-    u = _UNIONS.get(types_)
-    if u is None:
-        u = _UNIONS[types_] = _make_union(types_)
-    return u
-
-
-def _make_union(types_: tuple[type, ...]) -> Any:
+@functools.cache
+def union_of(types_: tuple[type, ...]) -> Any:
+    """``A | B | ...`` of a game's command or event classes (a typing union, for the codec)."""
     out: Any = types_[0]
     for t in types_[1:]:
         out = out | t

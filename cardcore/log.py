@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import codec, rng
-from .engine import Game, Outcome, Setup, Termination, Viewer
+from .engine import Game, Outcome, Setup, Termination, Viewer, union_of
 from .errors import CardcoreError, CorruptLog, DecodeError, Rejected
 from .version import __version__
 
@@ -227,20 +227,20 @@ def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[Replay
         seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
     setup = _setup_of(game, header, seed)
     state = game.initial_state(setup)
+    decode_event = codec.decoder(union_of(game.event_types))
+    evolve = game.evolve
     for line in lines[1:]:
         if line.get("type") != "entry":
             continue
         seq = line.get("seq")
         seq_i = seq if isinstance(seq, int) else None
         try:
-            events = tuple(
-                game.decode_event(e, f"events[{i}]") for i, e in enumerate(line.get("events", []))
-            )
+            events = tuple([decode_event(e, "events") for e in line.get("events", ())])
             command = None if line.get("seat") is None else game.decode_command(line.get("action"))
         except DecodeError as exc:
             raise CorruptLog(seq_i, str(exc)) from None
         for event in events:
-            state = game.evolve(state, event)
+            state = evolve(state, event)
         yield ReplayStep(line, command, events, state)
 
 

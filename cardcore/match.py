@@ -107,7 +107,7 @@ class Match(Generic[S, C, E, V, R]):
         if not 0 <= seat < self.setup.seats:
             raise ValueError(f"no seat {seat} in a {self.setup.seats}-seat game")
         events = self.check(seat, command)
-        self._apply(seat, codec.encode(command), events, at_ms)
+        self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
         return events
 
     def view(self, viewer: Viewer) -> V:

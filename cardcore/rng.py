@@ -55,8 +55,11 @@ class Rng:
         self._count = 0
 
     def next_u64(self) -> int:
-        self._count += 1
-        return mix64((self._key + GAMMA * self._count) & MASK64)
+        self._count = n = self._count + 1
+        z = (self._key + GAMMA * n) & MASK64  # mix64, inlined: this is the hot path of bots
+        z = ((z ^ (z >> 30)) * _M1) & MASK64
+        z = ((z ^ (z >> 27)) * _M2) & MASK64
+        return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``, by rejection: draws at or above the largest multiple
