@@ -3,11 +3,14 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# The service's generated stubs (never committed) and the local buf install (npm ci).
+PB := services/cardcore_server/_pb/__init__.py
+NODE_STAMP := node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck pytest golden bench clean
+.PHONY: setup simulate test check lint typecheck buflint pytest golden bench clean proto serve demo
 
-setup: $(STAMP)
+setup: $(STAMP) $(PB)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,27 +18,50 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+## proto: regenerate the Python stubs of proto/ with the pinned grpcio-tools
+proto: $(STAMP)
+	$(BIN)/python services/cardcore_server/_protogen.py
+
+$(PB): $(STAMP) $(wildcard proto/cardcore/v1/*.proto) services/cardcore_server/_protogen.py
+	$(BIN)/python services/cardcore_server/_protogen.py
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+## serve: the gRPC server with the embedded SQLite store (cardcore.db); SERVE_ARGS=... to add flags
+serve: $(STAMP) $(PB)
+	$(BIN)/cardcore serve $(SERVE_ARGS)
+
+## demo: a server on a free port, one bot game of every registered game with one client seat
+demo: $(STAMP) $(PB)
+	$(BIN)/cardcore demo
+
 ## simulate: a seeded bot simulation of every registered game
 simulate: $(STAMP)
 	@for g in $$($(BIN)/cardcore games --names); do \
 		$(BIN)/cardcore simulate $$g --seed 1 --games 100 || exit 1; \
 	done
 
-## check: ruff (lint + format) and mypy --strict
-check: lint typecheck
+## check: ruff (lint + format), mypy --strict and buf lint
+check: lint typecheck buflint
 
 lint: $(STAMP)
-	$(BIN)/ruff check cardcore tests benchmarks
-	$(BIN)/ruff format --check cardcore tests benchmarks
+	$(BIN)/ruff check cardcore services clients tests benchmarks
+	$(BIN)/ruff format --check cardcore services clients tests benchmarks
 
-typecheck: $(STAMP)
+typecheck: $(STAMP) $(PB)
 	$(BIN)/mypy --strict cardcore
+	$(BIN)/mypy --strict services clients/python
+
+buflint: $(NODE_STAMP)
+	node_modules/.bin/buf lint
 
 ## test: everything CI runs
 test: check pytest
 
 # pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
-pytest: $(STAMP)
+pytest: $(STAMP) $(PB)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; exit $$rc
 
@@ -45,7 +71,8 @@ golden: $(STAMP)
 
 ## bench: performance figures (pytest-benchmark); never part of `make test`
 bench: $(STAMP)
-	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider -o testpaths=benchmarks
+	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-timer=time.process_time \
+		-p no:cacheprovider -o testpaths=benchmarks
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules services/cardcore_server/_pb

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from cardcore import codec
@@ -46,15 +46,17 @@ class Value:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RedactedEntry:
-    """One accepted action as a viewer sees it."""
+    """One accepted action as a viewer sees it. ``wire`` lets each transport cache its own
+    encoding of the entry (it is sent to every subscriber with the same viewer)."""
 
     seq: int
     at_ms: int
     seat: int | None
     action: Value
     events: tuple[Value, ...]
+    wire: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 def entry(game: AnyGame, line: LogLine, events: Sequence[Any], viewer: Viewer) -> RedactedEntry:

@@ -1,0 +1,360 @@
+"""The client: :class:`Client` (catalogue, create) and :class:`GameClient` (one token's calls).
+
+Errors come back as :class:`Rejection` (the game's ``RejectCode`` in ``code``) or
+:class:`CallError` (``status`` = the gRPC code name, ``reason`` from the ``ErrorInfo``, ``fields``
+from the ``BadRequest``). The stubs are the ones generated for the server
+(``cardcore_server._pb``), shipped in the same wheel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import grpc
+from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from google.rpc import error_details_pb2, status_pb2
+
+RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+_STREAM_RETRYABLE: Final = RETRYABLE | {grpc.StatusCode.CANCELLED}
+_SEAT_KINDS: Final = {
+    "human": pb.SEAT_KIND_HUMAN,
+    "random": pb.SEAT_KIND_RANDOM_BOT,
+    "reaction": pb.SEAT_KIND_REACTION_BOT,
+}
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A command, event or view: ``kind`` and canonical JSON (``data`` parses it)."""
+
+    kind: str
+    json: str
+
+    @property
+    def data(self) -> Any:
+        return json.loads(self.json)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One accepted action as this client may see it."""
+
+    seq: int
+    at_ms: int
+    seat: int | None
+    action: Value
+    events: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    termination: str
+    winners: tuple[int, ...]
+    losers: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    entry: Entry
+    outcome: Outcome | None
+    replayed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seq: int
+    view: Value
+    legal_commands: tuple[Value, ...]
+    outcome: Outcome | None
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedGame:
+    game_id: str
+    seat_tokens: dict[int, str]
+    spectator_token: str
+    seed_commitment: str
+    header_json: str
+
+
+class CallError(Exception):
+    """A call the server refused (or that could not reach it)."""
+
+    def __init__(
+        self,
+        status: str,
+        reason: str,
+        message: str,
+        fields: Mapping[str, str] | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status}/{reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.fields = dict(fields or {})
+        self.metadata = dict(metadata or {})
+
+
+class Rejection(CallError):
+    """The game rejected the action (``FAILED_PRECONDITION``); ``code`` is the ``RejectCode``."""
+
+    @property
+    def code(self) -> str:
+        return self.reason
+
+
+def _error(exc: grpc.aio.AioRpcError) -> CallError:
+    code = exc.code()
+    reason, fields, meta = "", {}, {}
+    for key, value in exc.trailing_metadata() or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                    info = error_details_pb2.ErrorInfo()
+                    detail.Unpack(info)
+                    reason, meta = info.reason, dict(info.metadata)
+                elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                    bad = error_details_pb2.BadRequest()
+                    detail.Unpack(bad)
+                    fields = {v.field: v.description for v in bad.field_violations}
+    cls = Rejection if code == grpc.StatusCode.FAILED_PRECONDITION and reason else CallError
+    return cls(code.name, reason, exc.details() or "", fields, meta)
+
+
+def _value(v: pb.GameValue) -> Value:
+    return Value(v.kind, v.json)
+
+
+def _entry(e: pb.Entry) -> Entry:
+    return Entry(
+        seq=e.seq,
+        at_ms=e.at_ms,
+        seat=e.seat if e.HasField("seat") else None,
+        action=_value(e.action),
+        events=tuple(_value(x) for x in e.events),
+    )
+
+
+def _outcome(msg: Any) -> Outcome | None:
+    if not msg.HasField("outcome"):
+        return None
+    o = msg.outcome
+    return Outcome(o.termination, tuple(o.winners), tuple(o.losers), tuple(o.scores))
+
+
+def _command(command: Mapping[str, Any] | Value | str) -> pb.GameValue:
+    if isinstance(command, Value):
+        return pb.GameValue(kind=command.kind, json=command.json)
+    if isinstance(command, str):
+        data = json.loads(command)
+        return pb.GameValue(kind=str(data.get("kind", "")), json=command)
+    text = json.dumps(dict(command), sort_keys=True, separators=(",", ":"))
+    return pb.GameValue(kind=str(command.get("kind", "")), json=text)
+
+
+# --------------------------------------------------------------------------- clients
+
+
+@dataclass
+class _Retry:
+    attempts: int = 8
+    first_backoff_s: float = 0.05
+    max_backoff_s: float = 2.0
+    attempt_timeout_s: float = 10.0
+
+
+class Client:
+    """A channel to one server. ``async with Client(target) as c: ...``."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        admin_key: str | None = None,
+        attempts: int = 8,
+        attempt_timeout_s: float = 10.0,
+    ) -> None:
+        self.target = target
+        self.admin_key = admin_key
+        self.retry = _Retry(attempts=attempts, attempt_timeout_s=attempt_timeout_s)
+        self.channel = grpc.aio.insecure_channel(target)
+        self.stub = pb_grpc.GameServiceStub(self.channel)
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def _call(self, method: Any, request: Any, metadata: Sequence[tuple[str, str]]) -> Any:
+        """One unary call with retries of transient failures (the request is resent as is)."""
+        backoff = self.retry.first_backoff_s
+        for attempt in range(self.retry.attempts):
+            try:
+                return await method(
+                    request,
+                    metadata=tuple(metadata),
+                    timeout=self.retry.attempt_timeout_s,
+                    wait_for_ready=True,
+                )
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in RETRYABLE or attempt == self.retry.attempts - 1:
+                    raise _error(exc) from None
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.retry.max_backoff_s)
+        raise AssertionError("unreachable")
+
+    async def list_games(self) -> list[pb.GameInfo]:
+        response = await self._call(self.stub.ListGames, pb.ListGamesRequest(), ())
+        return list(response.games)
+
+    async def create_game(
+        self,
+        game: str,
+        seats: Sequence[str | pb.SeatAssignment],
+        *,
+        rules: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        event_limit: int = 0,
+        timeouts_ms: Mapping[str, int] | None = None,
+        bot_delay_ms: tuple[int, int] | None = None,
+    ) -> CreatedGame:
+        """Create a game. ``seats``: ``"human"``, ``"random"`` or ``"reaction"`` per seat."""
+        assignments = []
+        for s in seats:
+            if isinstance(s, str):
+                lo, hi = bot_delay_ms or (0, 0)
+                a = pb.SeatAssignment(kind=_SEAT_KINDS[s])
+                if s != "human":
+                    a.bot_min_delay_ms, a.bot_max_delay_ms = lo, hi
+                assignments.append(a)
+            else:
+                assignments.append(s)
+        request = pb.CreateGameRequest(
+            game=game,
+            seats=assignments,
+            rules_json=json.dumps(dict(rules)) if rules else "",
+            event_limit=event_limit,
+            timeouts_ms=dict(timeouts_ms or {}),
+        )
+        if seed is not None:
+            request.seed = seed
+        metadata = [("x-cardcore-admin-key", self.admin_key)] if self.admin_key else []
+        r = await self._call(self.stub.CreateGame, request, metadata)
+        return CreatedGame(
+            game_id=r.game_id,
+            seat_tokens={t.seat: t.token for t in r.seat_tokens},
+            spectator_token=r.spectator_token,
+            seed_commitment=r.seed_commitment,
+            header_json=r.header_json,
+        )
+
+    def game(self, game_id: str, token: str) -> GameClient:
+        """The calls of one token (a seat or a spectator) in one game."""
+        return GameClient(self, game_id, token)
+
+    seat = game
+
+
+@dataclass
+class GameClient:
+    """One token's view of one game."""
+
+    client: Client
+    game_id: str
+    token: str
+    _metadata: tuple[tuple[str, str], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._metadata = (("authorization", f"Bearer {self.token}"),)
+
+    async def submit(
+        self,
+        command: Mapping[str, Any] | Value | str,
+        *,
+        action_id: str | None = None,
+        as_seat: int | None = None,
+    ) -> SubmitResult:
+        """Submit a command; retried with the same ``action_id`` until the server answers.
+        Raises :class:`Rejection` when the game rejects it."""
+        request = pb.SubmitActionRequest(
+            game_id=self.game_id,
+            action_id=action_id or uuid.uuid4().hex,
+            command=_command(command),
+        )
+        if as_seat is not None:
+            request.as_seat = as_seat
+        r = await self.client._call(self.client.stub.SubmitAction, request, self._metadata)
+        return SubmitResult(_entry(r.entry), _outcome(r), r.replayed)
+
+    async def view(self) -> View:
+        r = await self.client._call(
+            self.client.stub.GetView, pb.GetViewRequest(game_id=self.game_id), self._metadata
+        )
+        return View(
+            seq=r.seq,
+            view=_value(r.view),
+            legal_commands=tuple(_value(v) for v in r.legal_commands),
+            outcome=_outcome(r),
+            seat=r.seat if r.HasField("seat") else None,
+        )
+
+    async def log(self) -> tuple[bytes, bool]:
+        """The log as JSON Lines, and whether it is complete (game over, seed revealed)."""
+        r = await self.client._call(
+            self.client.stub.GetLog, pb.GetLogRequest(game_id=self.game_id), self._metadata
+        )
+        return bytes(r.log_jsonl), bool(r.complete)
+
+    async def stream(self, from_seq: int = 0, *, max_reconnects: int = 100) -> AsyncIterator[Entry]:
+        """Every entry from ``from_seq`` until the game ends, resuming after failures from the
+        entry after the last one yielded: no gap, no duplicate."""
+        next_seq = from_seq
+        failures = 0
+        backoff = self.client.retry.first_backoff_s
+        while True:
+            call = self.client.stub.StreamEvents(
+                pb.StreamEventsRequest(game_id=self.game_id, from_seq=next_seq),
+                metadata=self._metadata,
+                wait_for_ready=True,
+            )
+            try:
+                async for batch in call:
+                    for e in batch.entries:
+                        if e.seq < next_seq:
+                            continue  # already yielded before a reconnect
+                        if e.seq != next_seq:
+                            raise CallError("DATA_LOSS", "Gap", f"expected {next_seq}, got {e.seq}")
+                        next_seq += 1
+                        yield _entry(e)
+                    failures = 0
+                    backoff = self.client.retry.first_backoff_s
+                    if batch.HasField("outcome"):
+                        return
+                failures += 1  # ended without the outcome (server stopping): resume
+                if failures > max_reconnects:
+                    raise CallError("UNAVAILABLE", "StreamEnded", "the stream kept ending early")
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in _STREAM_RETRYABLE or failures >= max_reconnects:
+                    raise _error(exc) from None
+                failures += 1
+            finally:
+                call.cancel()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.client.retry.max_backoff_s)

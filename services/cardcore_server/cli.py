@@ -1,0 +1,70 @@
+"""``cardcore serve`` and ``cardcore demo`` (called by :func:`cardcore.cli.main`).
+
+``main(argv)`` takes ``argv[0]`` = ``"serve"`` or ``"demo"`` followed by that command's arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from .app import ServiceConfig
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cardcore serve", description="Run the cardcore gRPC server.")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=50051, help="port (0 = any free port)")
+    p.add_argument("--db", default="cardcore.db", help="SQLite database file (default cardcore.db)")
+    p.add_argument(
+        "--admin-key",
+        default=os.environ.get("CARDCORE_ADMIN_KEY"),
+        help="key needed to create games (required beyond loopback; env CARDCORE_ADMIN_KEY)",
+    )
+    p.add_argument(
+        "--allow-client-seed",
+        action="store_true",
+        help="accept client-chosen seeds (tests, tournaments); never for real games",
+    )
+    p.add_argument("--grace", type=float, default=5.0, help="seconds in-flight calls get on stop")
+    p.add_argument(
+        "--collect-window-ms",
+        type=int,
+        default=2000,
+        help="timed Collect for an idle owed seat (ERS collect window; 0 = off)",
+    )
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return p
+
+
+def serve_main(args: list[str]) -> int:
+    from . import logs
+    from .server import ServerOptions, serve
+
+    ns = _serve_parser().parse_args(args)
+    logs.configure(level=ns.log_level)
+    config = ServiceConfig(
+        allow_client_seed=ns.allow_client_seed,
+        admin_key=ns.admin_key or None,
+        default_timeouts_ms={"Collect": ns.collect_window_ms} if ns.collect_window_ms else {},
+    )
+    options = ServerOptions(host=ns.host, port=ns.port, db=ns.db, grace_s=ns.grace, config=config)
+    try:
+        return asyncio.run(serve(options))
+    except (ValueError, OSError) as exc:
+        print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str]) -> int:
+    """Entry point: ``argv[0]`` is ``serve`` or ``demo``."""
+    if not argv or argv[0] not in ("serve", "demo"):
+        print("usage: cardcore {serve,demo} ...", file=sys.stderr)
+        return 2
+    if argv[0] == "serve":
+        return serve_main(argv[1:])
+    from .demo import demo_main
+
+    return demo_main(argv[1:])

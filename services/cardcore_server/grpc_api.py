@@ -1,0 +1,374 @@
+"""The gRPC transport (``grpc.aio``): converts, delegates to :mod:`.app`, reports errors richly.
+
+Only conversion lives here. Handlers receive the raw request bytes and parse them themselves (the
+*decode guard*): a request that is not a valid message gets ``INVALID_ARGUMENT`` with a
+``BadRequest``, never ``UNKNOWN``/``INTERNAL`` nor the parser's own text. Every error carries a
+``google.rpc.Status`` in ``grpc-status-details-bin`` with an ``ErrorInfo`` (domain ``cardcore``,
+reason = the game's ``RejectCode`` or a :class:`~.errors.Reason`). One log line per request.
+
+Streams batch entries; each entry's protobuf encoding is cached per viewer and a batch is
+assembled from the cached bytes, so fan-out to many subscribers costs little.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Final, TypeVar
+
+import grpc
+import structlog
+from google.protobuf import any_pb2, message
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from cardcore.engine import Outcome
+
+from ._pb import game_service_pb2 as pb
+from .app import Application, GameSpec, StreamBatch, request_fields
+from .errors import DOMAIN, Reason, ServiceError, Status, invalid
+from .redaction import RedactedEntry, Value
+from .store import SeatSpec
+
+SERVICE_NAME: Final = "cardcore.v1.GameService"
+ADMIN_KEY_HEADER: Final = "x-cardcore-admin-key"
+_WIRE: Final = "grpc"
+
+log = structlog.get_logger("cardcore_server")
+
+M = TypeVar("M", bound=message.Message)
+
+_CODES: Final = {
+    Status.INVALID_ARGUMENT: (grpc.StatusCode.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT),
+    Status.NOT_FOUND: (grpc.StatusCode.NOT_FOUND, code_pb2.NOT_FOUND),
+    Status.UNAUTHENTICATED: (grpc.StatusCode.UNAUTHENTICATED, code_pb2.UNAUTHENTICATED),
+    Status.PERMISSION_DENIED: (grpc.StatusCode.PERMISSION_DENIED, code_pb2.PERMISSION_DENIED),
+    Status.FAILED_PRECONDITION: (grpc.StatusCode.FAILED_PRECONDITION, code_pb2.FAILED_PRECONDITION),
+    Status.UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, code_pb2.UNAVAILABLE),
+    Status.INTERNAL: (grpc.StatusCode.INTERNAL, code_pb2.INTERNAL),
+}
+
+_SEAT_KINDS: Final = {
+    pb.SEAT_KIND_UNSPECIFIED: "human",
+    pb.SEAT_KIND_HUMAN: "human",
+    pb.SEAT_KIND_RANDOM_BOT: "random",
+    pb.SEAT_KIND_REACTION_BOT: "reaction",
+}
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _value(v: Value) -> pb.GameValue:
+    return pb.GameValue(kind=v.kind, json=v.json)
+
+
+def _entry_bytes(e: RedactedEntry) -> bytes:
+    cached = e.wire.get(_WIRE)
+    if cached is None:
+        msg = pb.Entry(
+            seq=e.seq,
+            at_ms=e.at_ms,
+            action=_value(e.action),
+            events=[_value(x) for x in e.events],
+        )
+        if e.seat is not None:
+            msg.seat = e.seat
+        cached = e.wire[_WIRE] = msg.SerializeToString()
+    return cached
+
+
+def _entry(e: RedactedEntry) -> pb.Entry:
+    return pb.Entry.FromString(_entry_bytes(e))
+
+
+def _outcome(o: Outcome) -> pb.Outcome:
+    return pb.Outcome(
+        termination=o.termination.value,
+        winners=list(o.winners),
+        losers=list(o.losers),
+        scores=list(o.scores),
+    )
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _batch_bytes(batch: StreamBatch) -> bytes:
+    """A StreamEventsResponse assembled from cached entry encodings (field 1, repeated)."""
+    parts = []
+    for e in batch.entries:
+        b = _entry_bytes(e)
+        parts.append(b"\x0a" + _varint(len(b)) + b)
+    if batch.outcome is not None:
+        ob = _outcome(batch.outcome).SerializeToString()
+        parts.append(b"\x12" + _varint(len(ob)) + ob)
+    return b"".join(parts)
+
+
+def _metadata(context: grpc.aio.ServicerContext[Any, Any], key: str) -> str | None:
+    for k, v in context.invocation_metadata() or ():
+        if k == key:
+            return v if isinstance(v, str) else None
+    return None
+
+
+def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    value = _metadata(context, "authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return "invalid"  # present but not a bearer token: UNAUTHENTICATED, not "missing"
+    return token.strip()
+
+
+def _status_details(err: ServiceError) -> bytes:
+    rpc_code = _CODES[err.status][1]
+    info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
+    details = [any_pb2.Any()]
+    details[0].Pack(info)
+    if err.violations:
+        bad = error_details_pb2.BadRequest(
+            field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(
+                    field=v.field, description=v.description
+                )
+                for v in err.violations
+            ]
+        )
+        extra = any_pb2.Any()
+        extra.Pack(bad)
+        details.append(extra)
+    status = status_pb2.Status(code=rpc_code, message=err.message, details=details)
+    data: bytes = status.SerializeToString()
+    return data
+
+
+# --------------------------------------------------------------------------- handlers
+
+
+Context = grpc.aio.ServicerContext[bytes, bytes]
+
+
+class GameServiceHandlers:
+    """``cardcore.v1.GameService`` over an :class:`~.app.Application`."""
+
+    def __init__(self, app: Application) -> None:
+        self.app = app
+
+    def generic_handler(self) -> grpc.GenericRpcHandler:
+        unary = grpc.unary_unary_rpc_method_handler
+        return grpc.method_handlers_generic_handler(
+            SERVICE_NAME,
+            {
+                "ListGames": unary(self._unary("ListGames", pb.ListGamesRequest, self.list_games)),
+                "CreateGame": unary(
+                    self._unary("CreateGame", pb.CreateGameRequest, self.create_game)
+                ),
+                "SubmitAction": unary(
+                    self._unary("SubmitAction", pb.SubmitActionRequest, self.submit_action)
+                ),
+                "GetView": unary(self._unary("GetView", pb.GetViewRequest, self.get_view)),
+                "GetLog": unary(self._unary("GetLog", pb.GetLogRequest, self.get_log)),
+                "StreamEvents": grpc.unary_stream_rpc_method_handler(self._stream_events),
+            },
+        )
+
+    def _unary(
+        self,
+        name: str,
+        request_type: type[M],
+        impl: Callable[[M, Context], Awaitable[message.Message]],
+    ) -> Callable[[bytes, Context], Awaitable[bytes]]:
+        async def handle(raw: bytes, context: Context) -> bytes:
+            fields: dict[str, Any] = {"rpc": name}
+            reset = request_fields.set(fields)
+            start = time.perf_counter()
+            code = "OK"
+            try:
+                request = _parse(request_type, raw)
+                response = await impl(request, context)
+                return response.SerializeToString()
+            except ServiceError as err:
+                code = err.status.value
+                fields.setdefault("reason", err.reason)
+                await _abort(context, err)
+                raise  # unreachable: abort raises
+            except Exception as exc:
+                if _is_abort(exc):
+                    raise
+                code = "INTERNAL"
+                log.exception("internal_error", rpc=name)
+                await _abort(
+                    context, ServiceError(Status.INTERNAL, Reason.INTERNAL, "internal error")
+                )
+                raise
+            finally:
+                _request_line(fields, code, start)
+                request_fields.reset(reset)
+
+        return handle
+
+    async def _stream_events(self, raw: bytes, context: Context) -> AsyncIterator[bytes]:
+        fields: dict[str, Any] = {"rpc": "StreamEvents"}
+        reset = request_fields.set(fields)
+        start = time.perf_counter()
+        code = "OK"
+        sent = 0
+        try:
+            request = _parse(pb.StreamEventsRequest, raw)
+            fields["from_seq"] = request.from_seq
+            batches = await self.app.stream(_token(context), request.game_id, request.from_seq)
+            async for batch in batches:
+                sent += len(batch.entries)
+                yield _batch_bytes(batch)
+        except ServiceError as err:
+            code = err.status.value
+            fields.setdefault("reason", err.reason)
+            await _abort(context, err)
+        except Exception as exc:
+            if _is_abort(exc):
+                raise
+            if isinstance(exc, GeneratorExit):
+                raise
+            code = "INTERNAL"
+            log.exception("internal_error", rpc="StreamEvents")
+            await _abort(context, ServiceError(Status.INTERNAL, Reason.INTERNAL, "internal error"))
+        finally:
+            fields["entries"] = sent
+            _request_line(fields, code, start)
+            request_fields.reset(reset)
+
+    # ------------------------------------------------------------------ the RPCs
+
+    async def list_games(
+        self, request: pb.ListGamesRequest, context: Context
+    ) -> pb.ListGamesResponse:
+        return pb.ListGamesResponse(
+            games=[
+                pb.GameInfo(
+                    name=g.name,
+                    title=g.title,
+                    rules_version=g.rules_version,
+                    min_seats=g.min_seats,
+                    max_seats=g.max_seats,
+                    realtime=g.realtime,
+                    aliases=list(g.aliases),
+                    flags=[
+                        pb.RuleFlag(
+                            name=f.name,
+                            default_json=f.default_json,
+                            schema_json=f.schema_json,
+                            help=f.help,
+                        )
+                        for f in g.flags
+                    ],
+                    command_schema_json=g.command_schema_json,
+                    event_schema_json=g.event_schema_json,
+                    view_schema_json=g.view_schema_json,
+                )
+                for g in self.app.list_games()
+            ]
+        )
+
+    async def create_game(
+        self, request: pb.CreateGameRequest, context: Context
+    ) -> pb.CreateGameResponse:
+        seats = []
+        for i, s in enumerate(request.seats):
+            kind = _SEAT_KINDS.get(s.kind)
+            if kind is None:
+                raise invalid(f"seats[{i}].kind", "not a SeatKind")
+            seats.append(SeatSpec(kind, s.bot_min_delay_ms, s.bot_max_delay_ms))
+        spec = GameSpec(
+            game=request.game,
+            seats=seats,
+            rules_json=request.rules_json,
+            seed=request.seed if request.HasField("seed") else None,
+            event_limit=request.event_limit,
+            timeouts_ms=dict(request.timeouts_ms),
+        )
+        created = await self.app.create_game(spec, _metadata(context, ADMIN_KEY_HEADER))
+        return pb.CreateGameResponse(
+            game_id=created.game_id,
+            seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in created.seat_tokens],
+            spectator_token=created.spectator_token,
+            seed_commitment=created.seed_commitment,
+            header_json=created.header_json,
+        )
+
+    async def submit_action(
+        self, request: pb.SubmitActionRequest, context: Context
+    ) -> pb.SubmitActionResponse:
+        result = await self.app.submit(
+            _token(context),
+            request.game_id,
+            request.command.kind,
+            request.command.json,
+            action_id=request.action_id,
+            as_seat=request.as_seat if request.HasField("as_seat") else None,
+        )
+        response = pb.SubmitActionResponse(entry=_entry(result.entry), replayed=result.replayed)
+        if result.outcome is not None:
+            response.outcome.CopyFrom(_outcome(result.outcome))
+        return response
+
+    async def get_view(self, request: pb.GetViewRequest, context: Context) -> pb.GetViewResponse:
+        result = await self.app.view(_token(context), request.game_id)
+        response = pb.GetViewResponse(
+            seq=result.seq,
+            view=_value(result.view),
+            legal_commands=[_value(v) for v in result.legal_commands],
+        )
+        if result.outcome is not None:
+            response.outcome.CopyFrom(_outcome(result.outcome))
+        if result.seat is not None:
+            response.seat = result.seat
+        return response
+
+    async def get_log(self, request: pb.GetLogRequest, context: Context) -> pb.GetLogResponse:
+        result = await self.app.log(_token(context), request.game_id)
+        return pb.GetLogResponse(log_jsonl=result.log_jsonl, complete=result.complete)
+
+
+def _parse(request_type: type[M], raw: bytes) -> M:
+    """The decode guard: any parse failure is INVALID_ARGUMENT naming the message type."""
+    try:
+        return request_type.FromString(raw)
+    except Exception:  # protobuf raises DecodeError, RuntimeError or others on garbage
+        raise invalid("request", f"not a valid {request_type.DESCRIPTOR.full_name}") from None
+
+
+def _is_abort(exc: BaseException) -> bool:
+    return isinstance(exc, grpc.aio.AbortError)
+
+
+async def _abort(context: Context, err: ServiceError) -> None:
+    grpc_code, _ = _CODES[err.status]
+    await context.abort(
+        grpc_code,
+        err.message,
+        trailing_metadata=(("grpc-status-details-bin", _status_details(err)),),
+    )
+
+
+def _request_line(fields: dict[str, Any], code: str, start: float) -> None:
+    log.info(
+        "request",
+        code=code,
+        duration_ms=round((time.perf_counter() - start) * 1000, 3),
+        **fields,
+    )
+
+
+def service_names() -> Sequence[str]:
+    return (pb.DESCRIPTOR.services_by_name["GameService"].full_name,)

@@ -1,0 +1,54 @@
+"""structlog JSON logs: one line per request, never a token, seed, salt or hidden card.
+
+The service never passes those values to a logger in the first place (requests are logged by
+their ``game_id``, ``seat``, ``seq``, RPC name, status and reason only); :func:`scrub` is the
+second line of defence, dropping sensitive keys and masking anything shaped like a token.
+Tracebacks are rendered without local variables.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import MutableMapping
+from typing import Any, Final, TextIO
+
+import structlog
+from structlog.tracebacks import ExceptionDictTransformer
+
+SENSITIVE_KEYS: Final = frozenset(
+    {"token", "tokens", "seed", "salt", "authorization", "admin_key", "command", "events", "view"}
+)
+_TOKEN_RE: Final = re.compile(r"cct_[A-Za-z0-9_\-]+")
+
+
+def scrub(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """Drop sensitive keys; mask token-shaped text in string values."""
+    for key in list(event):
+        if key in SENSITIVE_KEYS:
+            del event[key]
+            continue
+        value = event[key]
+        if isinstance(value, str) and "cct_" in value:
+            event[key] = _TOKEN_RE.sub("cct_***", value)
+    return event
+
+
+def configure(stream: TextIO | None = None, level: str = "info") -> None:
+    """JSON lines on ``stream`` (stderr by default)."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            scrub,
+            structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+            structlog.processors.JSONRenderer(sort_keys=True),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]
+        ),
+        logger_factory=structlog.WriteLoggerFactory(file=stream or sys.stderr),
+        cache_logger_on_first_use=True,
+    )
