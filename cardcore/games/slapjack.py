@@ -324,6 +324,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
 
 def _decide_play(state: State, p: int) -> list[Event]:
     if state.current != p:
+        if state.current is None:
+            raise Rejected(RejectCode.NOT_YOUR_TURN, "nobody holds a card: slap the pile")
         raise Rejected(RejectCode.NOT_YOUR_TURN, f"it is seat {state.current}'s turn")
     stacks = state.stacks
     stack = stacks[p]
