@@ -1,0 +1,1183 @@
+"""Spit, rules.md §2.
+
+Two players race, without turns, to get rid of their cards onto two central *spit piles*. Each
+player has a *layout* of five stock piles (1, 2, 3, 4, 5 cards, tops face up) and a face-down
+packet of *spit cards*. A round starts when both call ``Spit`` (phase ``READY``): each player with
+spit cards turns the top one up to start their own spit pile. In phase ``PLAY`` anyone may ``Play``
+a face-up layout top onto either spit pile if it is one rank up or down (K–A–2 wrap), ``Flip`` a
+face-down layout top, or ``Move`` a face-up top into an empty space. When the game is *stuck* (no
+play, flip or card-exposing move for either player) both call ``Spit`` again and turn a spit card
+each onto their own pile; a player who still has spit cards when the other has none spits alone
+onto one pile, which is then locked for the round. The round ends when a player's layout is empty
+(A) or when the game is stuck and nobody has spit cards left (B); with two spit piles the players
+``Slap`` for them (first slap takes the pile it names, the other player gets the other pile), then
+each shuffles the pile taken with their remaining cards into a new packet and lays it out again.
+A player whose new packet is empty wins. Races are decided by sequence order (§2.3, §0.4).
+
+Zones: layout piles are bottom→top; the last ``up[seat][pile]`` cards of a pile are face up (one,
+the top, except after a ``Stack`` in that variant; zero while a top waits to be flipped); every
+other layout card is face down. Spit cards are top first and face down to everybody, their owner
+included. Spit piles (``SP0`` started by seat 0, ``SP1`` by seat 1) are bottom→top and face up; an
+empty spit pile does not exist.
+
+Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
+redact/view → outcome/legal_commands → narrate → ``GAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, TypeVar, assert_never
+
+from ..cards import HIDDEN, Card, SeenCard, standard_deck
+from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
+from ..errors import InvalidSetup, RejectCode, Rejected
+from ..rng import Rng, shuffled
+
+RULES_VERSION: Final = "1"
+
+T = TypeVar("T")
+
+SEATS: Final = 2
+SPIT_PILES: Final = 2
+
+Phase = Literal["READY", "PLAY", "SLAP", "CHOOSE", "OVER"]
+
+# --------------------------------------------------------------------------- rules (§2.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags of rules.md §2.4, with their defaults."""
+
+    num_stock_piles: int = flag(5, "stock piles in a layout (5: 1..5 cards; 4: 1..4)", min=4, max=5)
+    pile_claim: Literal["slap", "choose"] = flag(
+        "slap", "after round end (A) with two spit piles: slap for them, or the emptier chooses"
+    )
+    alternate_colours: bool = flag(False, "a card played on a spit pile must differ in colour")
+    allow_equal_rank: bool = flag(False, "an equal rank may also be played on a spit pile")
+    stack_equal_in_layout: bool = flag(False, "allow stacking a face-up top on an equal rank")
+    wrap: bool = flag(True, "ranks turn the corner: K–A–2 are adjacent")
+    auto_flip: bool = flag(False, "face-down layout tops are turned up automatically")
+    one_pile_stalemate_owner: Literal["starter", "fewer_layout_cards"] = flag(
+        "starter", "who takes the only spit pile after a stalemate round end (B)"
+    )
+
+    def __post_init__(self) -> None:
+        if not 4 <= self.num_stock_piles <= 5:
+            raise InvalidSetup(
+                "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
+            )
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play the face-up top of your stock pile ``source`` onto spit pile ``target``.
+    ``expect_top``: the card you saw on top of that spit pile (else ``StaleAction``)."""
+
+    source: int
+    target: int
+    expect_top: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """Turn up the face-down top of your stock pile ``pile``."""
+
+    pile: int
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Move the face-up top of your stock pile ``source`` into your empty space ``target``."""
+
+    source: int
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """(``stack_equal_in_layout``) Put the face-up top of ``source`` on the face-up top of equal
+    rank of your stock pile ``target``."""
+
+    source: int
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class Spit:
+    """Call "Spit!": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call,
+    §0.4.6). ``target`` names the spit pile a solo spitter spits onto (ignored otherwise)."""
+
+    target: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Slap:
+    """Slap spit pile ``target`` to take it (phase ``SLAP``)."""
+
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakePile:
+    """(``pile_claim="choose"``) Take spit pile ``target`` (phase ``CHOOSE``, the chooser only)."""
+
+    target: int
+
+
+Command = Play | Flip | Move | Stack | Spit | Slap | TakePile
+
+SPIT: Final = Spit()
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """The deck was shuffled (stream 0) and dealt 26 a player, and each packet laid out:
+    ``layouts[seat][pile]`` bottom→top (face-down cards hidden but to the referee) and
+    ``spit_cards[seat]`` top first (face down to everyone)."""
+
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SpitCalled:
+    """``seat`` called "Spit!" naming ``target`` (recorded; the effect waits for both calls)."""
+
+    seat: int
+    target: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Spat:
+    """``seat`` turned its top spit card ``card`` onto spit pile ``target`` (starting it if it did
+    not exist). ``lock``: this was the first solo spit, which locks ``target`` for the round.
+    Clears the recorded calls."""
+
+    seat: int
+    card: Card
+    target: int
+    lock: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayStarted:
+    """Both players called at the start of a round: phase ``PLAY``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """``seat`` played ``card`` from its stock pile ``source`` onto spit pile ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Flipped:
+    """``seat`` turned up ``card`` on its stock pile ``pile`` (``auto``: by the auto_flip rule)."""
+
+    seat: int
+    pile: int
+    card: Card
+    auto: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """``seat`` moved ``card`` from stock pile ``source`` into the empty space ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Stacked:
+    """``seat`` stacked ``card`` from stock pile ``source`` onto the equal rank on ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """The round ended: (A) ``layout_empty`` — ``seat`` emptied its layout — or (B) ``stuck``.
+    ``claim``: how the spit piles are claimed (``slap`` → phase SLAP, ``choose`` → phase CHOOSE
+    with ``seat`` choosing, ``none`` → one spit pile, handed out at once)."""
+
+    reason: Literal["layout_empty", "stuck"]
+    seat: int | None
+    claim: Literal["slap", "choose", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class PileClaimed:
+    """``seat`` claimed spit pile ``target`` ``by`` slapping it first or choosing it."""
+
+    seat: int
+    target: int
+    by: Literal["slap", "choose"]
+
+
+@dataclass(frozen=True, slots=True)
+class NewLayout:
+    """The spit piles went to ``takers`` (seat per pile, None for a pile that did not exist). Each
+    player's new packet (pile taken + own spit cards + own layout cards) was shuffled, seat ``p``
+    with stream ``shuffles + 1 + p``, and laid out: ``layouts`` bottom→top, ``spit_cards`` top
+    first, hidden where face down. If ``winner`` is set, that player's packet was empty and the
+    game is over: nothing is laid out and each packet stays face down in ``spit_cards``."""
+
+    takers: tuple[int | None, int | None]
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+    winner: int | None
+
+
+Event = (
+    Dealt
+    | SpitCalled
+    | Spat
+    | PlayStarted
+    | CardPlayed
+    | Flipped
+    | Moved
+    | Stacked
+    | RoundEnded
+    | PileClaimed
+    | NewLayout
+)
+
+PLAY_STARTED: Final = PlayStarted()
+
+# --------------------------------------------------------------------------- state
+
+Layout = tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A whole Spit position. Build one directly to test from exact cards (see ``position``)."""
+
+    setup: Setup[Rules]
+    phase: Phase
+    layouts: tuple[Layout, ...]
+    """``layouts[seat][pile]``: the stock piles, bottom→top."""
+    up: tuple[tuple[int, ...], ...]
+    """``up[seat][pile]``: how many cards at the top of that pile are face up."""
+    spit_cards: tuple[tuple[Card, ...], ...]
+    """Each seat's face-down spit cards, top first."""
+    spit_piles: tuple[tuple[Card, ...], ...]
+    """``SP0``, ``SP1`` bottom→top; empty means the pile does not exist."""
+    called: tuple[bool, ...] = (False, False)
+    """Recorded joint calls (§0.4.6)."""
+    call_targets: tuple[int | None, ...] = (None, None)
+    locked: int | None = None
+    """The spit pile a solo spitter is locked to this round."""
+    chooser: int | None = None
+    """Who chooses a spit pile in phase CHOOSE."""
+    round: int = 1
+    shuffles: int = 0
+    """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``."""
+    winner: int | None = None
+
+
+def position(
+    layouts: Sequence[Sequence[Sequence[Card]]],
+    *,
+    spit_cards: Sequence[Sequence[Card]] = ((), ()),
+    spit_piles: Sequence[Sequence[Card]] = ((), ()),
+    up: Sequence[Sequence[int]] | None = None,
+    phase: Phase = "PLAY",
+    rules: Rules | None = None,
+    called: Sequence[bool] = (False, False),
+    call_targets: Sequence[int | None] = (None, None),
+    locked: int | None = None,
+    chooser: int | None = None,
+    round: int = 1,
+    shuffles: int = 0,
+    winner: int | None = None,
+    seed: int = 0,
+) -> State:
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
+
+    Layouts are padded with empty spaces up to ``num_stock_piles``. By default every non-empty
+    stock pile has its top card face up (``up`` 1) and the rest face down."""
+    rules = rules or Rules()
+    n = rules.num_stock_piles
+    lay = tuple(
+        tuple(tuple(p) for p in seat_piles) + ((),) * (n - len(seat_piles))
+        for seat_piles in layouts
+    )
+    ups = (
+        tuple(tuple(u) + (0,) * (n - len(u)) for u in up)
+        if up is not None
+        else tuple(tuple(1 if p else 0 for p in piles) for piles in lay)
+    )
+    return State(
+        Setup(seats=SEATS, seed=seed, rules=rules),
+        phase,
+        lay,
+        ups,
+        tuple(tuple(s) for s in spit_cards),
+        tuple(tuple(s) for s in spit_piles),
+        tuple(called),
+        tuple(call_targets),
+        locked,
+        chooser,
+        round,
+        shuffles,
+        winner,
+    )
+
+
+# --------------------------------------------------------------------------- view
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees: face-up layout cards and whole spit piles; face-down layout cards
+    and spit cards only as ``??`` (counts), even the viewer's own — except to the referee."""
+
+    phase: Phase
+    round: int
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+    spit_counts: tuple[int, ...]
+    spit_piles: tuple[tuple[Card, ...], ...]
+    called: tuple[bool, ...]
+    call_targets: tuple[int | None, ...]
+    locked: int | None
+    chooser: int | None
+    stuck: bool
+    winner: int | None
+
+
+# --------------------------------------------------------------------------- rules helpers
+
+
+def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
+    d = card.rank - top.rank
+    if d < 0:
+        d = -d
+    if not (d == 1 or (d == 12 and wrap) or (d == 0 and equal)):
+        return False
+    return not alternate or card.is_red != top.is_red
+
+
+_FIT_TABLES: Final[dict[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = {
+    (w, e, a): tuple(
+        frozenset(c for c in standard_deck() if _rank_fits(c, top, w, e, a))
+        for top in standard_deck()
+    )
+    for w in (False, True)
+    for e in (False, True)
+    for a in (False, True)
+}
+"""For each combination of (wrap, allow_equal_rank, alternate_colours) and each top card (by
+``Card.index``), the set of cards that may go on it: a set lookup per candidate play."""
+
+
+def fits(card: Card, top: Card, rules: Rules) -> bool:
+    """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
+    with ``allow_equal_rank``; of the other colour with ``alternate_colours`` (§2.2, §2.4)."""
+    return (
+        card in _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours][top.index]
+    )
+
+
+def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
+    """The cards that fit on each spit pile (an empty set for a pile that does not exist)."""
+    table = _FIT_TABLES[
+        state.setup.rules.wrap,
+        state.setup.rules.allow_equal_rank,
+        state.setup.rules.alternate_colours,
+    ]
+    p0, p1 = state.spit_piles
+    return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+
+
+_NOTHING: Final[frozenset[Card]] = frozenset()
+
+
+def _can_count(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
+    """Has ``seat`` an action that counts against being stuck (§2.2 (a)–(d))?"""
+    piles = state.layouts[seat]
+    ups = state.up[seat]
+    space = () in piles
+    exposing = False
+    for i in range(len(piles)):
+        pile = piles[i]
+        if not pile:
+            continue
+        u = ups[i]
+        if u == 0:
+            return True  # (b) flip
+        card = pile[-1]
+        if card in f0 or card in f1:
+            return True  # (a) play
+        if u == 1 and len(pile) >= 2:
+            if space:
+                return True  # (c) exposing move
+            exposing = True
+    if exposing and state.setup.rules.stack_equal_in_layout:
+        for i in range(len(piles)):
+            pile = piles[i]
+            if not pile or ups[i] != 1 or len(pile) < 2:
+                continue
+            rank = pile[-1].rank
+            for k in range(len(piles)):
+                dest = piles[k]
+                if k != i and dest and ups[k] and dest[-1].rank == rank:
+                    return True  # (d) exposing stack
+    return False
+
+
+def is_stuck(state: State) -> bool:
+    """§2.2 "stuck": neither player can (a) play a face-up layout top onto an existing spit pile,
+    (b) flip a face-down layout top, (c) move a face-up top into an empty space so as to expose a
+    face-down card or, with stacking, (d) stack such a top on an equal face-up top."""
+    f0, f1 = _fitsets(state)
+    return not _can_count(state, 0, f0, f1) and not _can_count(state, 1, f0, f1)
+
+
+def _layout_size(layout: Layout) -> int:
+    n = 0
+    for pile in layout:
+        n += len(pile)
+    return n
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    if state.winner is not None:
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    t = type(command)
+    if t is Play:
+        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+    if t is Spit:
+        return _decide_spit(state, seat, command)  # type: ignore[arg-type]
+    if t is Flip:
+        return _decide_flip(state, seat, command)  # type: ignore[arg-type]
+    if t is Move:
+        return _decide_move(state, seat, command)  # type: ignore[arg-type]
+    if t is Stack:
+        return _decide_stack(state, seat, command)  # type: ignore[arg-type]
+    if t is Slap:
+        return _decide_slap(state, seat, command)  # type: ignore[arg-type]
+    if t is TakePile:
+        return _decide_take(state, seat, command)  # type: ignore[arg-type]
+    raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
+
+
+def _require_play_phase(state: State, what: str) -> None:
+    if state.phase != "PLAY":
+        raise Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
+
+
+def _source(state: State, seat: int, i: int) -> tuple[Card, ...]:
+    layout = state.layouts[seat]
+    if not 0 <= i < len(layout):
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    return layout[i]
+
+
+def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
+    _require_play_phase(state, "play")
+    i, j = command.source, command.target
+    piles = state.spit_piles
+    has_pile = 0 <= j < SPIT_PILES and bool(piles[j])
+    if command.expect_top is not None:  # §0.4.5 staleness guard, before the action's own checks
+        top = piles[j][-1] if has_pile else None
+        if top is not command.expect_top:
+            seen = "no pile" if top is None else top.symbol
+            raise Rejected(
+                RejectCode.STALE_ACTION,
+                f"expect_top {command.expect_top.symbol} but spit pile {j} shows {seen}",
+            )
+    layout = state.layouts[seat]
+    if not 0 <= i < len(layout):
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    if not has_pile:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    up = state.up[seat][i]
+    if up == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    card = pile[-1]
+    top_card = piles[j][-1]
+    rules = state.setup.rules
+    if not fits(card, top_card, rules):
+        raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
+    events: list[Event] = [CardPlayed(seat, i, j, card)]
+    if rules.auto_flip and up == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    spits = state.spit_cards
+    if (len(pile) == 1 and _layout_size(layout) == 1) or (not spits[0] and not spits[1]):
+        return _end_round_if_due(state, seat, events)
+    return events
+
+
+def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
+    _require_play_phase(state, "flip")
+    i = command.pile
+    pile = _source(state, seat, i)
+    if not pile:
+        raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
+    if state.up[seat][i]:
+        raise Rejected(RejectCode.ALREADY_FACE_UP, f"the top of stock pile {i} is face up")
+    events: list[Event] = [Flipped(seat, i, pile[-1], False)]
+    return _after_layout_change(state, seat, events)
+
+
+def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
+    _require_play_phase(state, "move")
+    i, k = command.source, command.target
+    layout = state.layouts[seat]
+    n = len(layout)
+    if not 0 <= i < n or not 0 <= k < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
+    if layout[k]:
+        raise Rejected(RejectCode.NO_EMPTY_SPACE, f"stock pile {k} is not an empty space")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    up = state.up[seat][i]
+    if up == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    events: list[Event] = [Moved(seat, i, k, pile[-1])]
+    if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    return _after_layout_change(state, seat, events)
+
+
+def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
+    rules = state.setup.rules
+    if not rules.stack_equal_in_layout:
+        raise Rejected(RejectCode.INVALID_PHASE, "stacking needs the stack_equal_in_layout rule")
+    _require_play_phase(state, "stack")
+    i, k = command.source, command.target
+    layout = state.layouts[seat]
+    n = len(layout)
+    if not 0 <= i < n or not 0 <= k < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
+    if i == k:
+        raise Rejected(RejectCode.INVALID_TARGET, "cannot stack a pile onto itself")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    ups = state.up[seat]
+    if ups[i] == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    dest = layout[k]
+    if not dest:
+        raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {k} is empty: use move")
+    if ups[k] == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {k} is face down")
+    card = pile[-1]
+    if dest[-1].rank != card.rank:
+        raise Rejected(
+            RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
+        )
+    events: list[Event] = [Stacked(seat, i, k, card)]
+    if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    return _after_layout_change(state, seat, events)
+
+
+def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[Event]:
+    """Flips, moves and stacks keep every count: only (B) can newly hold, with no spit cards."""
+    spits = state.spit_cards
+    if not spits[0] and not spits[1]:
+        return _end_round_if_due(state, seat, events)
+    return events
+
+
+def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
+    phase = state.phase
+    target = command.target
+    piles = state.spit_piles
+    if phase == "READY":
+        if target is not None:  # no spit pile exists before the start call
+            raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target} before the start")
+    elif phase == "PLAY":
+        if not is_stuck(state):
+            raise Rejected(RejectCode.NOT_STUCK, "a play, flip or exposing move is still possible")
+        if target is not None:
+            if not 0 <= target < SPIT_PILES or not piles[target]:
+                raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target}")
+            if (
+                state.locked is not None
+                and target != state.locked
+                and state.spit_cards[seat]
+                and not state.spit_cards[1 - seat]
+            ):
+                raise Rejected(
+                    RejectCode.SPIT_PILE_LOCKED, f"the solo spit is locked to pile {state.locked}"
+                )
+    else:
+        raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
+    events: list[Event] = [SpitCalled(seat, target)]
+    if not state.called[1 - seat]:
+        return events  # §0.4.6: the effect waits for the other call
+    spits = state.spit_cards
+    if phase == "READY":  # §2.2 round start: each player with spit cards starts their own pile
+        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
+        events.append(PLAY_STARTED)
+        return events
+    if spits[0] and spits[1]:  # both spit onto their own piles (§2.5.3)
+        events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
+    else:
+        solo = 0 if spits[0] else 1
+        if spits[solo]:
+            if state.locked is not None:
+                dest = state.locked
+            else:
+                named = target if solo == seat else state.call_targets[solo]
+                if named is None:
+                    named = solo if piles[solo] else (0 if piles[0] else 1)
+                dest = named
+            events.append(Spat(solo, spits[solo][0], dest, state.locked is None))
+    return _end_round_if_due(state, seat, events)
+
+
+def _decide_slap(state: State, seat: int, command: Slap) -> list[Event]:
+    if state.phase != "SLAP":
+        raise Rejected(RejectCode.INVALID_PHASE, f"slap is not allowed in phase {state.phase}")
+    j = command.target
+    if not 0 <= j < SPIT_PILES or not state.spit_piles[j]:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    takers = (seat, 1 - seat) if j == 0 else (1 - seat, seat)
+    return [PileClaimed(seat, j, "slap"), _new_layout(state, takers)]
+
+
+def _decide_take(state: State, seat: int, command: TakePile) -> list[Event]:
+    if state.phase != "CHOOSE":
+        raise Rejected(RejectCode.INVALID_PHASE, f"take_pile is not allowed in phase {state.phase}")
+    if seat != state.chooser:
+        raise Rejected(RejectCode.NOT_CHOOSER, f"seat {state.chooser} chooses the pile")
+    j = command.target
+    if not 0 <= j < SPIT_PILES or not state.spit_piles[j]:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    takers = (seat, 1 - seat) if j == 0 else (1 - seat, seat)
+    return [PileClaimed(seat, j, "choose"), _new_layout(state, takers)]
+
+
+def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Event]:
+    """§2.2 round end, checked after every accepted action in phase PLAY: (A) the actor's layout
+    is empty (only the actor's layout can have changed), else (B) stuck with no spit cards."""
+    after = state
+    for e in events:
+        after = evolve(after, e)
+    if not any(after.layouts[seat]):
+        reason: Literal["layout_empty", "stuck"] = "layout_empty"  # (A) wins over (B)
+        emptier: int | None = seat
+    elif not after.spit_cards[0] and not after.spit_cards[1] and is_stuck(after):
+        reason, emptier = "stuck", None
+    else:
+        return events
+    piles = after.spit_piles
+    existing = [j for j in range(SPIT_PILES) if piles[j]]
+    if len(existing) == 2:
+        claim: Literal["slap", "choose"] = (
+            "choose" if emptier is not None and after.setup.rules.pile_claim == "choose" else "slap"
+        )
+        return [*events, RoundEnded(reason, emptier, claim)]
+    takers: list[int | None] = [None, None]
+    for j in existing:  # one spit pile: no slapping
+        if emptier is not None:
+            takers[j] = 1 - emptier  # (A): the emptier takes nothing (seed END)
+        elif after.setup.rules.one_pile_stalemate_owner == "fewer_layout_cards":
+            sizes = [_layout_size(after.layouts[p]) for p in range(SEATS)]
+            takers[j] = j if sizes[0] == sizes[1] else (0 if sizes[0] < sizes[1] else 1)
+        else:
+            takers[j] = j  # (B): the player who started it (§2.5.6)
+    ended = RoundEnded(reason, emptier, "none")
+    return [*events, ended, _new_layout(evolve(after, ended), (takers[0], takers[1]))]
+
+
+def _lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
+    """§2.2 laying out: pile i takes the next i+1 cards (bottom→top), filled in order until the
+    cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
+    piles: list[tuple[Card, ...]] = []
+    at = 0
+    for i in range(n):
+        piles.append(tuple(packet[at : at + i + 1]))
+        at += i + 1
+    return tuple(piles), tuple(packet[at:])
+
+
+def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayout:
+    """New packets (pile taken + own spit cards + own layout, §2.2), shuffled, laid out."""
+    n = state.setup.rules.num_stock_piles
+    layouts: list[Layout] = []
+    spit: list[tuple[Card, ...]] = []
+    packets: list[list[Card]] = []
+    winner: int | None = None
+    for p in range(SEATS):
+        packet: list[Card] = []
+        for j in range(SPIT_PILES):
+            if takers[j] == p:
+                packet += state.spit_piles[j]
+        packet += state.spit_cards[p]
+        for pile in state.layouts[p]:
+            packet += pile
+        if not packet and winner is None:
+            winner = p  # §2.2: an empty new packet wins
+        packets.append(shuffled(state.setup.seed, state.shuffles + 1 + p, packet))
+    for packet in packets:
+        if winner is None:
+            piles, rest = _lay_out(packet, n)
+        else:  # the game is over: the packets are not laid out
+            piles, rest = ((),) * n, tuple(packet)
+        layouts.append(piles)
+        spit.append(rest)
+    return NewLayout(takers, tuple(layouts), tuple(spit), winner)
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def _put(t: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
+    return t[:i] + (v,) + t[i + 1 :]
+
+
+def _as_cards(
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...],
+) -> tuple[Layout, ...]:
+    return tuple(tuple(tuple(c for c in p if isinstance(c, Card)) for p in lay) for lay in layouts)
+
+
+_NO_CALLS: Final = (False, False)
+_NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision."""
+    s = state
+    match event:
+        case CardPlayed(p, i, j, card):
+            lay = s.layouts[p]
+            ups = s.up[p]
+            return State(
+                s.setup, s.phase, s.layouts[:p] + (_put(lay, i, lay[i][:-1]),) + s.layouts[p + 1 :],
+                s.up[:p] + (_put(ups, i, ups[i] - 1),) + s.up[p + 1 :], s.spit_cards,
+                _put(s.spit_piles, j, s.spit_piles[j] + (card,)), s.called, s.call_targets,
+                s.locked, s.chooser, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case Flipped(p, i):
+            ups = s.up[p]
+            return State(
+                s.setup, s.phase, s.layouts, s.up[:p] + (_put(ups, i, 1),) + s.up[p + 1 :],
+                s.spit_cards, s.spit_piles, s.called, s.call_targets, s.locked, s.chooser,
+                s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case Moved(p, i, k, card) | Stacked(p, i, k, card):
+            lay = s.layouts[p]
+            ups = s.up[p]
+            lay = _put(_put(lay, i, lay[i][:-1]), k, lay[k] + (card,))
+            new_up = _put(_put(ups, i, ups[i] - 1), k, ups[k] + 1)
+            return State(
+                s.setup, s.phase, s.layouts[:p] + (lay,) + s.layouts[p + 1 :],
+                s.up[:p] + (new_up,) + s.up[p + 1 :], s.spit_cards, s.spit_piles, s.called,
+                s.call_targets, s.locked, s.chooser, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case SpitCalled(p, target):
+            return State(
+                s.setup, s.phase, s.layouts, s.up, s.spit_cards, s.spit_piles,
+                s.called[:p] + (True,) + s.called[p + 1 :],
+                s.call_targets[:p] + (target,) + s.call_targets[p + 1 :], s.locked, s.chooser,
+                s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case Spat(p, card, j, lock):
+            return State(
+                s.setup, s.phase, s.layouts, s.up, _put(s.spit_cards, p, s.spit_cards[p][1:]),
+                _put(s.spit_piles, j, s.spit_piles[j] + (card,)), _NO_CALLS, _NO_TARGETS,
+                j if lock else s.locked, s.chooser, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case PlayStarted():
+            return State(
+                s.setup, "PLAY", s.layouts, s.up, s.spit_cards, s.spit_piles, _NO_CALLS,
+                _NO_TARGETS, None, None, s.round, s.shuffles, s.winner,
+            )  # fmt: skip
+        case RoundEnded(_, seat, claim):
+            phase: Phase = "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else s.phase
+            return State(
+                s.setup, phase, s.layouts, s.up, s.spit_cards, s.spit_piles, _NO_CALLS,
+                _NO_TARGETS, s.locked, seat if claim == "choose" else None, s.round, s.shuffles,
+                s.winner,
+            )  # fmt: skip
+        case PileClaimed():
+            return s
+        case NewLayout(_, layouts, spit_cards, winner):
+            dealt = _as_cards(layouts)
+            return State(
+                s.setup, "READY" if winner is None else "OVER", dealt,
+                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, s.round + 1, s.shuffles + 2,
+                winner,
+            )  # fmt: skip
+        case Dealt(layouts, spit_cards):
+            dealt = _as_cards(layouts)
+            return State(
+                s.setup, "READY", dealt,
+                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, 1, 0, None,
+            )  # fmt: skip
+        case _:
+            assert_never(event)
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    """One 52-card deck, no jokers (§2.2)."""
+    return standard_deck()
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the deal: empty layouts, no spit cards, phase READY."""
+    n = setup.rules.num_stock_piles
+    empty: Layout = ((),) * n
+    return State(setup, "READY", (empty, empty), ((0,) * n, (0,) * n), ((), ()), ((), ()))
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """Shuffle with stream 0, deal 26 each one at a time from P0 (§0.3), and lay out (§2.2)."""
+    cards = shuffled(setup.seed, 0, deck(setup))
+    n = setup.rules.num_stock_piles
+    outs = [_lay_out(cards[p::SEATS], n) for p in range(SEATS)]
+    return [Dealt(tuple(o[0] for o in outs), tuple(o[1] for o in outs))]
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def _hide_layout(
+    layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
+) -> tuple[tuple[SeenCard, ...], ...]:
+    """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
+    out = []
+    for i, pile in enumerate(layout):
+        u = (1 if pile else 0) if ups is None else ups[i]
+        down = len(pile) - u
+        out.append((HIDDEN,) * down + tuple(pile[down:]))
+    return tuple(out)
+
+
+def view(state: State, viewer: Viewer) -> View:
+    """What ``viewer`` sees (§2 views): nobody but the referee sees a face-down card."""
+    referee = viewer == Role.REFEREE
+    if referee:
+        layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...] = state.layouts
+        spit_cards: tuple[tuple[SeenCard, ...], ...] = state.spit_cards
+    else:
+        layouts = tuple(
+            _hide_layout(lay, ups) for lay, ups in zip(state.layouts, state.up, strict=True)
+        )
+        spit_cards = tuple((HIDDEN,) * len(s) for s in state.spit_cards)
+    return View(
+        phase=state.phase,
+        round=state.round,
+        layouts=layouts,
+        spit_cards=spit_cards,
+        spit_counts=tuple(len(s) for s in state.spit_cards),
+        spit_piles=state.spit_piles,
+        called=state.called,
+        call_targets=state.call_targets,
+        locked=state.locked,
+        chooser=state.chooser,
+        stuck=state.phase == "PLAY" and is_stuck(state),
+        winner=state.winner,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
+    if viewer == Role.REFEREE:
+        return event
+    t = type(event)
+    if t is Dealt or t is NewLayout:
+        layouts = tuple(_hide_layout(lay) for lay in event.layouts)  # type: ignore[union-attr]
+        spit = tuple((HIDDEN,) * len(s) for s in event.spit_cards)  # type: ignore[union-attr]
+        if t is Dealt:
+            return Dealt(layouts, spit)
+        return NewLayout(event.takers, layouts, spit, event.winner)  # type: ignore[union-attr]
+    return event
+
+
+def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
+    """Permute every face-down card (layout cards under the face-up ones, spit cards) among
+    their places: no seat or spectator can tell them apart."""
+    if viewer == Role.REFEREE:
+        return state
+    hidden: list[Card] = []
+    for lay, ups in zip(state.layouts, state.up, strict=True):
+        for pile, u in zip(lay, ups, strict=True):
+            hidden += pile[: len(pile) - u]
+    for sc in state.spit_cards:
+        hidden += sc
+    rng.shuffle(hidden)
+    at = 0
+    layouts = []
+    for lay, ups in zip(state.layouts, state.up, strict=True):
+        piles = []
+        for pile, u in zip(lay, ups, strict=True):
+            down = len(pile) - u
+            piles.append(tuple(hidden[at : at + down]) + pile[down:])
+            at += down
+        layouts.append(tuple(piles))
+    spit_cards = []
+    for sc in state.spit_cards:
+        spit_cards.append(tuple(hidden[at : at + len(sc)]))
+        at += len(sc)
+    return State(
+        state.setup, state.phase, tuple(layouts), state.up, tuple(spit_cards), state.spit_piles,
+        state.called, state.call_targets, state.locked, state.chooser, state.round,
+        state.shuffles, state.winner,
+    )  # fmt: skip
+
+
+def cards_in_play(state: State) -> list[Card]:
+    """Every card: layouts, spit cards and spit piles."""
+    out: list[Card] = []
+    for lay in state.layouts:
+        for pile in lay:
+            out += pile
+    for sc in state.spit_cards:
+        out += sc
+    for sp in state.spit_piles:
+        out += sp
+    return out
+
+
+# --------------------------------------------------------------------------- outcome, commands
+
+
+def outcome(state: State) -> Outcome | None:
+    """The first player whose new packet is empty wins (§2.2)."""
+    w = state.winner
+    if w is None:
+        return None
+    return Outcome(Termination.OUT_OF_CARDS, (w,))
+
+
+_PLAYS: Final = tuple(tuple(Play(i, j) for j in range(SPIT_PILES)) for i in range(5))
+_FLIPS: Final = tuple(Flip(i) for i in range(5))
+_MOVES: Final = tuple(tuple(Move(i, k) for k in range(5)) for i in range(5))
+_STACKS: Final = tuple(tuple(Stack(i, k) for k in range(5)) for i in range(5))
+_SPITS: Final = (SPIT, *(Spit(j) for j in range(SPIT_PILES)))
+_SLAPS: Final = tuple(Slap(j) for j in range(SPIT_PILES))
+_TAKES: Final = tuple(TakePile(j) for j in range(SPIT_PILES))
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (each is accepted by ``decide``)."""
+    if state.winner is not None:
+        return []
+    phase = state.phase
+    piles = state.spit_piles
+    if phase == "PLAY":
+        return _legal_play(state, seat)
+    if phase == "READY":
+        return [SPIT]
+    if phase == "SLAP":
+        return [_SLAPS[j] for j in range(SPIT_PILES) if piles[j]]
+    if phase == "CHOOSE" and seat == state.chooser:
+        return [_TAKES[j] for j in range(SPIT_PILES) if piles[j]]
+    return []
+
+
+def _legal_play(state: State, seat: int) -> list[Command]:
+    out: list[Command] = []
+    layout = state.layouts[seat]
+    ups = state.up[seat]
+    f0, f1 = _fitsets(state)
+    space = () in layout
+    stacking = state.setup.rules.stack_equal_in_layout
+    counting = False  # has this seat a play, flip or exposing move? Then nobody is stuck.
+    for i in range(len(layout)):
+        pile = layout[i]
+        if not pile:
+            continue
+        u = ups[i]
+        if u == 0:
+            out.append(_FLIPS[i])
+            counting = True
+            continue
+        card = pile[-1]
+        if card in f0:
+            out.append(_PLAYS[i][0])
+            counting = True
+        if card in f1:
+            out.append(_PLAYS[i][1])
+            counting = True
+        if space:
+            moves = _MOVES[i]
+            for k in range(len(layout)):
+                if not layout[k]:
+                    out.append(moves[k])
+            if u == 1 and len(pile) >= 2:
+                counting = True
+        if stacking:
+            for k in range(len(layout)):
+                dest = layout[k]
+                if k != i and dest and ups[k] and dest[-1].rank == card.rank:
+                    out.append(_STACKS[i][k])
+                    if u == 1 and len(pile) >= 2:
+                        counting = True
+    if not counting and not _can_count(state, 1 - seat, f0, f1):
+        out.append(SPIT)  # stuck: the stalemate call, naming any pile it may name
+        solo_locked = (
+            state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
+        )
+        piles = state.spit_piles
+        for j in range(SPIT_PILES):
+            if piles[j] and (not solo_locked or j == state.locked):
+                out.append(_SPITS[j + 1])
+    return out
+
+
+def is_sensible(state: State, seat: int, command: Command) -> bool:
+    """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
+    spitting alone, a move or stack that uncovers no face-down card (it could loop forever), and
+    claiming the bigger spit pile ("strategic players slap the pile with fewer cards", §2.1)."""
+    t = type(command)
+    if t is Play or t is Flip:
+        return True
+    if t is Move or t is Stack:
+        i = command.source  # type: ignore[union-attr]
+        return state.up[seat][i] == 1 and len(state.layouts[seat][i]) >= 2  # exposes a card
+    if isinstance(command, Spit):
+        if state.called[seat]:
+            return False
+        spits = state.spit_cards
+        return command.target is None or bool(spits[seat] and not spits[1 - seat])
+    j = command.target  # type: ignore[union-attr]
+    piles = state.spit_piles
+    other = piles[1 - j]
+    return not other or len(piles[j]) <= len(other)
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def _layout_text(layout: Sequence[Sequence[SeenCard]]) -> str:
+    return "-".join(str(len(p)) for p in layout)
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(layouts, spit_cards):
+            return "dealt 26 cards each; " + "; ".join(
+                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
+                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
+            )
+        case SpitCalled(seat, target):
+            named = "" if target is None else f" (naming spit pile {target})"
+            return f'seat {seat} called "Spit!"{named}'
+        case Spat(seat, card, target, lock):
+            locked = "; that pile is now locked for the solo spits" if lock else ""
+            return f"seat {seat} spat {card.symbol} onto spit pile {target}{locked}"
+        case PlayStarted():
+            return "play starts"
+        case CardPlayed(seat, source, target, card):
+            return (
+                f"seat {seat} played {card.symbol} on spit pile {target} (from stock pile {source})"
+            )
+        case Flipped(seat, pile, card, auto):
+            how = " (automatically)" if auto else ""
+            return f"seat {seat} turned up {card.symbol} on stock pile {pile}{how}"
+        case Moved(seat, source, target, card):
+            return f"seat {seat} moved {card.symbol} from stock pile {source} to the space {target}"
+        case Stacked(seat, source, target, card):
+            return f"seat {seat} stacked {card.symbol} from stock pile {source} onto pile {target}"
+        case RoundEnded(reason, seat, claim):
+            why = (
+                f"seat {seat} emptied its layout"
+                if reason == "layout_empty"
+                else "stalemate, no spit cards left"
+            )
+            then = {
+                "slap": "slap for the spit piles",
+                "choose": f"seat {seat} chooses a spit pile",
+                "none": "one spit pile, no slapping",
+            }[claim]
+            return f"round over ({why}): {then}"
+        case PileClaimed(seat, target, by):
+            verb = "slapped" if by == "slap" else "chose"
+            return f"seat {seat} {verb} spit pile {target} first and takes it"
+        case NewLayout(takers, layouts, spit_cards, winner):
+            took = ", ".join(
+                f"seat {p} takes spit pile {j}" for j, p in enumerate(takers) if p is not None
+            )
+            if winner is not None:
+                return f"{took or 'no spit pile taken'}; seat {winner} has no cards left and wins"
+            return f"{took}; new layouts: " + "; ".join(
+                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
+                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
+            )
+        case _:
+            assert_never(event)
+
+
+GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
+    info=GameInfo(
+        name="spit",
+        title="Spit",
+        rules_version=RULES_VERSION,
+        min_seats=2,
+        max_seats=2,
+        realtime=True,
+    ),
+    rules_type=Rules,
+    command_types=(Play, Flip, Move, Stack, Spit, Slap, TakePile),
+    event_types=(
+        Dealt,
+        SpitCalled,
+        Spat,
+        PlayStarted,
+        CardPlayed,
+        Flipped,
+        Moved,
+        Stacked,
+        RoundEnded,
+        PileClaimed,
+        NewLayout,
+    ),
+    view_type=View,
+    initial_state=initial_state,
+    deal=deal,
+    decide=decide,
+    evolve=evolve,
+    legal_commands=legal_commands,
+    outcome=outcome,
+    view=view,
+    redact=redact,
+    narrate=narrate,
+    deck=deck,
+    cards_in_play=cards_in_play,
+    shuffle_hidden=shuffle_hidden,
+    is_sensible=is_sensible,
+)
