@@ -140,8 +140,8 @@ def _line(r: GameReport) -> str:
     winners = ",".join(map(str, r.winners)) or "-"
     return (
         f"  {r.game:<10} {r.seats} seats  {r.entries:>5} entries  client: {r.client_actions:>4} "
-        f"actions, {r.client_rejections:>3} rejected  end: {r.termination:<13} winners: {winners:<5}"
-        f" log {ok}  ({r.seconds:.1f} s)"
+        f"actions, {r.client_rejections:>3} rejected  end: {r.termination:<13} "
+        f"winners: {winners:<5} log {ok}  ({r.seconds:.1f} s)"
     )
 
 

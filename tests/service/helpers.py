@@ -1,0 +1,136 @@
+"""A real server process for the service tests: started, killed and restarted on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+
+READY_TIMEOUT_S = 30.0
+
+
+class ServerProcess:
+    """``cardcore serve`` in a subprocess; stderr (its JSON logs) goes to ``log_path``."""
+
+    def __init__(self, tmp: Path, *args: str, name: str = "server") -> None:
+        self.db = str(tmp / f"{name}.db")
+        self.log_path = tmp / f"{name}.log"
+        self.args = list(args)
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> ServerProcess:
+        cmd = [
+            sys.executable,
+            "-m",
+            "cardcore.cli",
+            "serve",
+            "--port",
+            str(self.port),
+            "--db",
+            self.db,
+            *self.args,
+        ]
+        err = open(self.log_path, "ab")  # noqa: SIM115 — owned by the child
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
+        err.close()
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        line = b""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            if ready:
+                line = self.proc.stdout.readline()
+                break
+            if self.proc.poll() is not None:
+                break
+        if not line.startswith(b"cardcore serving on"):
+            self.stop()
+            raise RuntimeError(f"server did not start: {line!r}\n{self.log_text()[-2000:]}")
+        self.port = int(line.decode().rsplit(":", 1)[1])
+        self.starts += 1
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no cleanup of any kind."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        """SIGTERM and wait (graceful shutdown)."""
+        if self.proc is None:
+            return None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait(5)
+        self.proc = None
+        return rc
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text()
+        except FileNotFoundError:
+            return ""
+
+
+def stub(target: str) -> tuple[grpc.Channel, Any]:
+    channel = grpc.insecure_channel(target)
+    return channel, pb_grpc.GameServiceStub(channel)
+
+
+def auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def create(
+    s: Any,
+    game: str = "ratscrew",
+    seats: int = 2,
+    *,
+    bots: int = 0,
+    seed: int | None = None,
+    timeouts: dict[str, int] | None = None,
+    event_limit: int = 0,
+) -> Any:
+    assignments = [pb.SeatAssignment(kind=pb.SEAT_KIND_HUMAN) for _ in range(seats - bots)]
+    assignments += [
+        pb.SeatAssignment(kind=pb.SEAT_KIND_REACTION_BOT, bot_min_delay_ms=1, bot_max_delay_ms=5)
+        for _ in range(bots)
+    ]
+    req = pb.CreateGameRequest(
+        game=game, seats=assignments, timeouts_ms=timeouts or {}, event_limit=event_limit
+    )
+    if seed is not None:
+        req.seed = seed
+    return s.CreateGame(req)
+
+
+def command(kind: str, **fields: Any) -> pb.GameValue:
+    import json
+
+    data = {"kind": kind, **fields}
+    return pb.GameValue(kind=kind, json=json.dumps(data, sort_keys=True, separators=(",", ":")))
