@@ -84,7 +84,7 @@ def play_until_over(s: Any, game_id: str, tokens: dict[int, str], limit: int = 2
     actions = 0
     while actions < limit:
         progressed = False
-        for seat, token in tokens.items():
+        for token in tokens.values():
             v = s.GetView(pb.GetViewRequest(game_id=game_id), metadata=auth(token))
             if v.HasField("outcome"):
                 return actions
@@ -158,7 +158,7 @@ def play_some(s: Any, game_id: str, tokens: dict[int, str], n: int) -> None:
     """n accepted actions: each time, the first seat with a non-slap legal command plays it."""
     done = 0
     while done < n:
-        for seat, token in tokens.items():
+        for token in tokens.values():
             v = s.GetView(pb.GetViewRequest(game_id=game_id), metadata=auth(token))
             cmds = [c for c in v.legal_commands if c.kind != "Slap"]
             if cmds:

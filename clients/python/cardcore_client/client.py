@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
+
 from cardcore_server._pb import game_service_pb2 as pb
 from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
-from google.rpc import error_details_pb2, status_pb2
 
 RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 _STREAM_RETRYABLE: Final = RETRYABLE | {grpc.StatusCode.CANCELLED}
