@@ -83,4 +83,25 @@ PRESETS: list[Preset] = [
         25,
         {"out_of_cards": "slap_in_unlimited", "zero_card_false_slap": "eliminate"},
     ),
+    Preset("speed", "default", 2, 31),
+    Preset(
+        "speed",
+        "match",
+        2,
+        32,
+        {"side_pile_size": 5, "target_score": 10, "score_counts": "stock_and_hand"},
+    ),
+    Preset(
+        "speed",
+        "house",
+        2,
+        33,
+        {
+            "auto_refill": False,
+            "multi_card_play": True,
+            "jokers": 2,
+            "allow_equal_rank": True,
+            "best_of": 3,
+        },
+    ),
 ]
