@@ -249,8 +249,9 @@ def verify(lines: Sequence[LogLine]) -> Report:
     decided by the rules from the revealed seed, gives exactly the logged events.
 
     Raises :class:`CorruptLog` naming the first bad entry's ``seq``. A log without its ``end``
-    line (a game in progress) is checked for sequence, links and rules but not for hashes or the
-    deal, and the report says ``revealed=False``."""
+    line (a game in progress) is checked for sequence and links, and each action against the rules
+    as far as a spectator can see (shuffles cannot be re-drawn without the seed); hashes and the
+    deal are not checked, and the report says ``revealed=False``."""
     from .match import Match
 
     header = _header(lines)
@@ -273,6 +274,7 @@ def verify(lines: Sequence[LogLine]) -> Report:
     setup = _setup_of(game, header, seed)
 
     match: Match[Any, Any, Any, Any, Any] | None = None
+    twin: Match[Any, Any, Any, Any, Any] | None = None
     prev = header["hash"]
     last_at = 0
     for expected_seq, line in enumerate(body):
@@ -303,6 +305,7 @@ def verify(lines: Sequence[LogLine]) -> Report:
                     raise CorruptLog(0, "the deal differs from the one the revealed seed gives")
             else:
                 match = Match.from_deal(game, setup, logged_events, at_ms=at_ms)
+                twin = Match.from_deal(game, _other_seed(setup), logged_events, at_ms=at_ms)
             continue
         assert match is not None
         seat = line.get("seat")
@@ -313,12 +316,35 @@ def verify(lines: Sequence[LogLine]) -> Report:
         except DecodeError as exc:
             raise CorruptLog(seq, f"action does not decode: {exc}") from None
         try:
-            events = match.submit(seat, command, at_ms)
+            events = match.check(seat, command)
         except Rejected as exc:
             raise CorruptLog(seq, f"the rules reject this action: {exc}") from None
+        if salt is not None:
+            if [codec.encode(e) for e in events] != logged_events:
+                raise CorruptLog(
+                    seq, "logged events differ from what the rules give for this action"
+                )
+            match.apply(seat, command, events, at_ms)
+            continue
+        # Seed still secret: a shuffle cannot be re-drawn. The same action is decided under two
+        # different seeds; where the rules give the same events both ways they did not depend on
+        # the seed and must be the logged ones, else only the kinds of event can be checked.
+        assert twin is not None
+        try:
+            logged_list = [game.decode_event(e, "events") for e in logged_events or ()]
+            twin_events = twin.check(seat, command)
+        except (DecodeError, Rejected) as exc:
+            raise CorruptLog(seq, f"event does not decode or replay: {exc}") from None
         got = [codec.encode(e) for e in events]
-        if got != logged_events:
+        if got == [codec.encode(e) for e in twin_events]:
+            if got != logged_events:
+                raise CorruptLog(
+                    seq, "logged events differ from what the rules give for this action"
+                )
+        elif [type(e) for e in events] != [type(e) for e in logged_list]:
             raise CorruptLog(seq, "logged events differ from what the rules give for this action")
+        match.apply(seat, command, logged_list, at_ms)
+        twin.apply(seat, command, logged_list, at_ms)
     if end is not None:
         end_seq = end.get("seq")
         if end_seq != len(body):
@@ -341,6 +367,10 @@ def verify(lines: Sequence[LogLine]) -> Report:
     if match is None:
         raise CorruptLog(0, "the log has no deal entry")
     return Report(game.name, len(body), end is not None, match.outcome)
+
+
+def _other_seed(setup: Setup[Any]) -> Setup[Any]:
+    return Setup(setup.seats, setup.seed ^ 1, setup.rules, setup.event_limit)
 
 
 def redact_log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:

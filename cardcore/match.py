@@ -110,6 +110,13 @@ class Match(Generic[S, C, E, V, R]):
         self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
         return events
 
+    def apply(self, seat: int, command: C, events: Sequence[E], at_ms: int) -> None:
+        """Sequence an action whose events were already decided (replaying a log, or
+        :meth:`check` followed by a commit). No rules are consulted."""
+        if at_ms < self.last_at_ms:
+            raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
+        self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
+
     def view(self, viewer: Viewer) -> V:
         return self.game.view(self.state, viewer)
 

@@ -119,3 +119,11 @@ def test_unknown_game_and_bad_format() -> None:
         log.verify([{"type": "entry"}])
     with pytest.raises(CorruptLog, match="line 1"):
         log.loads(b"{nope\n")
+
+
+def test_unrevealed_log_is_still_checked_against_the_rules(lines: list[dict[str, Any]]) -> None:
+    partial = copy.deepcopy(lines[:60])
+    entry = next(line for line in partial[5:] if any("card" in e for e in line["events"]))
+    event = next(e for e in entry["events"] if "card" in e)
+    event["card"] = "KS" if event["card"] != "KS" else "QS"
+    assert bad_seq(partial) == entry["seq"]
