@@ -420,14 +420,14 @@ def _decide_play(state: State, p: int) -> list[Event]:
     rules = state.setup.rules
     card = stacks[p][0]
     left = len(stacks[p]) - 1
-    after = stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :]
+    # _next_player never looks at p's own stack, so the stacks before this card will do.
     eliminated = state.eliminated
     owed: int | None = None
     current: int | None
     challenge: tuple[int, int] | None
     count = _challenge_count(rules, card)
     if count is not None:  # §1.2 play 1: a royal challenges the next player
-        current = _next_player(after, eliminated, p)
+        current = _next_player(stacks, eliminated, p)
         challenge = (p, count) if current is not None else None
         if current is None:
             owed = p
@@ -438,7 +438,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
         if remaining == 0:
             owed = challenger
         elif left == 0:  # §1.5 item 8: the challenged player ran out of cards
-            nxt = _next_player(after, eliminated, p)
+            nxt = _next_player(stacks, eliminated, p)
             if (
                 rules.challenge_exhausted == "pass_to_next"
                 and nxt is not None
@@ -449,7 +449,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
                 owed = challenger
     else:  # §1.2 play 3: a number card, no challenge
         challenge = None
-        current = _next_player(after, eliminated, p)
+        current = _next_player(stacks, eliminated, p)
         if current is None:
             if left:
                 current = p
