@@ -313,18 +313,21 @@ def position(
 ) -> State:
     """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
 
-    Layouts are padded with empty spaces up to ``num_stock_piles``. By default every non-empty
-    stock pile has its top card face up (``up`` 1) and the rest face down."""
+    Layouts are padded with empty spaces up to ``num_stock_piles``. ``up[seat][pile]`` counts the
+    face-up cards on top of each pile; seats it leaves out have every non-empty stock pile's top
+    card face up and the rest face down."""
     rules = rules or Rules()
     n = rules.num_stock_piles
     lay = tuple(
         tuple(tuple(p) for p in seat_piles) + ((),) * (n - len(seat_piles))
         for seat_piles in layouts
     )
-    ups = (
-        tuple(tuple(u) + (0,) * (n - len(u)) for u in up)
-        if up is not None
-        else tuple(tuple(1 if p else 0 for p in piles) for piles in lay)
+    given = tuple(up or ())
+    ups = tuple(
+        tuple(given[s]) + (0,) * (n - len(given[s]))
+        if s < len(given)
+        else tuple(1 if p else 0 for p in lay[s])
+        for s in range(len(lay))
     )
     return State(
         Setup(seats=SEATS, seed=seed, rules=rules),
@@ -713,7 +716,7 @@ def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Even
     return [*events, ended, _new_layout(evolve(after, ended), (takers[0], takers[1]))]
 
 
-def _lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
+def lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
     """§2.2 laying out: pile i takes the next i+1 cards (bottom→top), filled in order until the
     cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
     piles: list[tuple[Card, ...]] = []
@@ -725,7 +728,11 @@ def _lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
 
 
 def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayout:
-    """New packets (pile taken + own spit cards + own layout, §2.2), shuffled, laid out."""
+    """New packets (pile taken + own spit cards + own layout, §2.2), shuffled, laid out.
+
+    [ENGINE] Before its shuffle a packet is: the spit pile(s) taken, bottom→top (SP0 before SP1),
+    then the player's spit cards top first, then its stock piles L0, L1, … each bottom→top. Seat
+    ``p`` shuffles with stream ``shuffles + 1 + p`` (two streams per re-layout)."""
     n = state.setup.rules.num_stock_piles
     layouts: list[Layout] = []
     spit: list[tuple[Card, ...]] = []
@@ -744,7 +751,7 @@ def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayou
         packets.append(shuffled(state.setup.seed, state.shuffles + 1 + p, packet))
     for packet in packets:
         if winner is None:
-            piles, rest = _lay_out(packet, n)
+            piles, rest = lay_out(packet, n)
         else:  # the game is over: the packets are not laid out
             piles, rest = ((),) * n, tuple(packet)
         layouts.append(piles)
@@ -866,7 +873,7 @@ def deal(setup: Setup[Rules]) -> list[Event]:
     """Shuffle with stream 0, deal 26 each one at a time from P0 (§0.3), and lay out (§2.2)."""
     cards = shuffled(setup.seed, 0, deck(setup))
     n = setup.rules.num_stock_piles
-    outs = [_lay_out(cards[p::SEATS], n) for p in range(SEATS)]
+    outs = [lay_out(cards[p::SEATS], n) for p in range(SEATS)]
     return [Dealt(tuple(o[0] for o in outs), tuple(o[1] for o in outs))]
 
 
