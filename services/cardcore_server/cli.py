@@ -14,9 +14,19 @@ from .app import ServiceConfig
 
 
 def _serve_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cardcore serve", description="Run the cardcore gRPC server.")
+    p = argparse.ArgumentParser(
+        prog="cardcore serve", description="Run the cardcore gRPC and REST server."
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=50051, help="port (0 = any free port)")
+    p.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
+    p.add_argument(
+        "--rest-port",
+        type=int,
+        default=None,
+        help="REST API port (default: the gRPC port + 1, i.e. 50052; any free port when --port "
+        "is 0; 0 = any free port); OpenAPI at /v1/openapi.json",
+    )
+    p.add_argument("--no-rest", action="store_true", help="serve gRPC only")
     p.add_argument("--db", default="cardcore.db", help="SQLite database file (default cardcore.db)")
     p.add_argument(
         "--admin-key",
@@ -50,7 +60,25 @@ def serve_main(args: list[str]) -> int:
         admin_key=ns.admin_key or None,
         default_timeouts_ms={"Collect": ns.collect_window_ms} if ns.collect_window_ms else {},
     )
-    options = ServerOptions(host=ns.host, port=ns.port, db=ns.db, grace_s=ns.grace, config=config)
+    rest_port: int | None = ns.rest_port
+    if ns.no_rest:
+        rest_port = None
+    elif rest_port is None:
+        rest_port = ns.port + 1 if ns.port else 0
+        try:  # REST is on by default, but only where the `rest` extra is installed
+            import litestar  # noqa: F401
+            import uvicorn  # noqa: F401
+        except ImportError:
+            print("cardcore serve: REST is off (install cardcore[rest])", file=sys.stderr)
+            rest_port = None
+    options = ServerOptions(
+        host=ns.host,
+        port=ns.port,
+        db=ns.db,
+        grace_s=ns.grace,
+        config=config,
+        rest_port=rest_port,
+    )
     try:
         return asyncio.run(serve(options))
     except (ValueError, OSError) as exc:

@@ -1,9 +1,11 @@
-"""Run the gRPC server: application + store + ``GameService`` + health + reflection.
+"""Run the gRPC server: application + store + ``GameService`` + health + reflection, and the
+REST API (:mod:`.rest`) on the same application, in the same process and event loop.
 
 :func:`serve` rebuilds every unfinished game from the store before it starts listening, announces
-``cardcore serving on HOST:PORT`` on stdout once it accepts calls, and on SIGTERM/SIGINT stops
-gracefully: health turns NOT_SERVING, new calls are refused, in-flight calls get ``grace``
-seconds, timers stop, every enqueued write is committed, the store is closed.
+``cardcore serving on HOST:PORT`` on stdout once it accepts calls (then ``cardcore REST on
+http://HOST:PORT`` when REST is on), and on SIGTERM/SIGINT stops gracefully: health turns
+NOT_SERVING, new calls are refused, open REST event streams end with ``event: closing``, in-flight
+calls get ``grace`` seconds, timers stop, every enqueued write is committed, the store is closed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import ipaddress
 import signal
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -22,6 +25,9 @@ from grpc_reflection.v1alpha import reflection
 from .app import Application, ServiceConfig
 from .grpc_api import SERVICE_NAME, GameServiceHandlers
 from .store import SqliteStore
+
+if TYPE_CHECKING:
+    from .rest import RestServer
 
 log = structlog.get_logger("cardcore_server")
 
@@ -44,6 +50,9 @@ class ServerOptions:
     db: str = "cardcore.db"
     grace_s: float = 5.0
     config: ServiceConfig = ServiceConfig()
+    rest_port: int | None = None
+    """The REST API's port on the same host (0 = any free port); ``None`` = no REST.
+    ``cardcore serve`` turns it on by default (see :mod:`.cli`)."""
 
 
 class Running:
@@ -55,16 +64,22 @@ class Running:
         app: Application,
         health_servicer: health.aio.HealthServicer,
         port: int,
+        rest: RestServer | None = None,
     ) -> None:
         self.server = server
         self.app = app
         self.health = health_servicer
         self.port = port
+        self.rest = rest
+        self.rest_port = rest.port if rest is not None else None
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
         self.app.closing = True
-        await self.server.stop(grace_s)
+        if self.rest is not None:
+            await asyncio.gather(self.server.stop(grace_s), self.rest.stop(grace_s))
+        else:
+            await self.server.stop(grace_s)
         await self.app.close()
         log.info("stopped")
 
@@ -94,17 +109,35 @@ async def start(options: ServerOptions) -> Running:
     if port == 0:
         await app.close()
         raise OSError(f"cannot bind {options.host}:{options.port}")
+    rest = None
+    if options.rest_port is not None:
+        from .rest import start_rest
+
+        try:
+            rest = await start_rest(app, options.host, options.rest_port, options.grace_s)
+        except OSError:
+            await app.close()
+            raise
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening", host=options.host, port=port, rebuilt_games=rebuilt)
-    return Running(server, app, health_servicer, port)
+    log.info(
+        "listening",
+        host=options.host,
+        port=port,
+        rest_port=rest.port if rest is not None else None,
+        rebuilt_games=rebuilt,
+    )
+    return Running(server, app, health_servicer, port, rest)
 
 
 async def serve(options: ServerOptions) -> int:
     """Serve until SIGTERM or SIGINT; returns the exit status."""
     running = await start(options)
     print(f"cardcore serving on {options.host}:{running.port}", flush=True)
+    if running.rest is not None:
+        host = f"[{options.host}]" if ":" in options.host else options.host
+        print(f"cardcore REST on http://{host}:{running.rest.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

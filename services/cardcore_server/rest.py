@@ -1,0 +1,891 @@
+"""The REST transport: Litestar on uvicorn, in the gRPC server's process and event loop.
+
+Like :mod:`.grpc_api` it only converts and delegates to :class:`~.app.Application`: every value
+it sends was produced by the application layer, i.e. by :mod:`.redaction`; it has no rules and
+no redaction of its own. Wire types are :mod:`msgspec` structs, the single source of request
+validation and of the OpenAPI 3.1 document (served at :data:`OPENAPI_PATH`).
+
+Routes (all under ``/v1``; the seat is the bearer token's, never a field of the request):
+
+=========================================  =================  ====================================
+``GET  /v1/games``                          ``ListGames``      the catalogue
+``POST /v1/games``                          ``CreateGame``     admin key header when required
+``POST /v1/games/{game_id}/actions``        ``SubmitAction``   idempotent per ``action_id``
+``GET  /v1/games/{game_id}/view``           ``GetView``
+``GET  /v1/games/{game_id}/log``            ``GetLog``         JSON Lines, as ``cardcore verify``
+``GET  /v1/games/{game_id}/events``         ``StreamEvents``   Server-Sent Events
+=========================================  =================  ====================================
+
+Errors are RFC 9457 problem documents (``application/problem+json``) whose ``code`` is the gRPC
+``ErrorInfo.reason`` (a game's ``RejectCode`` or a service reason) and whose ``errors`` are the
+gRPC ``BadRequest`` field violations. The JSON-in-a-string fields of the proto (``rules_json``,
+``command.json``) are objects here (``rules``, ``command``), and field paths name them so.
+
+The event stream sends one SSE event per log entry (``id`` = its ``seq``, ``event: entry``),
+then ``event: outcome`` once the game is over, and closes. A client resumes with
+``Last-Event-ID`` (the last ``seq`` it saw; it wins over ``?from_seq=``, which a reconnecting
+browser repeats) and gets no gap and no duplicate. When the server stops, or the game has to be
+rebuilt, the stream sends ``event: closing`` (a problem document) and ends; resume later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+import structlog
+import uvicorn
+from litestar import Litestar, Request, Response, Router, get, post
+from litestar.enums import ScopeType
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme, Tag
+from litestar.params import Parameter
+from litestar.response import Stream
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from cardcore.engine import Outcome as CoreOutcome
+
+from .app import Application, GameSpec, StreamBatch, request_fields
+from .errors import FieldViolation, Reason, ServiceError, Status
+from .redaction import RedactedEntry, Value
+from .store import SeatSpec
+
+log = structlog.get_logger("cardcore_server")
+
+API_PREFIX: Final = "/v1"
+OPENAPI_PATH: Final = "/v1/openapi.json"
+"""Where the OpenAPI 3.1 document is served (also as YAML at ``/v1/openapi.yaml``)."""
+ADMIN_KEY_HEADER: Final = "X-Cardcore-Admin-Key"
+LOG_COMPLETE_HEADER: Final = "Cardcore-Log-Complete"
+PROBLEM_JSON: Final = "application/problem+json"
+EVENT_STREAM: Final = "text/event-stream"
+JSON_LINES: Final = "application/x-ndjson"
+PROBLEM_TYPE: Final = "tag:cardcore,2026:problem/"
+"""Problem ``type`` URIs are this prefix and the ``code`` (RFC 9457 §3.1.1: not dereferenced)."""
+HEARTBEAT_S: Final = 15.0
+"""An idle event stream sends an SSE comment this often (keeps proxies from timing it out)."""
+MAX_BODY: Final = 1024 * 1024
+_WIRE: Final = "sse"
+
+HTTP_STATUS: Final[Mapping[Status, int]] = {
+    Status.INVALID_ARGUMENT: 422,  # well-formed, refused by the application (400: unparseable)
+    Status.NOT_FOUND: 404,
+    Status.UNAUTHENTICATED: 401,
+    Status.PERMISSION_DENIED: 403,
+    Status.FAILED_PRECONDITION: 409,  # the game's rules refused the command now (RejectCode)
+    Status.UNAVAILABLE: 503,
+    Status.INTERNAL: 500,
+}
+_TITLES: Final[Mapping[int, str]] = {
+    400: "Malformed request",
+    401: "Unauthenticated",
+    403: "Permission denied",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Rejected by the game",
+    413: "Request too large",
+    422: "Invalid request",
+    500: "Internal error",
+    503: "Unavailable",
+}
+_RENAMES: Final = (("command.json", "command"), ("rules_json", "rules"))
+
+
+# --------------------------------------------------------------------------- wire types
+
+
+class Problem(msgspec.Struct, kw_only=True):
+    """An RFC 9457 problem document. ``code`` is the gRPC ``ErrorInfo.reason``."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    """A game's ``RejectCode`` (``NotYourTurn``, ...) or a service reason (``InvalidToken``)."""
+    errors: list[FieldError] = msgspec.field(default_factory=list)
+    """The malformed fields (gRPC ``BadRequest`` field violations)."""
+    metadata: dict[str, str] = msgspec.field(default_factory=dict)
+    """The gRPC ``ErrorInfo.metadata`` (e.g. ``game_id`` and ``next_seq`` of a rejection)."""
+
+
+class FieldError(msgspec.Struct):
+    """One malformed field: its path in the request and what is wrong with it."""
+
+    field: str
+    description: str
+
+
+class RuleFlag(msgspec.Struct):
+    """One variant flag of a game: the key in ``CreateGame.rules``."""
+
+    name: str
+    default: Any
+    schema: dict[str, Any]
+    help: str
+
+
+class GameInfo(msgspec.Struct):
+    """One catalogue entry; the schemas describe the JSON of commands, events and views."""
+
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    realtime: bool
+    aliases: list[str]
+    flags: list[RuleFlag]
+    command_schema: dict[str, Any]
+    event_schema: dict[str, Any]
+    view_schema: dict[str, Any]
+
+
+class Catalogue(msgspec.Struct):
+    """Every registered game, in catalogue order."""
+
+    games: list[GameInfo]
+
+
+class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
+    """Who plays one seat: a human (a client holding the seat's token) or a server bot."""
+
+    kind: Literal["human", "random", "reaction"] = "human"
+    bot_min_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)] = 0
+    bot_max_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)] = 0
+
+
+class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
+    """A new game. The seed is accepted only by a server started with ``--allow-client-seed``."""
+
+    game: str
+    seats: list[SeatAssignment]
+    rules: dict[str, Any] = msgspec.field(default_factory=dict)
+    seed: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    event_limit: Annotated[int, msgspec.Meta(ge=0)] = 0
+    timeouts_ms: dict[str, Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)]] = msgspec.field(
+        default_factory=dict
+    )
+
+
+class SeatToken(msgspec.Struct):
+    """The secret token of one human seat: send it as ``Authorization: Bearer <token>``."""
+
+    seat: int
+    token: str
+
+
+class CreatedGame(msgspec.Struct):
+    """The new game's id, one token per human seat, a spectator token and the commitment."""
+
+    game_id: str
+    seat_tokens: list[SeatToken]
+    spectator_token: str
+    seed_commitment: str
+    header: dict[str, Any]
+
+
+class SubmitAction(msgspec.Struct, forbid_unknown_fields=True):
+    """One command for the token's seat. Resubmitting an ``action_id`` returns the original
+    result and applies nothing twice."""
+
+    command: dict[str, Any]
+    """The command's JSON, ``kind`` included, e.g. ``{"kind": "Play"}``."""
+    action_id: str = ""
+    as_seat: Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)] | None = None
+    """If set, the seat the caller believes it holds (403 ``SeatMismatch`` if it is not)."""
+
+
+class Entry(msgspec.Struct):
+    """One accepted action of the log as the receiver may see it (``seq`` 0 is the deal)."""
+
+    seq: int
+    at_ms: int
+    seat: int | None
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+class Outcome(msgspec.Struct):
+    """The end of a game."""
+
+    termination: str
+    winners: list[int]
+    losers: list[int]
+    scores: list[int]
+
+
+class Submitted(msgspec.Struct):
+    """The accepted action as the caller sees it."""
+
+    entry: Entry
+    replayed: bool
+    outcome: Outcome | None = None
+
+
+class GameView(msgspec.Struct):
+    """The caller's view after every entry before ``seq``, and its legal commands."""
+
+    seq: int
+    view: dict[str, Any]
+    legal_commands: list[dict[str, Any]]
+    outcome: Outcome | None = None
+    seat: int | None = None
+
+
+class Closing(msgspec.Struct):
+    """The data of ``event: closing``: why the stream ended early (resume later)."""
+
+    code: str
+    detail: str
+
+
+# --------------------------------------------------------------------------- conversion
+
+_decode_json = msgspec.json.Decoder()
+_encode = msgspec.json.Encoder()
+
+
+def _obj(v: Value) -> Any:
+    return _decode_json.decode(v.json)
+
+
+def _outcome(o: CoreOutcome | None) -> Outcome | None:
+    if o is None:
+        return None
+    return Outcome(o.termination.value, list(o.winners), list(o.losers), list(o.scores))
+
+
+def _entry(e: RedactedEntry) -> Entry:
+    return Entry(e.seq, e.at_ms, e.seat, _obj(e.action), [_obj(x) for x in e.events])
+
+
+def _entry_json(e: RedactedEntry) -> bytes:
+    """The entry's JSON (keys sorted), assembled from the canonical texts and cached per viewer."""
+    cached = e.wire.get(_WIRE)
+    if cached is None:
+        seat = "null" if e.seat is None else str(e.seat)
+        events = ",".join(x.json for x in e.events)
+        cached = e.wire[_WIRE] = (
+            f'{{"action":{e.action.json},"at_ms":{e.at_ms},"events":[{events}],'
+            f'"seat":{seat},"seq":{e.seq}}}'
+        ).encode()
+    return cached
+
+
+def _sse_batch(batch: StreamBatch) -> bytes:
+    parts = [b"id: %d\nevent: entry\ndata: %s\n\n" % (e.seq, _entry_json(e)) for e in batch.entries]
+    if batch.outcome is not None:
+        parts.append(b"event: outcome\ndata: %s\n\n" % _encode.encode(_outcome(batch.outcome)))
+    return b"".join(parts)
+
+
+def _rename(path: str) -> str:
+    for old, new in _RENAMES:
+        if path == old or path.startswith((old + ".", old + "[")):
+            return new + path[len(old) :]
+    return path
+
+
+def _problem(
+    status: int,
+    code: str,
+    detail: str,
+    violations: tuple[FieldViolation, ...] = (),
+    metadata: Mapping[str, str] | None = None,
+) -> Response[Problem]:
+    body = Problem(
+        type=PROBLEM_TYPE + code,
+        title=_TITLES.get(status, "Error"),
+        status=status,
+        detail=detail,
+        code=code,
+        errors=[FieldError(_rename(v.field), _rename_text(v.description)) for v in violations],
+        metadata=dict(metadata or {}),
+    )
+    headers = {"Retry-After": "1"} if status == 503 else None
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _rename_text(text: str) -> str:
+    for old, new in _RENAMES:
+        if text.startswith(old):
+            return new + text[len(old) :]
+    return text
+
+
+def _note(**fields: Any) -> None:
+    current = request_fields.get()
+    if current is not None:
+        current.update(fields)
+
+
+def _service_error(_: Request[Any, Any, Any], err: ServiceError) -> Response[Problem]:
+    status = HTTP_STATUS[err.status]
+    _note(code=err.status.value, reason=err.reason)
+    return _problem(status, err.reason, _rename_text(err.message), err.violations, err.metadata)
+
+
+def _validation_error(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Problem]:
+    """Litestar's request parsing failed (msgspec): 400 with the fields at fault."""
+    violations: list[FieldViolation] = []
+    for item in exc.extra if isinstance(exc.extra, list) else ():
+        if not isinstance(item, dict):
+            continue
+        key = str(item.get("key") or item.get("source") or "request")
+        message = str(item.get("message", "invalid"))
+        violations.append(FieldViolation(_field_path(key, message), _clean(message)))
+    if not violations:
+        violations.append(FieldViolation("request", "not valid JSON for this operation"))
+    _note(code=Status.INVALID_ARGUMENT.value, reason=Reason.MALFORMED.value)
+    detail = "; ".join(f"{v.field}: {v.description}" for v in violations)
+    return _problem(400, Reason.MALFORMED, detail, tuple(violations))
+
+
+def _field_path(key: str, message: str) -> str:
+    # msgspec reports the JSON path at the end of its message: "... - at `$.seats[0].kind`".
+    _, sep, at = message.rpartition(" - at `$")
+    if sep and at.endswith("`"):
+        return at[:-1].lstrip(".") or "body"
+    return key
+
+
+def _clean(message: str) -> str:
+    text, sep, _ = message.rpartition(" - at `$")
+    return (text if sep else message)[:200]
+
+
+def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    if isinstance(exc, HTTPException):
+        status = exc.status_code
+        if status >= 500:
+            log.error("internal_error", error=type(exc).__name__)
+            _note(code=Status.INTERNAL.value)
+            return _problem(500, Reason.INTERNAL, "internal error")
+        reason = {
+            401: Reason.MISSING_TOKEN,
+            404: "NotFound",
+            405: "MethodNotAllowed",
+            413: "TooLarge",
+        }.get(status, Reason.MALFORMED)
+        _note(code=Status.INVALID_ARGUMENT.value if status == 400 else str(status), reason=reason)
+        return _problem(status, str(reason), _TITLES.get(status, "error").lower())
+    log.error(
+        "internal_error", error=type(exc).__name__, exc_info=(type(exc), exc, exc.__traceback__)
+    )
+    _note(code=Status.INTERNAL.value, reason=Reason.INTERNAL.value)
+    return _problem(500, Reason.INTERNAL, "internal error")
+
+
+def _bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token, ``None`` when absent, or a value that no token equals when the header
+    is present but not a bearer token (401 ``InvalidToken``, as in gRPC)."""
+    value = request.headers.get("authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return "invalid"
+    return token.strip()
+
+
+# --------------------------------------------------------------------------- OpenAPI response specs
+
+
+def _errors(*statuses: int) -> dict[int, ResponseSpec]:
+    descriptions = {
+        400: "The request could not be parsed (code `Malformed`; `errors` names the fields).",
+        401: "No token, or an unknown one (`MissingToken`, `InvalidToken`, `AdminKeyRequired`).",
+        403: "Not allowed (`WrongGame`, `SpectatorCannotAct`, `SeatMismatch`, `SeedNotAllowed`, "
+        "`AdminKeyRequired`).",
+        404: "No such game (`GameNotFound`).",
+        409: "The game's rules refused the command now: `code` is its RejectCode "
+        "(`NotYourTurn`, `StaleAction`, `GameOver`, ...).",
+        422: "Well-formed but invalid (`Malformed`; `errors` names the fields).",
+        503: "Stopping, or the game is being rebuilt (`ShuttingDown`, `StoreUnavailable`); retry.",
+    }
+    return {
+        s: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=descriptions[s],
+            generate_examples=False,
+        )
+        for s in statuses
+    }
+
+
+_BEARER: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
+_GAME_ID = Annotated[
+    str, Parameter(description="The game's id (32 lowercase hex digits).", max_length=64)
+]
+
+
+# --------------------------------------------------------------------------- the handlers
+
+
+class RestApi:
+    """The Litestar application over one :class:`~.app.Application`."""
+
+    def __init__(self, app: Application) -> None:
+        self.app = app
+        self.closing = asyncio.Event()
+        """Set when the server stops: open event streams say ``closing`` and end."""
+        self._catalogue: Catalogue | None = None
+
+    # ------------------------------------------------------------------ the operations
+
+    def build(self) -> Litestar:
+        api = self
+
+        @get(
+            "/games",
+            operation_id="ListGames",
+            summary="The catalogue: every game, its rule flags and JSON Schemas",
+            tags=["games"],
+            responses=_errors(503),
+        )
+        async def list_games() -> Catalogue:
+            _note(rpc="ListGames")
+            return api.catalogue()
+
+        @post(
+            "/games",
+            operation_id="CreateGame",
+            summary="Deal a new game",
+            description="Returns the game's id, one secret token per human seat, a spectator "
+            "token and the seed commitment once the game is durable. Needs the "
+            f"`{ADMIN_KEY_HEADER}` header when the server requires an admin key.",
+            tags=["games"],
+            status_code=201,
+            security=[{}, {"adminKey": []}],
+            responses=_errors(400, 401, 403, 422, 503),
+        )
+        async def create_game(
+            data: CreateGame,
+            admin_key: Annotated[
+                str | None,
+                Parameter(
+                    header=ADMIN_KEY_HEADER,
+                    required=False,
+                    description="The admin key, when the server requires one.",
+                    max_length=1024,
+                ),
+            ] = None,
+        ) -> CreatedGame:
+            _note(rpc="CreateGame")
+            spec = GameSpec(
+                game=data.game,
+                seats=[
+                    SeatSpec(s.kind, s.bot_min_delay_ms, s.bot_max_delay_ms) for s in data.seats
+                ],
+                rules_json=_encode.encode(data.rules).decode() if data.rules else "",
+                seed=data.seed,
+                event_limit=data.event_limit,
+                timeouts_ms=data.timeouts_ms,
+            )
+            created = await api.app.create_game(spec, admin_key)
+            return CreatedGame(
+                game_id=created.game_id,
+                seat_tokens=[SeatToken(s, t) for s, t in created.seat_tokens],
+                spectator_token=created.spectator_token,
+                seed_commitment=created.seed_commitment,
+                header=_decode_json.decode(created.header_json),
+            )
+
+        @post(
+            "/games/{game_id:str}/actions",
+            operation_id="SubmitAction",
+            summary="Submit one command for the token's seat",
+            description="Answers once the action is durable, with the accepted entry as the "
+            "caller sees it. A rejection by the game's rules is a 409 whose `code` is the "
+            "RejectCode. Retrying with the same `action_id` returns the original result.",
+            tags=["play"],
+            status_code=200,
+            security=_BEARER,
+            responses=_errors(400, 401, 403, 404, 409, 422, 503),
+        )
+        async def submit_action(
+            request: Request[Any, Any, Any], game_id: _GAME_ID, data: SubmitAction
+        ) -> Submitted:
+            _note(rpc="SubmitAction")
+            kind = data.command.get("kind")
+            result = await api.app.submit(
+                _bearer(request),
+                game_id,
+                kind if isinstance(kind, str) else "",
+                _encode.encode(data.command).decode(),
+                action_id=data.action_id,
+                as_seat=data.as_seat,
+            )
+            return Submitted(_entry(result.entry), result.replayed, _outcome(result.outcome))
+
+        @get(
+            "/games/{game_id:str}/view",
+            operation_id="GetView",
+            summary="The caller's view and its legal commands",
+            tags=["play"],
+            security=_BEARER,
+            responses=_errors(400, 401, 403, 404, 422, 503),
+        )
+        async def get_view(request: Request[Any, Any, Any], game_id: _GAME_ID) -> GameView:
+            _note(rpc="GetView")
+            r = await api.app.view(_bearer(request), game_id)
+            return GameView(
+                seq=r.seq,
+                view=_obj(r.view),
+                legal_commands=[_obj(c) for c in r.legal_commands],
+                outcome=_outcome(r.outcome),
+                seat=r.seat,
+            )
+
+        @get(
+            "/games/{game_id:str}/log",
+            operation_id="GetLog",
+            summary="The log as the caller may see it (JSON Lines)",
+            description="Canonical JSON Lines, as `cardcore verify` reads them: redacted for "
+            "the caller while the game runs, complete with the revealed seed once it is over "
+            f"(then the `{LOG_COMPLETE_HEADER}` header is `true`).",
+            tags=["audit"],
+            security=_BEARER,
+            media_type=JSON_LINES,
+            response_description="The log, one canonical JSON object per line.",
+            response_headers=[_complete_header()],
+            responses=_errors(400, 401, 403, 404, 422, 503),
+        )
+        async def get_log(request: Request[Any, Any, Any], game_id: _GAME_ID) -> Response[bytes]:
+            _note(rpc="GetLog")
+            r = await api.app.log(_bearer(request), game_id)
+            return Response(
+                r.log_jsonl,
+                media_type=JSON_LINES,
+                headers={LOG_COMPLETE_HEADER: "true" if r.complete else "false"},
+            )
+
+        @get(
+            "/games/{game_id:str}/events",
+            operation_id="StreamEvents",
+            summary="The game's entries as Server-Sent Events",
+            description=_STREAM_DOC,
+            tags=["play"],
+            security=_BEARER,
+            media_type=EVENT_STREAM,
+            response_description="`event: entry` per log entry (`id` = its seq, `data` = an "
+            "Entry), then `event: outcome` (`data` = an Outcome) once the game is over; or "
+            "`event: closing` (`data` = a Closing) when the server stops.",
+            responses=_errors(400, 401, 403, 404, 422, 503),
+        )
+        async def stream_events(
+            request: Request[Any, Any, Any],
+            game_id: _GAME_ID,
+            from_seq: Annotated[
+                int,
+                Parameter(
+                    query="from_seq",
+                    ge=0,
+                    description="The first seq wanted (0 = from the deal).",
+                ),
+            ] = 0,
+            last_event_id: Annotated[
+                str | None,
+                Parameter(
+                    header="Last-Event-ID",
+                    required=False,
+                    max_length=32,
+                    description="The last seq received: resume after it (wins over from_seq).",
+                ),
+            ] = None,
+        ) -> Stream:
+            _note(rpc="StreamEvents")
+            start = from_seq
+            if last_event_id is not None and last_event_id.strip():
+                text = last_event_id.strip()
+                if not text.isascii() or not text.isdigit() or len(text) > 19:
+                    raise ServiceError(
+                        Status.INVALID_ARGUMENT,
+                        Reason.MALFORMED,
+                        "Last-Event-ID: must be the seq of an entry",
+                        (FieldViolation("Last-Event-ID", "must be the seq of an entry"),),
+                    )
+                start = int(text) + 1
+            _note(from_seq=start)
+            batches = await api.app.stream(_bearer(request), game_id, start)
+            return Stream(
+                api._sse(batches),
+                media_type=EVENT_STREAM,
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
+
+        router = Router(
+            API_PREFIX,
+            route_handlers=[
+                list_games,
+                create_game,
+                submit_action,
+                get_view,
+                get_log,
+                stream_events,
+            ],
+        )
+        return Litestar(
+            route_handlers=[router],
+            exception_handlers={
+                ServiceError: _service_error,
+                ValidationException: _validation_error,
+                HTTPException: _http_error,
+                Exception: _http_error,
+            },
+            openapi_config=OpenAPIConfig(
+                title="cardcore",
+                version="1",
+                description=__doc__.split("\n\n")[0] if __doc__ else None,
+                path=API_PREFIX,
+                render_plugins=[
+                    JsonRenderPlugin(path="/openapi.json"),
+                    YamlRenderPlugin(path="/openapi.yaml"),
+                ],
+                components=Components(
+                    security_schemes={
+                        "bearer": SecurityScheme(
+                            type="http",
+                            scheme="bearer",
+                            description="A seat's or the spectator's token from CreateGame.",
+                        ),
+                        "adminKey": SecurityScheme(
+                            type="apiKey",
+                            name=ADMIN_KEY_HEADER,
+                            security_scheme_in="header",
+                            description="Needed to create games when the server requires it.",
+                        ),
+                    }
+                ),
+                tags=[
+                    Tag(name="games", description="Catalogue and creation"),
+                    Tag(name="play", description="Actions, views and the event stream"),
+                    Tag(name="audit", description="The tamper-evident log"),
+                ],
+                create_examples=False,
+            ),
+            middleware=[_request_log],
+            logging_config=None,
+            request_max_body_size=MAX_BODY,
+            debug=False,
+        )
+
+    def catalogue(self) -> Catalogue:
+        if self._catalogue is None:
+            self._catalogue = Catalogue(
+                [
+                    GameInfo(
+                        name=g.name,
+                        title=g.title,
+                        rules_version=g.rules_version,
+                        min_seats=g.min_seats,
+                        max_seats=g.max_seats,
+                        realtime=g.realtime,
+                        aliases=list(g.aliases),
+                        flags=[
+                            RuleFlag(
+                                f.name,
+                                _decode_json.decode(f.default_json),
+                                _decode_json.decode(f.schema_json),
+                                f.help,
+                            )
+                            for f in g.flags
+                        ],
+                        command_schema=_decode_json.decode(g.command_schema_json),
+                        event_schema=_decode_json.decode(g.event_schema_json),
+                        view_schema=_decode_json.decode(g.view_schema_json),
+                    )
+                    for g in self.app.list_games()
+                ]
+            )
+        return self._catalogue
+
+    # ------------------------------------------------------------------ the event stream
+
+    async def _sse(self, batches: AsyncIterator[StreamBatch]) -> AsyncIterator[bytes]:
+        """Batches as SSE events, heartbeats while idle, ``closing`` on shutdown or failure."""
+        fields = request_fields.get()
+        sent = 0
+        it = aiter(batches)
+        closing = asyncio.ensure_future(self.closing.wait())
+        nxt: asyncio.Future[StreamBatch] | None = None
+        try:
+            yield b"retry: 1000\n\n"
+            while True:
+                if nxt is None:
+                    nxt = asyncio.ensure_future(anext(it))
+                done, _ = await asyncio.wait(
+                    (nxt, closing), timeout=HEARTBEAT_S, return_when=asyncio.FIRST_COMPLETED
+                )
+                if nxt in done:
+                    fut, nxt = nxt, None
+                    try:
+                        batch = fut.result()
+                    except StopAsyncIteration:
+                        return
+                    except ServiceError as err:
+                        yield _closing(err.reason, err.message)
+                        return
+                    sent += len(batch.entries)
+                    yield _sse_batch(batch)
+                    if batch.outcome is not None:
+                        return
+                elif closing in done:
+                    yield _closing(
+                        Reason.SHUTTING_DOWN, "the server is stopping; resume with Last-Event-ID"
+                    )
+                    return
+                else:
+                    yield b": keep-alive\n\n"
+        finally:
+            if fields is not None:
+                fields["entries"] = sent
+            closing.cancel()
+            if nxt is not None:
+                nxt.cancel()
+                with contextlib.suppress(BaseException):
+                    await nxt
+            with contextlib.suppress(Exception):
+                await it.aclose()  # type: ignore[attr-defined]
+
+
+def _closing(code: str, detail: str) -> bytes:
+    return b"event: closing\ndata: %s\n\n" % _encode.encode(Closing(code, detail))
+
+
+def _complete_header() -> Any:
+    from litestar.datastructures import ResponseHeader
+
+    return ResponseHeader(
+        name=LOG_COMPLETE_HEADER,
+        value="false",
+        description="`true` once the game is over: the log is complete and reveals the seed.",
+        documentation_only=True,
+    )
+
+
+_STREAM_DOC: Final = (
+    "Server-Sent Events (`text/event-stream`). Each log entry from `from_seq` on is one event: "
+    "`id: <seq>`, `event: entry`, `data: <Entry JSON>`. Once the game is over the stream sends "
+    "`event: outcome` (`data: <Outcome JSON>`) and closes. To resume after a dropped connection "
+    "send `Last-Event-ID: <last seq seen>` (EventSource does): the stream continues with the "
+    "next seq, with no gap and no duplicate. When the server stops, the stream sends "
+    "`event: closing` (`data: {code, detail}`) and ends. Idle streams carry a comment line "
+    f"every {int(HEARTBEAT_S)} s."
+)
+
+
+# --------------------------------------------------------------------------- request log lines
+
+
+def _request_log(app: ASGIApp) -> ASGIApp:
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        fields: dict[str, Any] = {"transport": "rest", "method": scope.get("method", "")}
+        reset = request_fields.set(fields)
+        start = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await app(scope, receive, send_wrapper)
+        finally:
+            handler = scope.get("route_handler")
+            operation = getattr(handler, "operation_id", None)
+            if isinstance(operation, str):
+                fields.setdefault("rpc", operation)
+            fields.setdefault("code", "OK" if status < 400 else str(status))
+            log.info(
+                "request",
+                http_status=status,
+                duration_ms=round((time.perf_counter() - start) * 1000, 3),
+                **fields,
+            )
+            request_fields.reset(reset)
+
+    return middleware
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handling: :func:`.server.serve` owns SIGTERM/SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Any:
+        yield
+
+
+@dataclass
+class RestServer:
+    """A running REST server (uvicorn on the caller's event loop)."""
+
+    api: RestApi
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+    host: str
+    port: int
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """End open event streams (``closing``), stop accepting, finish in-flight requests."""
+        self.api.closing.set()
+        self.server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self.task), timeout=grace_s + 1.0)
+        except Exception:
+            self.server.force_exit = True
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+
+
+async def start_rest(app: Application, host: str, port: int, grace_s: float = 5.0) -> RestServer:
+    """Bind ``host:port`` (0 = any free port) and serve the REST API on the running loop."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot bind the REST port {host}:{port}: {exc.strerror}") from None
+    bound = int(sock.getsockname()[1])
+    api = RestApi(app)
+    config = uvicorn.Config(
+        api.build(),
+        lifespan="on",
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=max(int(grace_s), 1),
+        ws="none",
+    )
+    server = _Uvicorn(config)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            sock.close()
+            failure = task.exception() if not task.cancelled() else None
+            raise OSError(f"the REST server did not start: {failure!r}")
+        await asyncio.sleep(0.01)
+    return RestServer(api, server, task, host, bound)
