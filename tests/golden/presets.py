@@ -104,4 +104,25 @@ PRESETS: list[Preset] = [
             "best_of": 3,
         },
     ),
+    Preset("spit", "default", 2, 43),
+    Preset(
+        "spit",
+        "house",
+        2,
+        40,
+        {
+            "num_stock_piles": 4,
+            "pile_claim": "choose",
+            "alternate_colours": True,
+            "auto_flip": True,
+            "one_pile_stalemate_owner": "fewer_layout_cards",
+        },
+    ),
+    Preset(
+        "spit",
+        "stacking",
+        2,
+        45,
+        {"stack_equal_in_layout": True, "allow_equal_rank": True, "wrap": False},
+    ),
 ]
