@@ -33,18 +33,23 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Uniform over every legal command, false slaps included; a fixed think time."""
+    """Uniform over every legal command, false slaps included, after a uniform delay in
+    ``[min_ms, max_ms]`` (so that no seat always wins the races)."""
 
-    def __init__(self, seat: int, seed: int, delay_ms: int = 100) -> None:
+    def __init__(self, seat: int, seed: int, *, min_ms: int = 50, max_ms: int = 500) -> None:
+        if not 0 <= min_ms <= max_ms:
+            raise ValueError("need 0 <= min_ms <= max_ms")
         self.seat = seat
-        self.delay_ms = delay_ms
+        self.min_ms = min_ms
+        self.span = max_ms - min_ms + 1
         self._rng = Rng(seed, seat + 1)
 
     def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
         commands = game.legal_commands(state, self.seat)
         if not commands:
             return None
-        return self.delay_ms, commands[self._rng.below(len(commands))]
+        x = self._rng.next_u64()  # bits 0-23 the delay, 44-63 the choice (see ReactionBot)
+        return self.min_ms + (x & 0xFFFFFF) % self.span, commands[(x >> 44) % len(commands)]
 
 
 class ReactionBot:
