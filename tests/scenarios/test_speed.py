@@ -240,6 +240,22 @@ def test_s3_2_play_one_higher_lands_and_hand_is_refilled_from_draw_pile() -> Non
     assert after.centre == (cs("5D 6S"), cs("JC"))
 
 
+def test_evolved_state_equals_the_position_built_directly() -> None:
+    _, after = act(playing(), 0, Play(c("6S"), 0))
+    assert after == playing(
+        hands=(cs("4H 9C QD 2S KS"), cs("6H 4S 9D QS 2C")),
+        draws=(cs("3C"), cs("KH 3D")),
+        centre=(cs("5D 6S"), cs("JC")),
+    )
+    assert hash(after) == hash(playing(
+        hands=(cs("4H 9C QD 2S KS"), cs("6H 4S 9D QS 2C")),
+        draws=(cs("3C"), cs("KH 3D")),
+        centre=(cs("5D 6S"), cs("JC")),
+    ))  # fmt: skip
+    with pytest.raises(AttributeError):
+        after.phase = "OVER"  # type: ignore[misc]
+
+
 def test_s3_2_play_one_lower_onto_either_pile() -> None:
     events, after = act(playing(), 1, Play(c("4S"), 0))
     assert events == [CardPlayed(1, c("4S"), 0), CardDrawn(1, c("KH"))]
@@ -786,7 +802,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"wrap": False, "allow_equal_rank": True},
     {"multi_card_play": True},
     {"jokers": 2, "score_counts": "stock_and_hand"},
-    {"target_score": 15},
+    {"target_score": 6},
     {"best_of": 3, "hand_size": 4},
 ]
 
