@@ -41,11 +41,11 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 import structlog
 import uvicorn
-from litestar import Litestar, Request, Response, Router, get, post
+from litestar import HttpMethod, Litestar, Request, Response, Router, get, post, route
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.params import Parameter
 from litestar.response import Stream
@@ -350,12 +350,19 @@ def _validation_error(_: Request[Any, Any, Any], exc: ValidationException) -> Re
     return _problem(400, Reason.MALFORMED, detail, tuple(violations))
 
 
+_PARAMETERS: Final = {
+    "data": "request",  # the body as a whole (gRPC names an undecodable message so)
+    "last_event_id": "Last-Event-ID",
+    "admin_key": ADMIN_KEY_HEADER,
+}
+
+
 def _field_path(key: str, message: str) -> str:
     # msgspec reports the JSON path at the end of its message: "... - at `$.seats[0].kind`".
     _, sep, at = message.rpartition(" - at `$")
     if sep and at.endswith("`"):
-        return at[:-1].lstrip(".") or "body"
-    return key
+        return at[:-1].lstrip(".") or "request"
+    return _PARAMETERS.get(key, key)
 
 
 def _clean(message: str) -> str:
@@ -377,7 +384,10 @@ def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
             413: "TooLarge",
         }.get(status, Reason.MALFORMED)
         _note(code=Status.INVALID_ARGUMENT.value if status == 400 else str(status), reason=reason)
-        return _problem(status, str(reason), _TITLES.get(status, "error").lower())
+        response = _problem(status, str(reason), _TITLES.get(status, "error").lower())
+        for name, value in (exc.headers or {}).items():  # e.g. `Allow` on a 405 (RFC 9110)
+            response.headers[name] = value
+        return response
     log.error(
         "internal_error", error=type(exc).__name__, exc_info=(type(exc), exc, exc.__traceback__)
     )
@@ -472,14 +482,14 @@ class RestApi:
         async def create_game(
             data: CreateGame,
             admin_key: Annotated[
-                str | None,
+                str,
                 Parameter(
                     header=ADMIN_KEY_HEADER,
                     required=False,
                     description="The admin key, when the server requires one.",
                     max_length=1024,
                 ),
-            ] = None,
+            ] = "",
         ) -> CreatedGame:
             _note(rpc="CreateGame")
             spec = GameSpec(
@@ -492,7 +502,7 @@ class RestApi:
                 event_limit=data.event_limit,
                 timeouts_ms=data.timeouts_ms,
             )
-            created = await api.app.create_game(spec, admin_key)
+            created = await api.app.create_game(spec, admin_key or None)
             return CreatedGame(
                 game_id=created.game_id,
                 seat_tokens=[SeatToken(s, t) for s, t in created.seat_tokens],
@@ -595,18 +605,18 @@ class RestApi:
                 ),
             ] = 0,
             last_event_id: Annotated[
-                str | None,
+                str,
                 Parameter(
                     header="Last-Event-ID",
                     required=False,
-                    max_length=32,
+                    pattern=r"^[0-9]{0,19}$",
                     description="The last seq received: resume after it (wins over from_seq).",
                 ),
-            ] = None,
+            ] = "",
         ) -> Stream:
             _note(rpc="StreamEvents")
             start = from_seq
-            if last_event_id is not None and last_event_id.strip():
+            if last_event_id.strip():
                 text = last_event_id.strip()
                 if not text.isascii() or not text.isdigit() or len(text) > 19:
                     raise ValidationException(  # unparseable: 400, like any header of bad type
@@ -621,9 +631,24 @@ class RestApi:
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
 
+        @route(
+            ["/games", "/games/{game_id:str}/{operation:str}"],
+            http_method=HttpMethod.OPTIONS,
+            include_in_schema=False,
+        )
+        async def options(request: Request[Any, Any, Any]) -> Response[None]:
+            # Litestar's automatic OPTIONS of a path served by two handlers (GET and POST
+            # /games) lists only the first one's method: answer with the real set.
+            operation = request.path_params.get("operation")
+            allow = {None: "GET, OPTIONS, POST", "actions": "OPTIONS, POST"}.get(
+                operation, "GET, OPTIONS"
+            )
+            return Response(None, status_code=204, headers={"Allow": allow})
+
         router = Router(
             API_PREFIX,
             route_handlers=[
+                options,
                 list_games,
                 create_game,
                 submit_action,
@@ -645,10 +670,7 @@ class RestApi:
                 version="1",
                 description=__doc__.split("\n\n")[0] if __doc__ else None,
                 path=API_PREFIX,
-                render_plugins=[
-                    JsonRenderPlugin(path="/openapi.json"),
-                    YamlRenderPlugin(path="/openapi.yaml"),
-                ],
+                render_plugins=[_OpenAPIJson(path="/openapi.json")],
                 components=Components(
                     security_schemes={
                         "bearer": SecurityScheme(
@@ -754,6 +776,50 @@ class RestApi:
                     await nxt
             with contextlib.suppress(Exception):
                 await it.aclose()  # type: ignore[attr-defined]
+
+
+WIRE_TYPES: Final = (
+    Problem,
+    FieldError,
+    RuleFlag,
+    GameInfo,
+    Catalogue,
+    SeatAssignment,
+    CreateGame,
+    SeatToken,
+    CreatedGame,
+    SubmitAction,
+    Entry,
+    Outcome,
+    Submitted,
+    GameView,
+    Closing,
+)
+
+
+def openapi_document(generated: dict[str, Any]) -> dict[str, Any]:
+    """Litestar's document with every wire type's schema as msgspec itself generates it (exact:
+    bounds, ``additionalProperties: false`` where unknown fields are refused, nullable fields),
+    so that what the document admits is what the decoder admits."""
+    _, components = msgspec.json.schema_components(
+        WIRE_TYPES, ref_template="#/components/schemas/{name}"
+    )
+    doc = dict(generated)
+    schemas = dict(doc.get("components", {}).get("schemas", {}))
+    schemas.update(components)
+    doc["components"] = {**doc.get("components", {}), "schemas": schemas}
+    return doc
+
+
+class _OpenAPIJson(JsonRenderPlugin):
+    """Serves :func:`openapi_document` (built once)."""
+
+    _doc: bytes | None = None
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        if self._doc is None:
+            self._doc = _encode.encode(openapi_document(openapi_schema))
+        return self._doc
 
 
 def _closing(code: str, detail: str) -> bytes:
