@@ -24,7 +24,7 @@ from typing import Any
 import structlog
 
 from cardcore import codec
-from cardcore.bots import BOT_KINDS, Bot, RandomBot, ReactionBot, bot_seed
+from cardcore.bots import BOT_KINDS, Bot, bot_seed
 from cardcore.engine import Game, Outcome, Viewer
 from cardcore.errors import DecodeError, RejectCode, Rejected
 from cardcore.log import LogLine, commitment
@@ -60,15 +60,12 @@ class Accepted:
 
 
 def make_bot(kind: str, seat: int, seed: int, min_ms: int, max_ms: int) -> Bot:
-    if kind == "random":
-        return RandomBot(seat, seed, delay_ms=min_ms or 100)
-    if kind == "reaction":
-        if min_ms or max_ms:
-            lo = min_ms
-            hi = max(max_ms, lo)
-            return ReactionBot(seat, seed, min_ms=lo, max_ms=hi)
-        return ReactionBot(seat, seed)
-    return BOT_KINDS[kind](seat, seed)
+    """A server bot of ``kind`` (a key of :data:`cardcore.bots.BOT_KINDS`); delays of 0 keep the
+    bot's own defaults."""
+    factory: Any = BOT_KINDS[kind]
+    if min_ms or max_ms:
+        return factory(seat, seed, min_ms=min_ms, max_ms=max(max_ms, min_ms))  # type: ignore[no-any-return]
+    return factory(seat, seed)  # type: ignore[no-any-return]
 
 
 class LiveGame:

@@ -19,6 +19,7 @@ event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import queue
 import sqlite3
@@ -33,6 +34,8 @@ from cardcore.log import LogLine
 
 MAX_BATCH: Final = 1024
 """Writes committed together at most (one transaction, one fsync)."""
+CHECKPOINT_EVERY_S: Final = 0.5
+"""How often the checkpoint thread folds the WAL back into the database."""
 
 
 class StoreError(Exception):
@@ -214,6 +217,8 @@ class SqliteStore:
         self.path = path
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
+        self._checkpointer: threading.Thread | None = None
+        self._stop_checkpoints = threading.Event()
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="cardcore-store-read")
         self._read_conn: sqlite3.Connection | None = None
         self._poisoned: set[str] = set()
@@ -226,11 +231,28 @@ class SqliteStore:
     async def open(self) -> None:
         conn = _connect(self.path)
         conn.executescript(_SCHEMA)
+        # Checkpoints run on their own thread, so no commit waits for one (p99 latency).
+        conn.execute("PRAGMA wal_autocheckpoint=0")
         loop = asyncio.get_running_loop()
         self._writer = threading.Thread(
             target=self._write_loop, args=(conn, loop), name="cardcore-store-write", daemon=True
         )
         self._writer.start()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoint_loop, name="cardcore-store-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
+
+    def _checkpoint_loop(self) -> None:
+        conn = _connect(self.path)
+        try:
+            while not self._stop_checkpoints.wait(CHECKPOINT_EVERY_S):
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
 
     async def close(self) -> None:
         """Commit everything enqueued, then stop the threads."""
@@ -238,6 +260,10 @@ class SqliteStore:
             self._queue.put(_STOP)
             await asyncio.to_thread(self._writer.join)
             self._writer = None
+        if self._checkpointer is not None:
+            self._stop_checkpoints.set()
+            await asyncio.to_thread(self._checkpointer.join)
+            self._checkpointer = None
         await asyncio.get_running_loop().run_in_executor(self._reader, self._close_reader)
         self._reader.shutdown(wait=True)
 
