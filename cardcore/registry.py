@@ -6,11 +6,17 @@ from typing import Any, Final
 
 from .engine import Game
 from .errors import UnknownGame
-from .games import ratscrew, slapjack, speed, spit
+from .games import palace, ratscrew, slapjack, speed, spit
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
-GAMES: Final[tuple[AnyGame, ...]] = (ratscrew.GAME, slapjack.GAME, speed.GAME, spit.GAME)
+GAMES: Final[tuple[AnyGame, ...]] = (
+    ratscrew.GAME,
+    slapjack.GAME,
+    speed.GAME,
+    spit.GAME,
+    palace.GAME,
+)
 """Every registered game, in catalogue order."""
 
 _BY_NAME: Final[dict[str, AnyGame]] = {

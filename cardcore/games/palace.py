@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations, product
 from typing import Final, Literal, assert_never
 
 from ..cards import HIDDEN, JOKER_RANK, Card, SeenCard, rank_name, standard_deck
@@ -395,17 +395,17 @@ def _is_power(rank: int, rules: Rules) -> bool:
     return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
+_COSTS: Final = (
+    (21, 14, 22, 3, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
+    (21, 14, 22, 20, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
+)
+"""How dear each rank index is to its holder, without / with ``three_invisible``: the plain
+ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the cheapest first
+and keep the dearest face up."""
+
+
 def _cost(rank: int, rules: Rules) -> int:
-    """How dear a rank is to its holder (bots play the cheapest, and keep the dearest face up)."""
-    if rank == 3 and rules.three_invisible:
-        return 20
-    if rank == JOKER_RANK:
-        return 21
-    if rank == 2:
-        return 22
-    if rank == 10:
-        return 23
-    return _ORDER[rank]
+    return _COSTS[rules.three_invisible][rank]
 
 
 def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
@@ -524,18 +524,17 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     _game_over(state)
     if seat in state.finished:
         raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {seat} has gone out")
-    t = type(command)
-    if t is Play:
-        return _decide_play(state, seat, command.cards)  # type: ignore[union-attr]
-    if t is PlayFaceDown:
-        return _decide_face_down(state, seat, command.index)  # type: ignore[union-attr]
-    if t is Pickup:
+    if isinstance(command, Play):
+        return _decide_play(state, seat, command.cards)
+    if isinstance(command, PlayFaceDown):
+        return _decide_face_down(state, seat, command.index)
+    if isinstance(command, Pickup):
         return _decide_pickup(state, seat)
-    if t is AddDrawn:
-        return _decide_add_drawn(state, seat, command.cards)  # type: ignore[union-attr]
-    if t is Swap:
-        return _decide_swap(state, seat, command)  # type: ignore[arg-type]
-    if t is Ready:
+    if isinstance(command, AddDrawn):
+        return _decide_add_drawn(state, seat, command.cards)
+    if isinstance(command, Swap):
+        return _decide_swap(state, seat, command)
+    if isinstance(command, Ready):
         if state.phase != "setup":
             raise Rejected(RejectCode.INVALID_PHASE, "the setup is over")
         return _decide_ready(state, seat)
@@ -763,7 +762,8 @@ def _resolve(
         nxt, _ = _advance(n, finished, p, direction)
         events.append(TurnPassed(nxt, False, None))
         return events
-    steps = len(cards) if rules.eight_skip and rank == 8 and burn is None else 1
+    # §5.4 eight_skip: n eights skip n unfinished players (a burn overrides the skip).
+    steps = len(cards) + 1 if rules.eight_skip and rank == 8 and burn is None else 1
     nxt, skipped = _advance(n, finished, p, direction, steps)
     window = None
     if rules.add_drawn_same_rank and not finishing and nxt != p:
@@ -1119,15 +1119,33 @@ def outcome(state: State) -> Outcome | None:
 _MULTISET_CAP: Final = 64
 """Beyond this many distinct sub-multisets of one rank (several decks), one per size is listed."""
 
+_PLAYS: dict[tuple[Card, ...], Play] = {}
+_SWAPS: dict[tuple[Card, Card], Swap] = {}
+_ADDS: dict[tuple[Card, ...], AddDrawn] = {}
+_FACE_DOWN: Final = tuple(PlayFaceDown(i) for i in range(32))
+"""Interned commands: building a frozen dataclass costs more than a dict look-up."""
 
-def _multisets(cards: Sequence[Card]) -> list[tuple[Card, ...]]:
-    """Every distinct non-empty sub-multiset of ``cards`` (all one rank), smallest first, in a
-    fixed order; bounded by ``_MULTISET_CAP``."""
-    if len(cards) == 1:
+
+def _play(cards: tuple[Card, ...]) -> Play:
+    cmd = _PLAYS.get(cards)
+    if cmd is None:
+        cmd = _PLAYS[cards] = Play(cards)
+    return cmd
+
+
+def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
+    """Every distinct non-empty sub-multiset of ``cards`` (all one rank), smallest first, then in
+    card order; bounded by ``_MULTISET_CAP``."""
+    m = len(cards)
+    if m == 1:
         return [(cards[0],)]
-    ordered = sorted(cards)
+    cards = sorted(cards)
+    if len(set(cards)) == m:  # one deck: every card differs, so every combination is distinct
+        if m <= 6:
+            return [t for k in range(1, m + 1) for t in combinations(cards, k)]
+        return [tuple(cards[:k]) for k in range(1, m + 1)]
     groups: list[tuple[Card, int]] = []
-    for c in ordered:
+    for c in cards:
         if groups and groups[-1][0] is c:
             groups[-1] = (c, groups[-1][1] + 1)
         else:
@@ -1136,7 +1154,7 @@ def _multisets(cards: Sequence[Card]) -> list[tuple[Card, ...]]:
     for _, k in groups:
         total *= k + 1
     if total - 1 > _MULTISET_CAP:
-        return [tuple(ordered[:m]) for m in range(1, len(ordered) + 1)]
+        return [tuple(cards[:k]) for k in range(1, m + 1)]
     out: list[tuple[Card, ...]] = []
     for counts in product(*(range(k + 1) for _, k in groups)):
         if any(counts):
@@ -1146,78 +1164,113 @@ def _multisets(cards: Sequence[Card]) -> list[tuple[Card, ...]]:
 
 
 def _by_rank(cards: Iterable[Card], rules: Rules) -> list[tuple[int, list[Card]]]:
+    """The cards grouped by rank, cheapest rank first (``_cost``)."""
     groups: dict[int, list[Card]] = {}
     for c in cards:
-        groups.setdefault(c.rank, []).append(c)
-    return sorted(groups.items(), key=lambda kv: (_cost(kv[0], rules), kv[0]))
+        g = groups.get(c.rank)
+        if g is None:
+            groups[c.rank] = [c]
+        else:
+            g.append(c)
+    if len(groups) == 1:
+        return list(groups.items())
+    cost = _COSTS[rules.three_invisible]
+    return sorted(groups.items(), key=lambda kv: cost[kv[0]])
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
-    if outcome(state) is not None or seat in state.finished:
+    n = len(state.hands)
+    finished = state.finished
+    if seat in finished or len(finished) >= n - 1:
         return []
-    rules = state.setup.rules
     if state.phase == "setup":
-        if seat in state.ready:
-            return [READY]
-        out_setup: list[Command] = []
-        seen: set[tuple[Card, Card]] = set()
-        for h in state.hands[seat]:
-            for u in state.up[seat]:
-                if (h, u) not in seen:
-                    seen.add((h, u))
-                    out_setup.append(Swap(h, u))
-        out_setup.append(READY)
-        return out_setup
+        return _setup_commands(state, seat)
+    current = state.current
+    if current is None:
+        return []
+    if current != seat:
+        if not state.pile and state.window is None:
+            return []
+        return _out_of_turn_commands(state, seat)
+    rules = state.setup.rules
+    hand = state.hands[seat]
+    source = hand if hand else state.up[seat]
+    if not source:
+        k = len(state.down[seat])
+        return list(_FACE_DOWN[:k]) if k <= len(_FACE_DOWN) else [PlayFaceDown(i) for i in range(k)]
+    pile = state.pile
     out: list[Command] = []
-    if state.current == seat:
-        hand = state.hands[seat]
-        source = hand if hand else state.up[seat]
-        pile = state.pile
-        if source:
-            lowest = (
-                _lowest_plain(source, rules)
-                if rules.starter_must_play_lowest and state.opening
-                else None
-            )
-            for rank, cards in _by_rank(source, rules):
-                if not _fits(rank, pile, rules) or (lowest is not None and rank != lowest):
-                    continue
-                out.extend(Play(m) for m in _multisets(cards))
-            if hand and rules.combine_hand_and_up and not state.stock:
-                rank = hand[0].rank
-                extra = [c for c in state.up[seat] if c.rank == rank]
-                if (
-                    extra
-                    and all(c.rank == rank for c in hand)
-                    and _fits(rank, pile, rules)
-                    and (lowest is None or rank == lowest)
-                ):
-                    base = tuple(sorted(hand))
-                    out.extend(Play(base + m) for m in _multisets(extra))
-            if (
-                pile
-                and not state.follow_up
-                and (rules.voluntary_pickup or not _has_plain_play(state, seat))
-            ):
-                out.append(PICKUP)
-        else:
-            out.extend(PlayFaceDown(i) for i in range(len(state.down[seat])))
-        return out
-    out.extend(_completions(state, seat))
+    lowest = (
+        _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
+    )
+    fitting = False
+    for rank, cards in _by_rank(source, rules):
+        if not _fits(rank, pile, rules) or (lowest is not None and rank != lowest):
+            continue
+        fitting = True
+        for m in _multisets(cards):
+            out.append(_play(m))
+    if hand and rules.combine_hand_and_up and not state.stock:
+        rank = hand[0].rank
+        extra = [c for c in state.up[seat] if c.rank == rank]
+        if (
+            extra
+            and all(c.rank == rank for c in hand)
+            and _fits(rank, pile, rules)
+            and (lowest is None or rank == lowest)
+        ):
+            base = tuple(sorted(hand))
+            out.extend(_play(base + m) for m in _multisets(extra))
+    if pile and not state.follow_up:
+        # A fitting play exists, so a pick-up is allowed only voluntarily or when the one
+        # fitting play would fail (a lone last power card, finish_on_special=False).
+        if (
+            not fitting
+            or rules.voluntary_pickup
+            or (len(source) == 1 and not _has_plain_play(state, seat))
+        ):
+            out.append(PICKUP)
+    return out
+
+
+def _setup_commands(state: State, seat: int) -> list[Command]:
+    if seat in state.ready:
+        return []  # a repeated ready is accepted but changes nothing: not worth offering
+    out: list[Command] = []
+    seen: set[tuple[Card, Card]] = set()
+    for h in state.hands[seat]:
+        for u in state.up[seat]:
+            key = (h, u)
+            if key in seen:
+                continue  # the same pair twice (several decks)
+            seen.add(key)
+            cmd = _SWAPS.get(key)
+            if cmd is None:
+                cmd = _SWAPS[key] = Swap(h, u)
+            out.append(cmd)
+    out.append(READY)
+    return out
+
+
+def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
+    """A non-current seat's racing commands: completions (§5.2) and add-drawn (its window)."""
+    out: list[Command] = _completions(state, seat)
     window = state.window
-    if window is not None and window[0] == seat:
+    if window is not None and window[0] == seat and window[2]:
         hand = state.hands[seat]
-        drawn = window[2]
-        tail = [c for c in hand[len(hand) - drawn :] if c.rank == window[1]] if drawn else []
+        tail = [c for c in hand[len(hand) - window[2] :] if c.rank == window[1]]
         if tail:
             for m in _multisets(tail):
                 try:
                     _decide_add_drawn(state, seat, m)
                 except Rejected:
                     continue
-                out.append(AddDrawn(m))
+                cmd = _ADDS.get(m)
+                if cmd is None:
+                    cmd = _ADDS[m] = AddDrawn(m)
+                out.append(cmd)
     return out
 
 
@@ -1237,8 +1290,7 @@ def _completions(state: State, seat: int) -> list[Command]:
     if need <= 0:
         return []
     hand = state.hands[seat]
-    source = hand if hand else state.up[seat]
-    matching = [c for c in source if c.rank == rank]
+    matching = [c for c in (hand if hand else state.up[seat]) if c.rank == rank]
     if len(matching) < need:
         return []
     out: list[Command] = []
@@ -1248,7 +1300,7 @@ def _completions(state: State, seat: int) -> list[Command]:
                 _decide_completion(state, seat, m)
             except Rejected:
                 continue
-            out.append(Play(m))
+            out.append(_play(m))
     return out
 
 
@@ -1273,11 +1325,10 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         if not _fits(rank, state.pile, rules) or (lowest is not None and rank != lowest):
             continue
         count = len(cards)
+        from_up = 0
         if hand and rules.combine_hand_and_up and not state.stock and count == len(hand):
-            count += sum(1 for c in state.up[seat] if c.rank == rank)
-            from_up = count - len(hand)
-        else:
-            from_up = 0
+            from_up = sum(1 for c in state.up[seat] if c.rank == rank)
+            count += from_up
         if not rules.finish_on_special and _is_power(rank, rules):
             hand_after = len(hand) - (count - from_up) if hand else 0
             up_after = len(state.up[seat]) - (from_up if hand else count)
@@ -1295,22 +1346,21 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
     cards; never fail to go out on a power card when a pick-up is possible."""
-    t = type(command)
-    if t is Swap:
-        rules = state.setup.rules
-        return _cost(command.hand_card.rank, rules) > _cost(command.up_card.rank, rules)  # type: ignore[union-attr]
-    if t is Ready:
-        return seat not in state.ready
-    if t is Play:
+    if isinstance(command, Play):
         if state.current != seat:
             return True  # an out-of-turn completion burns the pile and wins the lead
         best = _best_play(state, seat)
-        cards = command.cards  # type: ignore[union-attr]
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
-        return cards[0].rank == best[0] and len(cards) == best[1]
-    if t is Pickup:
+        cards = command.cards
+        return len(cards) == best[1] and cards[0].rank == best[0]
+    if isinstance(command, Swap):
+        cost = _COSTS[state.setup.rules.three_invisible]
+        return cost[command.hand_card.rank] > cost[command.up_card.rank]
+    if isinstance(command, Pickup):
         return _best_play(state, seat) is None
+    if isinstance(command, Ready):
+        return seat not in state.ready
     return True
 
 
