@@ -216,6 +216,13 @@ class Application:
                 pass
         return rebuilt
 
+    def begin_shutdown(self) -> None:
+        """Refuse new calls and end open streams (``UNAVAILABLE``/``ShuttingDown``: clients
+        resume from their last ``seq`` on the next server); in-flight actions still finish."""
+        self.closing = True
+        for game in self.games.values():
+            game.wake()
+
     async def close(self) -> None:
         """Stop timers, let pending writes land, close the store."""
         self.closing = True
@@ -485,6 +492,10 @@ class Application:
                 yield StreamBatch((), live.match.outcome)
                 return
             await live.wait_change(seen)
+            if self.closing:
+                raise ServiceError(
+                    Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping; resume"
+                )
 
     async def view(self, token: str | None, game_id: str) -> ViewResult:
         """The caller's view of the durable state and its legal commands."""

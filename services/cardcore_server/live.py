@@ -311,9 +311,15 @@ class LiveGame:
         return cache[seq]
 
     async def wait_change(self, seen_lines: int) -> None:
-        """Return once more lines are durable than ``seen_lines`` (or the game broke/closed)."""
-        while self.durable_lines <= seen_lines and not self.broken and not self.closed:
+        """Return once more lines are durable than ``seen_lines``, or on :meth:`wake` (the
+        caller looks again either way)."""
+        if self.durable_lines <= seen_lines and not self.broken and not self.closed:
             await self._changed.wait()
+
+    def wake(self) -> None:
+        """Wake every stream waiting on this game (the server is stopping)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     # ------------------------------------------------------------------ timers and bots
 

@@ -75,7 +75,7 @@ class Running:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
-        self.app.closing = True
+        self.app.begin_shutdown()
         if self.rest is not None:
             await asyncio.gather(self.server.stop(grace_s), self.rest.stop(grace_s))
         else:

@@ -355,3 +355,34 @@ def test_restart_rebuilds_unfinished_games(tmp_path: Path) -> None:
         channel.close()
     finally:
         srv.stop()
+
+
+def test_sigterm_ends_open_streams_promptly_and_exits_zero(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    srv = ServerProcess(tmp_path, "--allow-client-seed", name="sigterm").start()
+    channel, st = stub(srv.target)
+    c = create(st, "ratscrew", 2, seed=4)
+    codes: list[grpc.StatusCode] = []
+
+    def watch() -> None:
+        try:
+            for _ in st.StreamEvents(
+                pb.StreamEventsRequest(game_id=c.game_id),
+                metadata=auth(c.spectator_token),
+                timeout=30,
+            ):
+                pass
+        except grpc.RpcError as exc:
+            codes.append(exc.code())
+
+    t = threading.Thread(target=watch)
+    t.start()
+    time.sleep(0.5)
+    start = time.monotonic()
+    assert srv.stop() == 0
+    t.join(10)
+    assert time.monotonic() - start < 4.0, "the open stream held the shutdown"
+    assert codes == [grpc.StatusCode.UNAVAILABLE]
+    channel.close()
