@@ -132,12 +132,20 @@ def rule_flags(rules_type: type) -> tuple[FlagInfo, ...]:
     return tuple(out)
 
 
+@functools.cache
+def _rule_fields(rules_type: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """Type hints and fields of a rules dataclass (cached: resolving hints is slow)."""
+    fields = {f.name: f for f in dataclasses.fields(rules_type)}  # type: ignore[arg-type]
+    return get_type_hints(rules_type), fields
+
+
 def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) -> R:
     """Build a game's rules from JSON values, validating each flag. Unknown flags, wrong types
     and out-of-range values raise :class:`InvalidSetup` naming ``rules.<flag>``."""
     values = dict(values or {})
-    hints = get_type_hints(rules_type)
-    fields = {f.name: f for f in dataclasses.fields(rules_type)}  # type: ignore[arg-type]
+    if not values:
+        return rules_type()
+    hints, fields = _rule_fields(rules_type)
     kwargs: dict[str, Any] = {}
     for name, raw in values.items():
         path = f"rules.{name}"
