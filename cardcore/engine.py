@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Generic, TypeVar, get_type_hints
+from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
 from . import codec
 from .cards import Card
@@ -135,7 +135,7 @@ def rule_flags(rules_type: type) -> tuple[FlagInfo, ...]:
 @functools.cache
 def _rule_fields(rules_type: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
     """Type hints and fields of a rules dataclass (cached: resolving hints is slow)."""
-    fields = {f.name: f for f in dataclasses.fields(rules_type)}  # type: ignore[arg-type]
+    fields = {f.name: f for f in dataclasses.fields(rules_type)}
     return get_type_hints(rules_type), fields
 
 
@@ -145,7 +145,7 @@ def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) ->
     values = dict(values or {})
     if not values:
         return rules_type()
-    hints, fields = _rule_fields(rules_type)
+    hints, fields = _rule_fields(cast(type, rules_type))
     kwargs: dict[str, Any] = {}
     for name, raw in values.items():
         path = f"rules.{name}"
