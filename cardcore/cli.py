@@ -154,7 +154,9 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
         else:
             finished += 1
             assert outcome is not None
-            wins.update(outcome.winners if not outcome.losers else ())
+            # Where the game names a loser (Palace) the winners are a finishing order: the
+            # first of them is the one who won.
+            wins.update(outcome.winners[:1] if outcome.losers else outcome.winners)
             losses.update(outcome.losers)
         if log_dir is not None and match.writer is not None:
             name = f"{game.name}-{seats}p-seed{args.seed}-{i:05d}.jsonl"
@@ -187,7 +189,9 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
             f"{finished} finished, {limited + stalled} unfinished "
             f"({limited} at the event limit, {stalled} stalled); "
             f"mean length {report['mean_length']} actions; "
-            f"wins by seat {report['wins_by_seat']}; {report['steps_per_second']} steps/s",
+            f"wins by seat {report['wins_by_seat']}; "
+            + (f"losses by seat {report['losses_by_seat']}; " if losses else "")
+            + f"{report['steps_per_second']} steps/s",
             file=out,
         )
     return EXIT_OK if limited + stalled == 0 else EXIT_INVALID
