@@ -31,7 +31,8 @@ it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was f
   the pile with those cards into the hand and the turn passes (this keeps a player whose last
   card is a 2 from being stuck on an empty pile). The optional actions that would do it, an
   out-of-turn completion or ``AddDrawn``, are rejected with ``IllegalCard``. Such a failing play
-  does not count as a legal play for ``MustPlayIfAble``.
+  does not count as a legal play for ``MustPlayIfAble``. The restriction lapses once every card
+  left in play (hands, table cards, stock, pile) is a power card: nobody could go out otherwise.
 * ``combine_hand_and_up`` applies to turn plays only: the play holds every hand card (the stock
   being empty) plus face-up cards of the same rank.
 * Out-of-turn completion needs ``four_of_a_kind_burn="consecutive"`` (the other values never burn
@@ -49,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
-from typing import Final, Literal, assert_never
+from typing import Final, Literal, NamedTuple, assert_never
 
 from ..cards import HIDDEN, JOKER_RANK, Card, SeenCard, rank_name, standard_deck
 from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
@@ -288,9 +289,11 @@ Event = (
 # --------------------------------------------------------------------------- state
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """A whole Palace position. Build one directly to test from exact cards (see ``position``)."""
+class State(NamedTuple):
+    """A whole Palace position. Build one directly to test from exact cards (see ``position``).
+
+    A NamedTuple rather than a frozen dataclass, as ratscrew's: ``evolve`` builds one per event
+    and a tuple is built several times faster; it is just as immutable and typed."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -683,12 +686,25 @@ def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Ev
     rest = _minus(source, cards)
     if rest is None:
         raise _not_your_turn(state)
-    if not rules.finish_on_special and _is_power(rank, rules):
+    if _power_finish_fails(state, rank):
         hand_after, up_after = (len(rest), len(state.up[p])) if hand else (0, len(rest))
         if _would_finish(state, p, hand_after, up_after, len(state.down[p])):
             raise Rejected(RejectCode.ILLEGAL_CARD, "you may not go out on a power card")
     from_hand, from_up = (cards, ()) if hand else ((), cards)
     return _resolve(state, p, from_hand, from_up, None, out_of_turn=True)
+
+
+def _power_finish_fails(state: State, rank: int) -> bool:
+    """Would going out on ``rank`` fail (§5.4 ``finish_on_special=False``)? [ENGINE] Not when
+    nothing but power cards is left in play, since then nobody could ever go out."""
+    rules = state.setup.rules
+    if rules.finish_on_special or not _is_power(rank, rules):
+        return False
+    zones: list[tuple[Card, ...]] = [state.stock, state.pile]
+    for q in range(len(state.hands)):
+        if q not in state.finished:
+            zones += (state.hands[q], state.up[q], state.down[q])
+    return any(not _is_power(c.rank, rules) for zone in zones for c in zone)
 
 
 def _would_finish(state: State, p: int, hand_after: int, up_after: int, down_after: int) -> bool:
@@ -728,7 +744,7 @@ def _resolve(
     pile_after = state.pile + cards
     draw = _draw_count(state, hand_after)
     finishing = hand_after == 0 and draw == 0 and up_after == 0 and down_after == 0
-    if finishing and not rules.finish_on_special and _is_power(rank, rules):
+    if finishing and _power_finish_fails(state, rank):
         # [ENGINE] going out on a power card is not allowed: the play fails like a bad blind card.
         nxt, _ = _advance(n, state.finished, p, state.direction)
         events.append(PileTaken(p, len(pile_after), "special_finish"))
@@ -808,7 +824,7 @@ def _has_plain_play(state: State, p: int) -> bool:
     )
     for c in source:
         if _fits(c.rank, pile, rules):
-            return not (lone_last and not rules.finish_on_special and _is_power(c.rank, rules))
+            return not (lone_last and _power_finish_fails(state, c.rank))
     return False
 
 
@@ -846,7 +862,7 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
     hand_after = n - len(cards)
     draw = _draw_count(state, hand_after)
     finishing = hand_after == 0 and draw == 0 and not state.up[p] and not state.down[p]
-    if finishing and not rules.finish_on_special and _is_power(rank, rules):
+    if finishing and _power_finish_fails(state, rank):
         raise Rejected(RejectCode.ILLEGAL_CARD, "you may not go out on a power card")
     events: list[Event] = [CardsAdded(p, cards)]
     pile_after = state.pile + cards
@@ -880,6 +896,10 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
 # --------------------------------------------------------------------------- evolve
 
 
+_new = tuple.__new__
+"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
+
+
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision."""
     s = state
@@ -892,83 +912,83 @@ def evolve(state: State, event: Event) -> State:
             if from_up:
                 row = _minus(up[p], from_up) or ()
                 up = up[:p] + (row,) + up[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, hands, up, s.down, s.stock, s.pile + from_hand + from_up,
                 s.burned, s.current, s.follow_up, s.direction, s.ready, s.finished, s.window,
                 False, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case CardsDrawn(p, cards):
             k = len(cards)
             hands = s.hands
             hands = hands[:p] + (hands[p] + s.stock[:k],) + hands[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, hands, s.up, s.down, s.stock[k:], s.pile, s.burned, s.current,
                 s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case TurnPassed(current, follow_up, window):
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, current,
                 follow_up, s.direction, s.ready, s.finished, window, s.opening, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case PileBurned():
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, s.down, s.stock, (), s.burned + s.pile,
                 s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening,
                 s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case PileTaken(p):
             hands = s.hands
             hands = hands[:p] + (hands[p] + s.pile,) + hands[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, hands, s.up, s.down, s.stock, (), s.burned, s.current,
                 s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case FaceDownTurned(p, index, card):
             down = s.down
             row = down[p]
             down = down[:p] + (row[:index] + row[index + 1 :],) + down[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, down, s.stock, s.pile + (card,), s.burned,
                 s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, False, card,
-            )  # fmt: skip
+            ))  # fmt: skip
         case CardsAdded(p, cards):
             hands = s.hands
             hands = hands[:p] + (_minus_last(hands[p], cards),) + hands[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, hands, s.up, s.down, s.stock, s.pile + cards, s.burned,
                 s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening,
                 s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case PlayerWentOut(p):
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
                 s.follow_up, s.direction, s.ready, (*s.finished, p), s.window, s.opening,
                 s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case DirectionReversed(direction):
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
                 s.follow_up, direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case Swapped(p, hand_card, up_card):
             hands, up = s.hands, s.up
             hands = hands[:p] + (_replace(hands[p], hand_card, up_card),) + hands[p + 1 :]
             up = up[:p] + (_replace(up[p], up_card, hand_card),) + up[p + 1 :]
-            return State(
+            return _new(State, (
                 s.setup, s.phase, hands, up, s.down, s.stock, s.pile, s.burned, s.current,
                 s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case Readied(p):
-            return State(
+            return _new(State, (
                 s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
                 s.follow_up, s.direction, s.ready | {p}, s.finished, s.window, s.opening,
                 s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case PlayStarted(starter):
-            return State(
+            return _new(State, (
                 s.setup, "play", s.hands, s.up, s.down, s.stock, s.pile, s.burned, starter,
                 False, s.direction, s.ready, s.finished, None, True, s.revealed,
-            )  # fmt: skip
+            ))  # fmt: skip
         case Dealt(down, up, hands, stock):
             return State(
                 s.setup, "setup", _real(hands), tuple(tuple(u) for u in up), _real(down),
@@ -1086,11 +1106,7 @@ def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
     for d in state.down:
         down.append(tuple(pool[i : i + len(d)]))
         i += len(d)
-    s = state
-    return State(
-        s.setup, s.phase, tuple(hands), s.up, tuple(down), tuple(pool[i:]), s.pile, s.burned,
-        s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-    )  # fmt: skip
+    return state._replace(hands=tuple(hands), down=tuple(down), stock=tuple(pool[i:]))
 
 
 def cards_in_play(state: State) -> list[Card]:
@@ -1329,7 +1345,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         if hand and rules.combine_hand_and_up and not state.stock and count == len(hand):
             from_up = sum(1 for c in state.up[seat] if c.rank == rank)
             count += from_up
-        if not rules.finish_on_special and _is_power(rank, rules):
+        if _power_finish_fails(state, rank):
             hand_after = len(hand) - (count - from_up) if hand else 0
             up_after = len(state.up[seat]) - (from_up if hand else count)
             if _would_finish(state, seat, hand_after, up_after, len(state.down[seat])):
@@ -1337,6 +1353,21 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
                 if count == 0:
                     continue
         best = (rank, count)
+        if (
+            not rules.finish_on_special
+            and lowest is None
+            and not _is_power(rank, rules)
+            and not state.stock
+            and not state.down[seat]
+            and not (hand and state.up[seat])
+        ):
+            # The last cards: a player who may not go out on a power card plays its power cards
+            # before its last plain set, or it would be left holding them (a pick-up loop).
+            rest = [c.rank for c in source if c.rank != rank]
+            if rest and all(_is_power(r, rules) for r in rest):
+                cost = _COSTS[rules.three_invisible]
+                power = min(rest, key=cost.__getitem__)
+                best = (power, rest.count(power))
         break
     _sensible_cache = (state, seat, best)
     return best

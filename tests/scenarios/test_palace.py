@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -504,7 +503,7 @@ def test_s5_2_face_up_cards_are_played_once_hand_and_stock_are_empty() -> None:
 def test_s5_5_8_picked_up_cards_must_be_played_before_the_table_cards() -> None:
     s = pos(["", "6C"], [["4C", "KH"], UP], [DOWN, DOWN], pile="AS")
     _, after = apply(s, 0, PICKUP)
-    after = replace(after, current=0)  # seat 1 picked up too: back to seat 0
+    after = after._replace(current=0)  # as if seat 1 had picked up too: back to seat 0
     assert after.hands[0] == C("AS")
     assert rejected(after, 0, play("4C")) is RejectCode.CARD_NOT_AVAILABLE
     assert pal.legal_commands(after, 0) == [play("AS")]
@@ -925,6 +924,27 @@ def test_s5_4_finish_on_special_off_rejects_optional_actions_that_would_go_out_o
             window=(2, 2, 1), rules=r)  # fmt: skip
     assert rejected(t, 2, add("2S")) is RejectCode.ILLEGAL_CARD
     assert pal.legal_commands(t, 2) == []
+
+
+def test_engine_finish_on_special_lapses_once_only_power_cards_are_left_in_play() -> None:
+    r = rules(finish_on_special=False, three_invisible=True)
+    s = pos(["3C 3D", "3H"], rules=r)
+    events, after = apply(s, 0, play("3C 3D"))
+    assert events == [
+        CardsPlayed(0, C("3C 3D"), ()),
+        PlayerWentOut(0, 1),
+        TurnPassed(None, False, None),
+    ]
+    assert pal.outcome(after) is not None
+    t = pos(["3C 3D", "3H"], pile="KS", rules=r)  # a K in the pile: somebody may still use it
+    assert apply(t, 0, play("3C 3D"))[0][1] == PileTaken(0, 3, "special_finish")
+
+
+def test_sensible_bots_play_power_cards_first_when_they_may_not_finish_on_them() -> None:
+    s = pos(["10C KH KD", "6C"], [[], UP], [[], DOWN], rules=rules(finish_on_special=False))
+    assert [c for c in pal.legal_commands(s, 0) if pal.is_sensible(s, 0, c)] == [play("10C")]
+    t = pos(["10C KH KD", "6C"], [[], UP], [[], DOWN])
+    assert [c for c in pal.legal_commands(t, 0) if pal.is_sensible(t, 0, c)] == [play("KH KD")]
 
 
 def test_s5_4_combine_hand_and_up_plays_the_last_hand_cards_with_face_up_of_that_rank() -> None:
