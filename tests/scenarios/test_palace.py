@@ -748,6 +748,13 @@ def test_s5_4_an_added_two_has_no_follow_up() -> None:
     assert after.current == 0 and not after.follow_up
 
 
+def test_s5_4_added_eights_skip_nobody() -> None:
+    r = rules(eight_skip=True)
+    s = pos(["6C", "7C", "QH 8S"], [UP] * 3, pile="5D 8C", current=0, window=(2, 8, 1), rules=r)
+    events, _ = apply(s, 2, add("8S"))
+    assert events == [CardsAdded(2, C("8S")), TurnPassed(0, False, (2, 8, 0))]
+
+
 def test_s5_4_add_drawn_with_no_window_or_flag_off_is_window_closed() -> None:
     s = pos(["6C", "7C", "QH 5S"], [UP, UP, UP], pile="5C", current=0)
     assert rejected(s, 2, add("5S")) is RejectCode.WINDOW_CLOSED
