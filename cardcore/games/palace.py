@@ -425,10 +425,25 @@ def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
 
 def _fits(rank: int, pile: Sequence[Card], rules: Rules) -> bool:
     """rules.md §5.2 legality of a play of ``rank`` on ``pile`` (with §5.4 seven/nine lower)."""
-    if not pile or _is_power(rank, rules):
-        return True
-    top = _effective_top(pile, rules)
-    if top is None or top == 2:
+    return rank in _allowed(pile, rules)
+
+
+_ALL_RANKS: Final = tuple(range(14))
+_ALLOWED: dict[tuple[int | None, bool, bool, bool], frozenset[int]] = {}
+
+
+def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
+    """Every rank that may be played on ``pile`` now (memoised by the rank that rules)."""
+    top = _effective_top(pile, rules) if pile else None
+    key = (top, rules.seven_lower, rules.nine_lower, rules.three_invisible)
+    allowed = _ALLOWED.get(key)
+    if allowed is None:
+        allowed = _ALLOWED[key] = frozenset(r for r in _ALL_RANKS if _rank_fits(r, top, rules))
+    return allowed
+
+
+def _rank_fits(rank: int, top: int | None, rules: Rules) -> bool:
+    if top is None or top == 2 or _is_power(rank, rules):
         return True
     order = _ORDER[rank]
     if top == 7 and rules.seven_lower:
@@ -907,7 +922,12 @@ def evolve(state: State, event: Event) -> State:
         case CardsPlayed(p, from_hand, from_up):
             hands, up = s.hands, s.up
             if from_hand:
-                hand = _minus(hands[p], from_hand) or ()
+                hand = hands[p]
+                if len(from_hand) == 1:
+                    i = hand.index(from_hand[0])
+                    hand = hand[:i] + hand[i + 1 :]
+                else:
+                    hand = _minus(hand, from_hand) or ()
                 hands = hands[:p] + (hand,) + hands[p + 1 :]
             if from_up:
                 row = _minus(up[p], from_up) or ()
@@ -1179,8 +1199,22 @@ def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
     return out
 
 
-def _by_rank(cards: Iterable[Card], rules: Rules) -> list[tuple[int, list[Card]]]:
-    """The cards grouped by rank, cheapest rank first (``_cost``)."""
+_by_rank_cache: tuple[object, object, list[tuple[int, list[Card]]]] = (None, None, [])
+
+
+def _by_rank(cards: tuple[Card, ...], rules: Rules) -> list[tuple[int, list[Card]]]:
+    """The cards grouped by rank, cheapest rank first (``_COSTS``). The last answer is memoised
+    (legal_commands and is_sensible ask about the same hand in turn); do not mutate it."""
+    global _by_rank_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
+    cached = _by_rank_cache
+    if cached[0] is cards and cached[1] is rules:
+        return cached[2]
+    out = _group_by_rank(cards, rules)
+    _by_rank_cache = (cards, rules, out)
+    return out
+
+
+def _group_by_rank(cards: tuple[Card, ...], rules: Rules) -> list[tuple[int, list[Card]]]:
     groups: dict[int, list[Card]] = {}
     for c in cards:
         g = groups.get(c.rank)
@@ -1190,8 +1224,8 @@ def _by_rank(cards: Iterable[Card], rules: Rules) -> list[tuple[int, list[Card]]
             g.append(c)
     if len(groups) == 1:
         return list(groups.items())
-    cost = _COSTS[rules.three_invisible]
-    return sorted(groups.items(), key=lambda kv: cost[kv[0]])
+    ranks = sorted(groups, key=_COSTS[rules.three_invisible].__getitem__)
+    return [(r, groups[r]) for r in ranks]
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
@@ -1222,12 +1256,16 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
     fitting = False
+    allowed = _allowed(pile, rules)
     for rank, cards in _by_rank(source, rules):
-        if not _fits(rank, pile, rules) or (lowest is not None and rank != lowest):
+        if rank not in allowed or (lowest is not None and rank != lowest):
             continue
         fitting = True
-        for m in _multisets(cards):
-            out.append(_play(m))
+        if len(cards) == 1:
+            out.append(_play((cards[0],)))
+        else:
+            for m in _multisets(cards):
+                out.append(_play(m))
     if hand and rules.combine_hand_and_up and not state.stock:
         rank = hand[0].rank
         extra = [c for c in state.up[seat] if c.rank == rank]
@@ -1337,8 +1375,9 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
     best: tuple[int, int] | None = None
+    allowed = _allowed(state.pile, rules)
     for rank, cards in _by_rank(source, rules):
-        if not _fits(rank, state.pile, rules) or (lowest is not None and rank != lowest):
+        if rank not in allowed or (lowest is not None and rank != lowest):
             continue
         count = len(cards)
         from_up = 0
