@@ -216,7 +216,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     if not report.revealed:
         print(
             f"consistent so far: {report.game}, {report.entries} entries; the seed is not yet "
-            "revealed, so the deal and the hashes cannot be checked",
+            "revealed, so the deal, the hashes and "
+            f"{report.unchecked} shuffling entries cannot be checked",
             file=out,
         )
         return EXIT_UNREVEALED

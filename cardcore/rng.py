@@ -38,6 +38,14 @@ def stream_key(seed: int, stream: int) -> int:
     return mix64((seed + GAMMA * (stream + 1)) & MASK64)
 
 
+UNREVEALED: Final = -1
+"""A seed that stands for "not known here": verifying a log whose seed is still secret."""
+
+
+class SeedUnrevealed(ValueError):
+    """A random draw was asked of :data:`UNREVEALED`: the outcome depends on the secret seed."""
+
+
 class Rng:
     """The draws of one stream: ``next_u64`` returns output 0, 1, 2, … of that stream.
 
@@ -47,6 +55,8 @@ class Rng:
     __slots__ = ("_count", "_key")
 
     def __init__(self, seed: int, stream: int = 0) -> None:
+        if seed == UNREVEALED:
+            raise SeedUnrevealed("this draw depends on the seed, which is not revealed")
         if not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed must be an integer in [0, 2**64): {seed!r}")
         if not 0 <= stream <= MASK64:

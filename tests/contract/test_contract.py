@@ -260,5 +260,5 @@ def test_catalogue_and_schemas(game: AnyGame) -> None:
         assert schema["properties"]["kind"] == {"const": cls.__name__}
     with pytest.raises(Exception, match="seats"):
         game.make_setup(game.info.max_seats + 1, 1)
-    with pytest.raises(Exception, match="rules.no_such_flag"):
+    with pytest.raises(Exception, match=r"rules\.no_such_flag"):
         game.make_setup(game.info.min_seats, 1, {"no_such_flag": 1})

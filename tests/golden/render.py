@@ -42,13 +42,12 @@ def build(preset: Preset) -> tuple[bytes, bytes]:
         for event in step.events:
             out.append(f"  {game.narrate(event)}")
         # Viewers who saw the same thing share a line; every viewer appears on each kind of line.
-        for label, text_of in (
-            ("saw", lambda v: "; ".join(game.narrate(game.redact(e, v)) for e in step.events)),
-            ("view", lambda v: compact_view(game.view(step.state, v))),
-        ):
+        saw = {v: "; ".join(game.narrate(game.redact(e, v)) for e in step.events) for v in viewers}
+        seen = {v: compact_view(game.view(step.state, v)) for v in viewers}
+        for label, texts in (("saw", saw), ("view", seen)):
             groups: dict[str, list[str]] = {}
             for v in viewers:
-                groups.setdefault(text_of(v), []).append(viewer_name(v))
+                groups.setdefault(texts[v], []).append(viewer_name(v))
             for text, names in groups.items():
                 out.append(f"  [{', '.join(names)}] {label}: {text}")
     if lines[-1]["type"] == "end":

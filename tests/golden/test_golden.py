@@ -43,6 +43,11 @@ sys.exit(1 if bad else 0)
 def test_golden_logs_independent_of_hash_seed(hashseed: str) -> None:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
     result = subprocess.run(
-        [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", CHECK],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -160,7 +160,9 @@ def test_s1_5_8_challenged_player_runs_out_challenger_wins() -> None:
 
 def test_s1_4_challenge_exhausted_pass_to_next() -> None:
     r = rules(challenge_exhausted="pass_to_next")
-    state = pos(["2S", "3H", "9D"], played="KS", played_by=[0], current=1, challenge=(0, 3), rules=r)
+    state = pos(
+        ["2S", "3H", "9D"], played="KS", played_by=[0], current=1, challenge=(0, 3), rules=r
+    )
     events, state = apply(state, 1, PLAY)
     assert events == [CardPlayed(1, card("3H"), 2, (0, 2))]
     # ...but if the next player is the challenger, the challenge is lost.
@@ -177,6 +179,7 @@ def test_s1_2_play3_only_player_with_cards_plays_again() -> None:
 def test_s1_5_10_everybody_at_zero_last_player_owed() -> None:
     events, after = apply(pos(["5S", "", ""], burned="9H"), 0, PLAY)
     assert events == [CardPlayed(0, card("5S"), None, None), PileOwed(0)]
+    assert after.owed_to == 0 and after.current is None
 
 
 # --------------------------------------------------------------------------- collect
@@ -291,7 +294,9 @@ def test_s1_5_3_false_slap_with_zero_cards_eliminates() -> None:
 
 
 def test_s1_4_zero_card_false_slap_ignore() -> None:
-    state = pos(["", "9C", "3D"], played="7S 6H", current=1, rules=rules(zero_card_false_slap="ignore"))
+    state = pos(
+        ["", "9C", "3D"], played="7S 6H", current=1, rules=rules(zero_card_false_slap="ignore")
+    )
     events, after = apply(state, 0, SLAP)
     assert events == [Slapped(0, False, None, ())] and not after.eliminated
 

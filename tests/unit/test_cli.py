@@ -33,8 +33,10 @@ def test_simulate_json_finishes_every_game() -> None:
 def test_simulate_logs_are_byte_identical_and_verify(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     for d in (a, b):
-        code, _ = run("simulate", "ratscrew", "--seats", "2", "--seed", "3", "--games", "5",
-                      "--rule", "slap_rules=double,sandwich,marriage", "--log-dir", str(d))  # fmt: skip
+        code, _ = run(
+            "simulate", "ratscrew", "--seats", "2", "--seed", "3", "--games", "5",
+            "--rule", "slap_rules=double,sandwich,marriage", "--log-dir", str(d),
+        )  # fmt: skip
         assert code == 0
     files = sorted(p.name for p in a.iterdir())
     assert len(files) == 5

@@ -34,9 +34,10 @@ def bad_seq(lines: list[dict[str, Any]]) -> int | None:
 def test_valid_log_verifies(lines: list[dict[str, Any]]) -> None:
     report = log.verify(lines)
     assert report.revealed and report.entries == len(lines) - 2
-    assert lines[0]["commitment"] == hashlib.sha256(
-        (7).to_bytes(8, "big") + bytes(range(16))
-    ).hexdigest()
+    assert (
+        lines[0]["commitment"]
+        == hashlib.sha256((7).to_bytes(8, "big") + bytes(range(16))).hexdigest()
+    )
     assert log.loads(log.dumps(lines)) == lines
 
 
@@ -127,3 +128,19 @@ def test_unrevealed_log_is_still_checked_against_the_rules(lines: list[dict[str,
     event = next(e for e in entry["events"] if "card" in e)
     event["card"] = "KS" if event["card"] != "KS" else "QS"
     assert bad_seq(partial) == entry["seq"]
+
+
+def test_unrevealed_shuffles_are_counted_not_guessed() -> None:
+    game = get_game("slapjack")
+    match = Match(game, game.make_setup(3, 5))
+    play_out(match, seat_bots("reaction", 3, 5))
+    assert match.writer is not None
+    full = match.writer.lines
+    partial = full[:-2]  # the game before its last action: in progress, seed still secret
+    shuffling = sum(
+        1 for line in partial[1:] if any(e["kind"] == "StackShuffled" for e in line["events"])
+    )
+    assert shuffling > 0
+    report = log.verify(partial)
+    assert not report.revealed and report.unchecked == shuffling
+    assert log.verify(full).unchecked == 0
