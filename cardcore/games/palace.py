@@ -1335,17 +1335,17 @@ def _completions(state: State, seat: int) -> list[Command]:
     if not (pile and rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"):
         return []
     rank = pile[-1].rank
+    hand = state.hands[seat]
+    matching = [c for c in (hand if hand else state.up[seat]) if c.rank == rank]
+    if not matching:
+        return []
     run = 0
     for c in reversed(pile):
         if c.rank != rank:
             break
         run += 1
     need = 4 - run
-    if need <= 0:
-        return []
-    hand = state.hands[seat]
-    matching = [c for c in (hand if hand else state.up[seat]) if c.rank == rank]
-    if len(matching) < need:
+    if need <= 0 or len(matching) < need:
         return []
     out: list[Command] = []
     for m in _multisets(matching):
