@@ -6,9 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 # The service's generated stubs (never committed) and the local buf install (npm ci).
 PB := services/cardcore_server/_pb/__init__.py
 NODE_STAMP := node_modules/.installed-stamp
+# The Node client (clients/node): its own package and lockfile (npm ci).
+NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint pytest golden bench clean proto serve demo
+.PHONY: setup simulate test check lint typecheck buflint pytest nodetest golden bench clean proto serve demo
 
 setup: $(STAMP) $(PB)
 
@@ -28,6 +30,10 @@ $(PB): $(STAMP) $(wildcard proto/cardcore/v1/*.proto) services/cardcore_server/_
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
+
+$(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json
+	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_CLIENT_STAMP)
 
 ## serve: the gRPC server with the embedded SQLite store (cardcore.db); SERVE_ARGS=... to add flags
 serve: $(STAMP) $(PB)
@@ -58,12 +64,17 @@ buflint: $(NODE_STAMP)
 	node_modules/.bin/buf lint
 
 ## test: everything CI runs
-test: check pytest
+test: check pytest nodetest
 
 # pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
 pytest: $(STAMP) $(PB)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; exit $$rc
+
+## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
+## verifier over the golden logs; the buf curl smoke script too
+nodetest: $(STAMP) $(PB) $(NODE_STAMP) $(NODE_CLIENT_STAMP)
+	cd clients/node && CARDCORE_PYTHON=$(abspath $(BIN))/python node --test test/*.test.js
 
 ## golden: regenerate tests/golden/ on purpose (review the diff before committing)
 golden: $(STAMP)
@@ -75,4 +86,4 @@ bench: $(STAMP)
 		-p no:cacheprovider -o testpaths=benchmarks
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules services/cardcore_server/_pb
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules clients/node/node_modules services/cardcore_server/_pb

@@ -1,0 +1,306 @@
+// A small Node client of the cardcore gRPC service (proto/cardcore/v1/game_service.proto).
+//
+//   const client = new CardcoreClient('127.0.0.1:50051');
+//   const game = await client.createGame({ game: 'ratscrew', seats: ['human', 'reaction'] });
+//   const me = client.game(game.gameId, game.seatTokens[0]);
+//   await me.submit({ kind: 'Play' });
+//   for await (const entry of me.stream({ fromSeq: 0 })) console.log(entry.seq, entry.events);
+//
+// Commands, events and views are plain objects (the game's JSON, `kind` included); they travel as
+// canonical JSON. Errors are CardcoreError: `code` (the gRPC status name), `reason` (the
+// ErrorInfo reason: a game's RejectCode or a service reason), `metadata`, `fieldViolations`
+// (BadRequest). `submit` retries UNAVAILABLE with the same action_id; `stream` resumes after a
+// dropped connection from the entry after the last one it yielded.
+
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import grpc from '@grpc/grpc-js';
+import protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+
+import { canonical, parseJson } from './verify.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const PROTO_ROOT = path.resolve(here, '../../../proto');
+const GOOGLE_RPC = path.resolve(here, '../proto/google/rpc/status.proto');
+
+const definition = protoLoader.loadSync('cardcore/v1/game_service.proto', {
+  includeDirs: [PROTO_ROOT],
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  arrays: true,
+  oneofs: true,
+});
+const cardcore = grpc.loadPackageDefinition(definition).cardcore.v1;
+const rpcRoot = new protobuf.Root().loadSync(GOOGLE_RPC, { keepCase: true });
+const Status = rpcRoot.lookupType('google.rpc.Status');
+const ErrorInfo = rpcRoot.lookupType('google.rpc.ErrorInfo');
+const BadRequest = rpcRoot.lookupType('google.rpc.BadRequest');
+
+const SEAT_KINDS = {
+  human: 'SEAT_KIND_HUMAN',
+  random: 'SEAT_KIND_RANDOM_BOT',
+  reaction: 'SEAT_KIND_REACTION_BOT',
+};
+const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
+
+/** A refused call, with the rich error details the server sent. */
+export class CardcoreError extends Error {
+  constructor(err) {
+    super(err.details || err.message);
+    this.name = 'CardcoreError';
+    this.grpcCode = err.code;
+    this.code = grpc.status[err.code] ?? String(err.code);
+    this.reason = '';
+    this.domain = '';
+    this.metadata = {};
+    this.fieldViolations = [];
+    const raw = err.metadata?.get?.('grpc-status-details-bin')?.[0];
+    if (raw) this.readDetails(raw);
+  }
+
+  readDetails(raw) {
+    try {
+      const status = Status.decode(raw);
+      for (const any of status.details) {
+        if (any.type_url.endsWith('/google.rpc.ErrorInfo')) {
+          const info = ErrorInfo.decode(any.value);
+          this.reason = info.reason;
+          this.domain = info.domain;
+          this.metadata = { ...info.metadata };
+        } else if (any.type_url.endsWith('/google.rpc.BadRequest')) {
+          this.fieldViolations = BadRequest.decode(any.value).field_violations.map((v) => ({
+            field: v.field,
+            description: v.description,
+          }));
+        }
+      }
+    } catch {
+      // undecodable details: the code and message above still say what happened
+    }
+  }
+}
+
+const value = (v) => parseJson(v.json);
+const toValue = (obj) => ({ kind: String(obj.kind ?? ''), json: canonical(obj) });
+
+function outcomeOf(o) {
+  if (!o) return null;
+  return {
+    termination: o.termination,
+    winners: o.winners.map(Number),
+    losers: o.losers.map(Number),
+    scores: o.scores.map(Number),
+  };
+}
+
+function entryOf(e) {
+  return {
+    seq: Number(e.seq),
+    atMs: Number(e.at_ms),
+    seat: e.seat === undefined || e.seat === null ? null : Number(e.seat),
+    action: value(e.action),
+    events: e.events.map(value),
+  };
+}
+
+function unary(stub, method, request, metadata, options = {}) {
+  return new Promise((resolve, reject) => {
+    stub[method](request, metadata, options, (err, response) =>
+      err ? reject(new CardcoreError(err)) : resolve(response),
+    );
+  });
+}
+
+/** Catalogue and creation; `game()` returns the calls one token may make. */
+export class CardcoreClient {
+  constructor(target = '127.0.0.1:50051', { credentials, adminKey, deadlineMs = 10_000 } = {}) {
+    this.stub = new cardcore.GameService(target, credentials ?? grpc.credentials.createInsecure());
+    this.adminKey = adminKey;
+    this.deadlineMs = deadlineMs;
+  }
+
+  options() {
+    return { deadline: Date.now() + this.deadlineMs };
+  }
+
+  /** Every registered game with its flags and JSON Schemas (parsed). */
+  async listGames() {
+    const r = await unary(this.stub, 'ListGames', {}, new grpc.Metadata(), this.options());
+    return r.games.map((g) => ({
+      name: g.name,
+      title: g.title,
+      rulesVersion: g.rules_version,
+      minSeats: g.min_seats,
+      maxSeats: g.max_seats,
+      realtime: g.realtime,
+      aliases: g.aliases,
+      flags: g.flags.map((f) => ({
+        name: f.name,
+        default: parseJson(f.default_json),
+        schema: parseJson(f.schema_json),
+        help: f.help,
+      })),
+      commandSchema: parseJson(g.command_schema_json),
+      eventSchema: parseJson(g.event_schema_json),
+      viewSchema: parseJson(g.view_schema_json),
+    }));
+  }
+
+  /**
+   * Deal a new game. `seats`: one per seat, 'human' | 'random' | 'reaction' or
+   * { kind, botMinDelayMs, botMaxDelayMs }. `seed` (BigInt, number or decimal string) only where
+   * the server allows client seeds. Returns { gameId, seatTokens: {seat: token},
+   * spectatorToken, seedCommitment, header }.
+   */
+  async createGame({ game, seats, rules = {}, seed, eventLimit = 0, timeoutsMs = {} }) {
+    const request = {
+      game,
+      seats: seats.map((s) => {
+        const spec = typeof s === 'string' ? { kind: s } : s;
+        const kind = SEAT_KINDS[spec.kind];
+        if (!kind) throw new TypeError(`seat kind ${spec.kind}`);
+        return {
+          kind,
+          bot_min_delay_ms: spec.botMinDelayMs ?? 0,
+          bot_max_delay_ms: spec.botMaxDelayMs ?? 0,
+        };
+      }),
+      rules_json: Object.keys(rules).length ? canonical(rules) : '',
+      event_limit: String(eventLimit),
+      timeouts_ms: timeoutsMs,
+    };
+    if (seed !== undefined && seed !== null) request.seed = BigInt(seed).toString();
+    const md = new grpc.Metadata();
+    if (this.adminKey) md.set('x-cardcore-admin-key', this.adminKey);
+    const r = await unary(this.stub, 'CreateGame', request, md, this.options());
+    return {
+      gameId: r.game_id,
+      seatTokens: Object.fromEntries(r.seat_tokens.map((t) => [Number(t.seat), t.token])),
+      spectatorToken: r.spectator_token,
+      seedCommitment: r.seed_commitment,
+      header: parseJson(r.header_json),
+    };
+  }
+
+  /** The calls of one token (a seat's or the spectator's) in one game. */
+  game(gameId, token) {
+    return new GameSession(this, gameId, token);
+  }
+
+  close() {
+    this.stub.close();
+  }
+}
+
+export class GameSession {
+  constructor(client, gameId, token) {
+    this.client = client;
+    this.gameId = gameId;
+    this.token = token;
+  }
+
+  metadata() {
+    const md = new grpc.Metadata();
+    md.set('authorization', `Bearer ${this.token}`);
+    return md;
+  }
+
+  /** Submit one command for the token's seat. Retries UNAVAILABLE with the same action_id. */
+  async submit(command, { actionId = randomUUID(), asSeat, retries = 3 } = {}) {
+    const request = { game_id: this.gameId, action_id: actionId, command: toValue(command) };
+    if (asSeat !== undefined) request.as_seat = asSeat;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await unary(
+          this.client.stub,
+          'SubmitAction',
+          request,
+          this.metadata(),
+          this.client.options(),
+        );
+        return { entry: entryOf(r.entry), outcome: outcomeOf(r.outcome), replayed: r.replayed };
+      } catch (err) {
+        if (!RETRYABLE.has(err.grpcCode) || attempt >= retries) throw err;
+        await new Promise((res) => setTimeout(res, 50 * 2 ** attempt));
+      }
+    }
+  }
+
+  /** The caller's view and its legal commands. */
+  async view() {
+    const r = await unary(
+      this.client.stub,
+      'GetView',
+      { game_id: this.gameId },
+      this.metadata(),
+      this.client.options(),
+    );
+    return {
+      seq: Number(r.seq),
+      view: value(r.view),
+      legalCommands: r.legal_commands.map(value),
+      outcome: outcomeOf(r.outcome),
+      seat: r.seat === undefined || r.seat === null ? null : Number(r.seat),
+    };
+  }
+
+  /** The log as the caller may see it: { text (JSON Lines), complete }. */
+  async log() {
+    const r = await unary(
+      this.client.stub,
+      'GetLog',
+      { game_id: this.gameId },
+      this.metadata(),
+      this.client.options(),
+    );
+    return { text: Buffer.from(r.log_jsonl).toString('utf8'), complete: r.complete };
+  }
+
+  /**
+   * The game's entries from `fromSeq` on, as the caller may see them, until the game ends.
+   * Breaking out of the loop (or aborting `signal`) cancels the call; a dropped connection is
+   * resumed from the next seq (no gap, no duplicate). `onOutcome` gets the outcome at the end.
+   */
+  async *stream({ fromSeq = 0, signal, onOutcome, reconnects = 5 } = {}) {
+    let next = Number(fromSeq);
+    let failures = 0;
+    for (;;) {
+      const call = this.client.stub.StreamEvents(
+        { game_id: this.gameId, from_seq: String(next) },
+        this.metadata(),
+      );
+      const abort = () => call.cancel();
+      signal?.addEventListener('abort', abort, { once: true });
+      try {
+        for await (const batch of call) {
+          failures = 0;
+          for (const e of batch.entries) {
+            const entry = entryOf(e);
+            if (entry.seq < next) continue; // never a duplicate
+            next = entry.seq + 1;
+            yield entry;
+          }
+          if (batch.outcome) {
+            onOutcome?.(outcomeOf(batch.outcome));
+            return;
+          }
+        }
+        return;
+      } catch (err) {
+        if (signal?.aborted || err.code === grpc.status.CANCELLED) return;
+        if (err.code !== grpc.status.UNAVAILABLE || ++failures > reconnects) {
+          throw new CardcoreError(err);
+        }
+        await new Promise((res) => setTimeout(res, 100 * failures));
+      } finally {
+        signal?.removeEventListener('abort', abort);
+        call.cancel();
+      }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Start a real `cardcore serve` on ephemeral loopback ports for the Node tests.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(here, '../../..');
+
+function python() {
+  if (process.env.CARDCORE_PYTHON) return process.env.CARDCORE_PYTHON;
+  const venv = path.join(REPO, '.venv/bin/python');
+  return existsSync(venv) ? venv : 'python3';
+}
+
+/** Resolves to { target, restUrl, stop(), logs() } once the server accepts calls. */
+export function startServer(...args) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cardcore-node-'));
+  const child = spawn(
+    python(),
+    ['-m', 'cardcore.cli', 'serve', '--port', '0', '--rest-port', '0', '--db', path.join(dir, 'db'), ...args],
+    { cwd: REPO, env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${err}`)), 30_000);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${err}`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const grpcLine = /cardcore serving on (\S+)\n/.exec(out);
+      const restLine = /cardcore REST on (\S+)\n/.exec(out);
+      if (!grpcLine || !restLine) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({
+        target: grpcLine[1],
+        restUrl: restLine[1],
+        logs: () => err,
+        stop: () =>
+          new Promise((res) => {
+            child.on('exit', (code) => {
+              rmSync(dir, { recursive: true, force: true });
+              res(code);
+            });
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
