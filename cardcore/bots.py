@@ -124,26 +124,28 @@ def play_out(
 
     Each step every bot proposes; the earliest ``at_ms`` wins the race (ties go to the lower seat),
     exactly as the service's sequencer would order them."""
-    game = match.game
     now = max(start_ms, match.last_at_ms)
+    game = match.game
+    proposers = [(bot.seat, bot.propose) for bot in bots]
+    submit = match.submit
     actions = 0
     while match.outcome is None:
         best_at = -1
         best_seat = -1
         best_cmd: Any = None
         state = match.state
-        for bot in bots:
-            proposal = bot.propose(game, state)
+        for seat, propose in proposers:
+            proposal = propose(game, state)
             if proposal is None:
                 continue
             at = now + proposal[0]
             if best_at < 0 or at < best_at:
-                best_at, best_seat, best_cmd = at, bot.seat, proposal[1]
+                best_at, best_seat, best_cmd = at, seat, proposal[1]
         if best_at < 0:
             return PlayResult(actions, now, True)
         now = best_at
         try:
-            match.submit(best_seat, best_cmd, now)
+            submit(best_seat, best_cmd, now)
         except Rejected as exc:  # a legal command must be accepted: a contract violation
             raise AssertionError(
                 f"{game.name}: legal command {best_cmd!r} of seat {best_seat} rejected: {exc}"

@@ -106,7 +106,9 @@ class Match(Generic[S, C, E, V, R]):
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
         if not 0 <= seat < self.setup.seats:
             raise ValueError(f"no seat {seat} in a {self.setup.seats}-seat game")
-        events = self.check(seat, command)
+        if self.outcome is not None:
+            raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        events = self.game.decide(self.state, seat, command)
         self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
         return events
 
