@@ -19,25 +19,39 @@ PROTO_ROOT = ROOT / "proto"
 OUT = pathlib.Path(__file__).resolve().parent / "_pb"
 
 
+def _plugin(name: str) -> str | None:
+    """A protoc plugin beside this interpreter (a virtualenv) or on PATH (a build env)."""
+    beside = pathlib.Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    return shutil.which(name)
+
+
 def main() -> int:
     from grpc_tools import protoc  # build-time dependency only
 
     protos = sorted(str(p.relative_to(PROTO_ROOT)) for p in PROTO_ROOT.rglob("*.proto"))
     include = pathlib.Path(protoc.__file__).parent / "_proto"
-    bindir = pathlib.Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as tmp:
         args = [
             "grpc_tools.protoc",
             f"-I{PROTO_ROOT}",
             f"-I{include}",
-            f"--plugin=protoc-gen-mypy={bindir / 'protoc-gen-mypy'}",
-            f"--plugin=protoc-gen-mypy_grpc={bindir / 'protoc-gen-mypy_grpc'}",
             f"--python_out={tmp}",
             f"--grpc_python_out={tmp}",
-            f"--mypy_out={tmp}",
-            f"--mypy_grpc_out={tmp}",
-            *protos,
         ]
+        # Typed stubs (.pyi) for mypy, where mypy-protobuf's plugins are installed: always in the
+        # dev virtualenv; a wheel build (hatch_build.py) may run without them.
+        mypy_plugin = _plugin("protoc-gen-mypy")
+        mypy_grpc_plugin = _plugin("protoc-gen-mypy_grpc")
+        if mypy_plugin and mypy_grpc_plugin:
+            args += [
+                f"--plugin=protoc-gen-mypy={mypy_plugin}",
+                f"--plugin=protoc-gen-mypy_grpc={mypy_grpc_plugin}",
+                f"--mypy_out={tmp}",
+                f"--mypy_grpc_out={tmp}",
+            ]
+        args += protos
         if protoc.main(args) != 0:
             print("protoc failed", file=sys.stderr)
             return 1
