@@ -13,6 +13,7 @@ Request-scoped facts for the one log line per request (``game_id``, ``seat``, ``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hashlib
 import hmac
@@ -34,7 +35,7 @@ from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
 from .redaction import RedactedEntry, Value
-from .store import EventStore, GameRecord, SeatSpec, StoreError
+from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
 
 log = structlog.get_logger("cardcore_server")
 
@@ -198,11 +199,17 @@ class Application:
         self._loading: dict[str, asyncio.Lock] = {}
         self._catalogue: tuple[CatalogueEntry, ...] | None = None
         self.closing = False
+        self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
+        """Set when other server processes serve the same games (PostgreSQL)."""
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._refresh_again: set[str] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> int:
         """Open the store and rebuild every unfinished game; returns how many were rebuilt."""
+        if self.shared is not None:
+            self.shared.watch(self._on_store_change)
         await self.store.open()
         self._tokens = await self.store.tokens()
         self._known = {g for g, _ in self._tokens.values()}
@@ -226,9 +233,46 @@ class Application:
     async def close(self) -> None:
         """Stop timers, let pending writes land, close the store."""
         self.closing = True
+        for task in list(self._refreshing.values()):
+            task.cancel()
         for game in list(self.games.values()):
             await game.close()
         await self.store.close()
+
+    # ------------------------------------------------------------------ other processes
+
+    def _on_store_change(self, game_id: str | None) -> None:
+        """A hint that another process appended to ``game_id`` (``None``: to any game): catch
+        up the games loaded here, so their streams see the new entries."""
+        if self.closing:
+            return
+        for gid in list(self.games) if game_id is None else [game_id]:
+            if gid not in self.games:
+                continue  # not served here yet: loaded from the store on first use
+            if gid in self._refreshing:
+                self._refresh_again.add(gid)
+                continue
+            task = asyncio.get_running_loop().create_task(self._refresh(gid))
+            self._refreshing[gid] = task
+
+    async def _refresh(self, game_id: str) -> None:
+        try:
+            while not self.closing:
+                self._refresh_again.discard(game_id)
+                live = self.games.get(game_id)
+                if live is None or live.closed:
+                    return
+                try:
+                    await live.sync()
+                except (StoreError, Unavailable):
+                    pass
+                if live.broken:  # our write lost the race, or theirs did not apply: rebuild
+                    with contextlib.suppress(ServiceError):
+                        await self._load(game_id)
+                if game_id not in self._refresh_again:
+                    return
+        finally:
+            self._refreshing.pop(game_id, None)
 
     async def _load(self, game_id: str) -> LiveGame:
         lock = self._loading.setdefault(game_id, asyncio.Lock())
@@ -265,7 +309,9 @@ class Application:
 
     # ------------------------------------------------------------------ authentication
 
-    async def _auth(self, token: str | None, game_id: str) -> tuple[LiveGame, Viewer]:
+    async def _auth(
+        self, token: str | None, game_id: str, *, sync: bool = True
+    ) -> tuple[LiveGame, Viewer]:
         if self.closing:
             raise ServiceError(Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping")
         if not token:
@@ -273,6 +319,8 @@ class Application:
                 Status.UNAUTHENTICATED, Reason.MISSING_TOKEN, "send `authorization: Bearer <token>`"
             )
         found = self._tokens.get(token_hash(token)) if token.startswith(TOKEN_PREFIX) else None
+        if found is None and self.shared is not None and token.startswith(TOKEN_PREFIX):
+            found = await self._shared_token(token_hash(token))
         if found is None:
             raise ServiceError(Status.UNAUTHENTICATED, Reason.INVALID_TOKEN, "unknown token")
         if not _GAME_ID_RE.match(game_id or ""):
@@ -291,7 +339,29 @@ class Application:
         live = self.games.get(game_id)
         if live is None or live.broken:
             live = await self._load(game_id)
+        if sync and self.shared is not None:
+            # Show what other processes appended too (the sequencer syncs for submits itself).
+            try:
+                await live.sync()
+            except Unavailable:
+                pass
+            except StoreError:
+                raise _unavailable("the store could not be read") from None
+            if live.broken:
+                live = await self._load(game_id)
         return live, viewer
+
+    async def _shared_token(self, digest: str) -> tuple[str, str] | None:
+        """A token of a game another process created (cached once found)."""
+        assert self.shared is not None
+        try:
+            found = await self.shared.find_token(digest)
+        except StoreError:
+            raise _unavailable("the store could not be read") from None
+        if found is not None:
+            self._tokens[digest] = found
+            self._known.add(found[0])
+        return found
 
     # ------------------------------------------------------------------ catalogue and create
 
@@ -415,7 +485,7 @@ class Application:
         as_seat: int | None = None,
     ) -> SubmitResult:
         """Sequence one command for the token's seat; answer once it is durable."""
-        live, viewer = await self._auth(token, game_id)
+        live, viewer = await self._auth(token, game_id, sync=False)
         if not isinstance(viewer, int):
             raise ServiceError(Status.PERMISSION_DENIED, Reason.SPECTATOR, "a spectator cannot act")
         if as_seat is not None and as_seat != viewer:

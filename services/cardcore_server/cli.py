@@ -27,7 +27,13 @@ def _serve_parser() -> argparse.ArgumentParser:
         "is 0; 0 = any free port); OpenAPI at /v1/openapi.json",
     )
     p.add_argument("--no-rest", action="store_true", help="serve gRPC only")
-    p.add_argument("--db", default="cardcore.db", help="SQLite database file (default cardcore.db)")
+    p.add_argument(
+        "--db",
+        default="cardcore.db",
+        help="the event store: a SQLite file (PATH or sqlite:PATH; default cardcore.db), or "
+        "postgresql://USER:PASSWORD@HOST:PORT/DB to let several servers serve the same games "
+        "(needs cardcore[postgres])",
+    )
     p.add_argument(
         "--admin-key",
         default=os.environ.get("CARDCORE_ADMIN_KEY"),

@@ -10,6 +10,11 @@ in order, so "N+1 is durable" implies "N is durable"; streams only ever see dura
 Timers and bots never touch the state: they arm an ``asyncio`` timer and, when it fires while the
 game is still at the sequence number they planned for, submit an ordinary action through the same
 sequencer, so it is logged and replays like any other.
+
+On a store other server processes write to as well (:class:`~.store.SharedStore`), the sequencer
+first catches up with the entries they appended (re-read by ``seq``, re-applied and checked line
+for line, as a rebuild does), so it decides on the latest durable state; two processes deciding
+the same ``seq`` at once still collide on the store's primary key, and the loser is rebuilt.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from cardcore.match import Match
 
 from . import redaction
 from .redaction import RedactedEntry
-from .store import EventStore, GameRecord, StoredGame, StoredRejection
+from .store import EventStore, GameRecord, SharedStore, StoredGame, StoredRejection
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 AnyMatch = Match[Any, Any, Any, Any, Any]
@@ -86,6 +91,8 @@ class LiveGame:
         assert match.writer is not None
         self.lines: list[LogLine] = match.writer.lines
         self.store = store
+        self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
+        """Set when other processes append to this game too (then :meth:`sync` before deciding)."""
         self.clock = clock
         self.lock = asyncio.Lock()
         self.events: list[tuple[Any, ...]] = []
@@ -214,9 +221,15 @@ class LiveGame:
     # ------------------------------------------------------------------ the sequencer
 
     async def submit(
-        self, seat: int, command: Any, command_text: str, action_id: str | None
+        self,
+        seat: int,
+        command: Any,
+        command_text: str,
+        action_id: str | None,
+        planned_seq: int | None = None,
     ) -> Accepted:
-        """Sequence one action for ``seat``; returns once it is durable.
+        """Sequence one action for ``seat``; returns once it is durable. ``planned_seq``: the
+        ``seq`` a timer chose the command for (:class:`Superseded` when the game moved on).
 
         Raises :class:`Rejected` (after the rejection is durable, when it carried an
         ``action_id``), or :class:`~.store.StoreError` when the store failed."""
@@ -224,6 +237,14 @@ class LiveGame:
             if self.broken or self.closed:
                 raise _Unavailable()
             key = (seat, action_id) if action_id else None
+            if self.shared is not None:
+                await self._catch_up()
+                if key is not None and key not in self.action_ids and key not in self.rejections:
+                    rej = await self.shared.rejection(self.game_id, seat, key[1])
+                    if rej is not None:  # another process rejected this action_id
+                        self.rejections[key] = rej
+            if planned_seq is not None and self.match.seq != planned_seq:
+                raise Superseded()
             if key is not None:
                 prior = self._prior(key, command_text)
                 if prior is not None:
@@ -301,6 +322,58 @@ class LiveGame:
 
         fut.add_done_callback(done)
 
+    # ------------------------------------------------------------------ other processes
+
+    async def sync(self) -> None:
+        """Catch up with entries other processes appended (a shared store only). Raises
+        :class:`Unavailable` (and the game is broken: rebuild it) when they do not apply."""
+        if self.shared is None:
+            return
+        async with self.lock:
+            if self.broken or self.closed:
+                return
+            await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        """Under the lock: re-read from the next ``seq`` and apply what others appended."""
+        assert self.shared is not None
+        tail = await self.shared.tail(self.game_id, self.match.seq)
+        if not tail.entries:
+            return
+        # Entries past ours were decided on top of everything we wrote, or they collide with a
+        # write of ours still in flight (which then fails): let ours settle, then look again.
+        try:
+            await self.barrier()
+        except Exception:
+            self.broken = True
+        if self.broken:
+            self.wake()
+            raise _Unavailable()
+        tail = await self.shared.tail(self.game_id, self.match.seq)
+        match = self.match
+        try:
+            for seq, line, action_id in tail.entries:
+                if seq != match.seq:
+                    raise RebuildError(f"entry {match.seq} is missing")
+                command = self.game.decode_command(line["action"], "action")
+                seat = int(line["seat"])
+                events = match.submit(seat, command, int(line["at_ms"]))
+                self.events.append(tuple(events))
+                over = match.outcome is not None
+                if (self.lines[-2] if over else self.lines[-1]) != line:
+                    raise RebuildError(f"entry {seq} differs from the stored one")
+                if over and self.lines[-1] != tail.end:
+                    raise RebuildError("the end line differs from the stored one")
+                if action_id is not None:
+                    self.action_ids[(seat, str(action_id))] = seq
+        except (RebuildError, DecodeError, Rejected, ValueError, KeyError) as exc:
+            log.error("catch_up_failed", game_id=self.game_id, error=str(exc))
+            self.broken = True
+            self.wake()
+            raise _Unavailable() from None
+        self.mark_durable(len(self.lines))
+        self.plan()
+
     # ------------------------------------------------------------------ streams
 
     def redacted(self, seq: int, viewer: Viewer) -> RedactedEntry:
@@ -366,14 +439,16 @@ class LiveGame:
     def _fire(self, seq: int, seat: int, command: Any) -> None:
         if self.match.seq != seq or self.over or self.closed or self.broken:
             return
-        task = asyncio.get_running_loop().create_task(self._auto(seat, command))
+        task = asyncio.get_running_loop().create_task(self._auto(seq, seat, command))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _auto(self, seat: int, command: Any) -> None:
+    async def _auto(self, seq: int, seat: int, command: Any) -> None:
         text = codec.canonical_text(codec.encode(command))
         try:
-            acc = await self.submit(seat, command, text, None)
+            acc = await self.submit(seat, command, text, None, planned_seq=seq)
+        except Superseded:
+            return  # the game moved on (another process's entries): plan() re-armed
         except Rejected as exc:
             log.info("auto_rejected", game_id=self.game_id, seat=seat, reason=exc.code.value)
             self.plan()
@@ -398,6 +473,10 @@ class LiveGame:
         with contextlib.suppress(Exception):
             await self.barrier()
         self._changed.set()
+
+
+class Superseded(Exception):
+    """A timed action was planned for an earlier ``seq`` than the game is at now."""
 
 
 class ActionIdReused(Exception):

@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha import reflection
 
 from .app import Application, ServiceConfig
 from .grpc_api import SERVICE_NAME, GameServiceHandlers
-from .store import SqliteStore
+from .store import open_store
 
 if TYPE_CHECKING:
     from .rest import RestServer
@@ -48,6 +48,7 @@ class ServerOptions:
     host: str = "127.0.0.1"
     port: int = 50051
     db: str = "cardcore.db"
+    """A SQLite file (``sqlite:PATH`` or a plain path) or a ``postgresql://`` URL."""
     grace_s: float = 5.0
     config: ServiceConfig = ServiceConfig()
     rest_port: int | None = None
@@ -90,7 +91,7 @@ async def start(options: ServerOptions) -> Running:
             f"binding {options.host} (beyond loopback) needs an admin key: --admin-key or "
             "CARDCORE_ADMIN_KEY"
         )
-    app = Application(SqliteStore(options.db), options.config)
+    app = Application(open_store(options.db), options.config)
     rebuilt = await app.start()
     server = grpc.aio.server(
         options=[

@@ -14,6 +14,9 @@ being committed, and acknowledges each only once it is on disk.
 transaction per batch (group commit: one fsync for many actions), with ``journal_mode=WAL`` and
 ``synchronous=FULL``. Reads run on a second thread with their own connection; nothing blocks the
 event loop.
+
+:class:`SharedStore` is what a backend that several server processes write to adds (the
+PostgreSQL one, :mod:`.store_postgres`); :func:`open_store` picks the backend from ``--db``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 from cardcore import codec
 from cardcore.log import LogLine
@@ -148,6 +151,54 @@ class EventStore(Protocol):
         ...
 
     async def load(self, game_id: str) -> StoredGame | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """A game's entries from some ``seq`` on, as another process may have appended them."""
+
+    entries: list[tuple[int, LogLine, str | None]]
+    """``(seq, line, action_id)`` in ``seq`` order."""
+    end: LogLine | None
+    """The end line, when the game is over."""
+
+
+@runtime_checkable
+class SharedStore(EventStore, Protocol):
+    """A store other server processes append to as well: they re-read by ``seq`` on a hint."""
+
+    def watch(self, on_change: Callable[[str | None], None]) -> None:
+        """Call ``on_change(game_id)`` when a game may have entries this process has not seen
+        (``None``: any game may have; e.g. after the notification channel was re-opened). A
+        hint only: the caller re-reads with :meth:`tail`."""
+        ...
+
+    async def tail(self, game_id: str, from_seq: int) -> Tail: ...
+
+    async def rejection(self, game_id: str, seat: int, action_id: str) -> StoredRejection | None:
+        """The stored rejection of ``(seat, action_id)``, if another process recorded one."""
+        ...
+
+    async def find_token(self, token_hash: str) -> tuple[str, str] | None:
+        """``(game_id, viewer)`` of a token hash (tokens of games created elsewhere)."""
+        ...
+
+
+def open_store(db: str) -> EventStore:
+    """The backend for ``--db``: ``postgresql://…`` (or ``postgres://…``) selects PostgreSQL
+    (needs ``cardcore[postgres]``); ``sqlite:PATH`` or a plain path selects SQLite."""
+    if db.startswith(("postgresql://", "postgres://")):
+        try:
+            from .store_postgres import PostgresStore
+        except ImportError:
+            raise ValueError(
+                "a postgresql:// database needs psycopg: install cardcore[postgres]"
+            ) from None
+        return PostgresStore(db)
+    db = db.removeprefix("sqlite:")
+    if not db:
+        raise ValueError("--db: empty SQLite path")
+    return SqliteStore(db)
 
 
 _SCHEMA: Final = """
@@ -451,36 +502,48 @@ class SqliteStore:
             return game, entries, rejections
 
         game, entries, rejections = await self._read(fetch)
-        if game is None:
-            return None
-        rec_text, header, seed, salt, end_line = game
-        rec = json.loads(rec_text)
-        record = GameRecord(
-            game_id=game_id,
-            game=rec["game"],
-            rules=rec["rules"],
-            event_limit=int(rec["event_limit"]),
-            seed=int(seed),
-            salt=bytes(salt),
-            created_ms=int(rec["created_ms"]),
-            seats=tuple(SeatSpec.from_json(s) for s in rec["seats"]),
-            timeouts_ms={str(k): int(v) for k, v in rec["timeouts_ms"].items()},
+        return stored_game(game_id, game, entries, rejections)
+
+
+def stored_game(
+    game_id: str,
+    game: Sequence[Any] | None,
+    entries: Sequence[Sequence[Any]],
+    rejections: Sequence[Sequence[Any]],
+) -> StoredGame | None:
+    """A :class:`StoredGame` from the rows of ``games`` (``record, header, seed, salt,
+    end_line``), ``entries`` (``seq, seat, action_id, line`` in ``seq`` order) and
+    ``rejections`` (``seat, action_id, command, code, detail``); every backend reads these."""
+    if game is None:
+        return None
+    rec_text, header, seed, salt, end_line = game
+    rec = json.loads(rec_text)
+    record = GameRecord(
+        game_id=game_id,
+        game=rec["game"],
+        rules=rec["rules"],
+        event_limit=int(rec["event_limit"]),
+        seed=int(seed),
+        salt=bytes(salt),
+        created_ms=int(rec["created_ms"]),
+        seats=tuple(SeatSpec.from_json(s) for s in rec["seats"]),
+        timeouts_ms={str(k): int(v) for k, v in rec["timeouts_ms"].items()},
+    )
+    lines: list[LogLine] = [json.loads(header)]
+    stored = StoredGame(record, lines)
+    for seq, seat, action_id, line in entries:
+        if seq != len(lines) - 1:
+            raise StoreError(f"game {game_id}: entry {len(lines) - 1} is missing")
+        lines.append(json.loads(line))
+        if action_id is not None:
+            stored.action_ids[(int(seat), str(action_id))] = int(seq)
+    if end_line is not None:
+        lines.append(json.loads(end_line))
+    for seat, action_id, command, code, detail in rejections:
+        stored.rejections[(int(seat), str(action_id))] = StoredRejection(
+            int(seat), str(action_id), str(command), str(code), str(detail)
         )
-        lines: list[LogLine] = [json.loads(header)]
-        stored = StoredGame(record, lines)
-        for seq, seat, action_id, line in entries:
-            if seq != len(lines) - 1:
-                raise StoreError(f"game {game_id}: entry {len(lines) - 1} is missing")
-            lines.append(json.loads(line))
-            if action_id is not None:
-                stored.action_ids[(int(seat), str(action_id))] = int(seq)
-        if end_line is not None:
-            lines.append(json.loads(end_line))
-        for seat, action_id, command, code, detail in rejections:
-            stored.rejections[(int(seat), str(action_id))] = StoredRejection(
-                int(seat), str(action_id), str(command), str(code), str(detail)
-            )
-        return stored
+    return stored
 
 
 def _settle(batch: list[_Job], results: list[BaseException | None]) -> None:

@@ -27,3 +27,13 @@ def fresh_server(tmp_path: Path) -> Iterator[ServerProcess]:
     yield proc
     if proc.alive():
         proc.stop()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL URL with a fresh schema of this test's own (see :mod:`.pg`: skips when no
+    server is reachable, fails instead under ``CI``)."""
+    from .pg import scratch_schema
+
+    with scratch_schema() as url:
+        yield url
