@@ -4,6 +4,7 @@ fits the gRPC code. Plus the admin key and the client-seed policy."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -175,3 +176,42 @@ def test_beyond_loopback_needs_an_admin_key(tmp_path: Path) -> None:
         [*cmd, "--db", str(tmp_path / "x.db")], capture_output=True, timeout=30, check=False
     )
     assert done.returncode == 2 and b"admin key" in done.stderr
+
+
+def test_field_paths_match_grpc(
+    http_module: httpx.Client, stub: Any, games: dict[str, Any]
+) -> None:
+    """Malformed input names the same field on both transports; the proto's JSON-in-a-string
+    fields (`command.json`, `rules_json`) are the objects `command` and `rules` in REST."""
+    gid = games["a"]["game_id"]
+    token = games["a"]["seat_tokens"][0]["token"]
+    md = (("authorization", f"Bearer {token}"),)
+    cases = [
+        ({"kind": "Bogus"}, "command.kind"),
+        ({"kind": "Slap", "expect_epoch": "x"}, "command.expect_epoch"),
+    ]
+    for command, rest_path in cases:
+        r = http_module.post(
+            f"/v1/games/{gid}/actions", json={"command": command}, headers=bearer(token)
+        )
+        assert r.status_code == 422, r.text
+        req = pb.SubmitActionRequest(
+            game_id=gid, command=pb.GameValue(kind=command["kind"], json=json.dumps(command))
+        )
+        try:
+            stub.SubmitAction(req, metadata=md, timeout=5)
+            raise AssertionError("accepted")
+        except grpc.RpcError as exc:
+            status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+            assert status is not None
+            bad = error_details_pb2.BadRequest()
+            assert status.details[1].Unpack(bad)
+            grpc_path = bad.field_violations[0].field
+        assert grpc_path.replace("command.json", "command") == rest_path
+        assert r.json()["errors"][0]["field"] == rest_path
+        assert r.json()["code"] == "Malformed"
+    r = http_module.post(
+        "/v1/games",
+        json={"game": "ratscrew", "seats": [{"kind": "human"}] * 2, "rules": {"num_decks": 99}},
+    )
+    assert (r.status_code, r.json()["errors"][0]["field"]) == (422, "rules.num_decks")
