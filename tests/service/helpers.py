@@ -22,8 +22,8 @@ READY_TIMEOUT_S = 30.0
 class ServerProcess:
     """``cardcore serve`` in a subprocess; stderr (its JSON logs) goes to ``log_path``."""
 
-    def __init__(self, tmp: Path, *args: str, name: str = "server") -> None:
-        self.db = str(tmp / f"{name}.db")
+    def __init__(self, tmp: Path, *args: str, name: str = "server", db: str | None = None) -> None:
+        self.db = db or str(tmp / f"{name}.db")
         self.log_path = tmp / f"{name}.log"
         self.args = list(args)
         self.port = 0
