@@ -22,6 +22,9 @@ export function startServer(...args) {
     ['-m', 'cardcore.cli', 'serve', '--port', '0', '--rest-port', '0', '--db', path.join(dir, 'db'), ...args],
     { cwd: REPO, env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // never leave a server behind, even when a test run dies
+  const reap = () => child.exitCode === null && child.kill('SIGKILL');
+  process.once('exit', reap);
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
