@@ -8,6 +8,7 @@ library, so the generated imports are rewritten to ``cardcore_server._pb`` mecha
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 import re
 import shutil
@@ -44,7 +45,10 @@ def main() -> int:
         # dev virtualenv; a wheel build (hatch_build.py) may run without them.
         mypy_plugin = _plugin("protoc-gen-mypy")
         mypy_grpc_plugin = _plugin("protoc-gen-mypy_grpc")
-        if mypy_plugin and mypy_grpc_plugin:
+        # The plugins run with this process's environment: in pip's isolated build env beside an
+        # existing dev virtualenv they are found but cannot import mypy_protobuf.
+        has_mypy_protobuf = importlib.util.find_spec("mypy_protobuf") is not None
+        if mypy_plugin and mypy_grpc_plugin and has_mypy_protobuf:
             args += [
                 f"--plugin=protoc-gen-mypy={mypy_plugin}",
                 f"--plugin=protoc-gen-mypy_grpc={mypy_grpc_plugin}",
