@@ -13,9 +13,9 @@ AnyGame = Game[Any, Any, Any, Any, Any]
 GAMES: Final[tuple[AnyGame, ...]] = (
     ratscrew.GAME,
     slapjack.GAME,
-    speed.GAME,
-    spit.GAME,
     palace.GAME,
+    spit.GAME,
+    speed.GAME,
 )
 """Every registered game, in catalogue order."""
 
