@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
 
-from cardcore import Match, RejectCode, Rejected, Termination, codec
+from cardcore import Match, RejectCode, Termination, codec
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards
 from cardcore.engine import Role
 from cardcore.errors import InvalidSetup
@@ -35,7 +36,6 @@ from cardcore.games.palace import (
     PlayFaceDown,
     PlayStarted,
     Readied,
-    Rules,
     State,
     Swap,
     Swapped,
@@ -45,6 +45,8 @@ from cardcore.games.palace import (
 from cardcore.registry import get_game
 from cardcore.rng import Rng, shuffled
 
+from . import given
+
 C = parse_cards
 
 
@@ -52,8 +54,7 @@ def card(text: str) -> Card:
     return Card.parse(text)
 
 
-def rules(**flags: Any) -> Rules:
-    return pal.GAME.make_setup(2, 0, {k: codec.encode(v) for k, v in flags.items()}).rules
+rules = partial(given.rules, pal.GAME)
 
 
 def cards(zone: str | Sequence[str]) -> tuple[Card, ...]:
@@ -83,19 +84,8 @@ def pos(
     )
 
 
-def apply(state: State, seat: int, command: Any) -> tuple[list[Any], State]:
-    events = pal.decide(state, seat, command)
-    for e in events:
-        state = pal.evolve(state, e)
-    return events, state
-
-
-def rejected(state: State, seat: int, command: Any) -> RejectCode:
-    before = state
-    with pytest.raises(Rejected) as info:
-        pal.decide(state, seat, command)
-    assert state == before
-    return info.value.code
+apply = partial(given.apply, pal.GAME)
+rejected = partial(given.rejected, pal.GAME)
 
 
 def play(text: str) -> Play:

@@ -6,11 +6,12 @@ Stacks are written top first, the pile bottom→top (rules.md §0.3).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
 
-from cardcore import Match, Outcome, RejectCode, Rejected, Termination, codec
+from cardcore import Match, Outcome, RejectCode, Termination
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards
 from cardcore.engine import Role
 from cardcore.errors import InvalidSetup
@@ -25,13 +26,14 @@ from cardcore.games.ratscrew import (
     PileOwed,
     PileTaken,
     PlayerEliminated,
-    Rules,
     Slap,
     Slapped,
     State,
     TurnPassed,
     position,
 )
+
+from . import given
 
 C = parse_cards
 
@@ -40,23 +42,9 @@ def card(text: str) -> Card:
     return Card.parse(text)
 
 
-def rules(**flags: Any) -> Rules:
-    return ers.GAME.make_setup(2, 0, {k: codec.encode(v) for k, v in flags.items()}).rules
-
-
-def apply(state: State, seat: int, command: Any) -> tuple[list[Any], State]:
-    events = ers.decide(state, seat, command)
-    for e in events:
-        state = ers.evolve(state, e)
-    return events, state
-
-
-def rejected(state: State, seat: int, command: Any) -> RejectCode:
-    before = state
-    with pytest.raises(Rejected) as info:
-        ers.decide(state, seat, command)
-    assert state == before
-    return info.value.code
+rules = partial(given.rules, ers.GAME)
+apply = partial(given.apply, ers.GAME)
+rejected = partial(given.rejected, ers.GAME)
 
 
 def pos(stacks: Sequence[str], **kw: Any) -> State:

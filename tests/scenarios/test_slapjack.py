@@ -4,12 +4,13 @@ exactly these events and this state. One test per rule clause, [ENGINE] decision
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import pytest
 
 from cardcore.cards import HIDDEN, Card, parse_cards, standard_deck
 from cardcore.engine import Outcome, Role, Termination
-from cardcore.errors import InvalidSetup, RejectCode, Rejected
+from cardcore.errors import InvalidSetup, RejectCode
 from cardcore.games.slapjack import (
     GAME,
     PLAY,
@@ -17,7 +18,6 @@ from cardcore.games.slapjack import (
     CardPlayed,
     Command,
     Dealt,
-    Event,
     PenaltyPaid,
     PileTaken,
     PlayerEliminated,
@@ -42,6 +42,8 @@ from cardcore.games.slapjack import (
 from cardcore.registry import get_game
 from cardcore.rng import Rng, shuffled
 
+from . import given
+
 
 def c(text: str) -> Card:
     return Card.parse(text)
@@ -51,21 +53,11 @@ def cs(text: str) -> tuple[Card, ...]:
     return parse_cards(text)
 
 
-def act(state: State, seat: int, command: Command) -> tuple[list[Event], State]:
-    """When ``seat`` makes ``command``: the events, and the state after them."""
-    events = decide(state, seat, command)
-    after = state
-    for e in events:
-        after = evolve(after, e)
-    return events, after
+act = partial(given.apply, GAME)
 
 
 def assert_rejected(state: State, seat: int, command: Command, code: RejectCode) -> None:
-    before = state
-    with pytest.raises(Rejected) as info:
-        decide(state, seat, command)
-    assert info.value.code == code
-    assert state == before
+    assert given.rejected(GAME, state, seat, command) == code
 
 
 def awaiting(state: State) -> tuple[int, ...]:

@@ -5,6 +5,7 @@ bot games per variant check the invariants the contract suite checks for the def
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from cardcore import codec
 from cardcore.bots import seat_bots
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards, standard_deck
 from cardcore.engine import Outcome, Role, Termination
-from cardcore.errors import InvalidSetup, RejectCode, Rejected
+from cardcore.errors import InvalidSetup, RejectCode
 from cardcore.games.speed import (
     DRAW,
     FLIP,
@@ -23,7 +24,6 @@ from cardcore.games.speed import (
     Command,
     Dealt,
     Draw,
-    Event,
     Flip,
     FlipCalled,
     Play,
@@ -51,6 +51,8 @@ from cardcore.match import Match
 from cardcore.registry import get_game
 from cardcore.rng import Rng, shuffled
 
+from . import given
+
 
 def c(text: str) -> Card:
     return Card.parse(text)
@@ -60,21 +62,11 @@ def cs(text: str) -> tuple[Card, ...]:
     return parse_cards(text)
 
 
-def act(state: State, seat: int, command: Command) -> tuple[list[Event], State]:
-    """When ``seat`` makes ``command``: the events, and the state after them."""
-    events = decide(state, seat, command)
-    after = state
-    for e in events:
-        after = evolve(after, e)
-    return events, after
+act = partial(given.apply, GAME)
 
 
 def assert_rejected(state: State, seat: int, command: Command, code: RejectCode) -> None:
-    before = state
-    with pytest.raises(Rejected) as info:
-        decide(state, seat, command)
-    assert info.value.code == code
-    assert state == before
+    assert given.rejected(GAME, state, seat, command) == code
 
 
 def expected_deal(seed: int, stream: int, rnd: int, side: int = 10, jokers: int = 0) -> Dealt:

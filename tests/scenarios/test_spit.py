@@ -6,14 +6,14 @@ test says otherwise every non-empty stock pile has only its top card face up.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
 
-from cardcore import Match, Outcome, RejectCode, Rejected, Termination, codec
+from cardcore import Match, Outcome, RejectCode, Termination, codec
 from cardcore.bots import play_out, seat_bots
 from cardcore.cards import HIDDEN, Card, parse_cards, standard_deck
 from cardcore.engine import Role
@@ -47,6 +47,8 @@ from cardcore.games.spit import (
 )
 from cardcore.rng import Rng, shuffled
 
+from . import given
+
 C = parse_cards
 G = spit.GAME
 
@@ -55,23 +57,11 @@ def card(text: str) -> Card:
     return Card.parse(text)
 
 
-def rules(**flags: Any) -> Rules:
-    return G.make_setup(2, 0, {k: codec.encode(v) for k, v in flags.items()}).rules
+rules = partial(given.rules, spit.GAME)
 
 
-def apply(state: State, seat: int, command: Any) -> tuple[list[Any], State]:
-    events = spit.decide(state, seat, command)
-    for e in events:
-        state = spit.evolve(state, e)
-    return events, state
-
-
-def rejected(state: State, seat: int, command: Any) -> RejectCode:
-    before = copy.deepcopy(state)
-    with pytest.raises(Rejected) as info:
-        spit.decide(state, seat, command)
-    assert state == before
-    return info.value.code
+apply = partial(given.apply, spit.GAME)
+rejected = partial(given.rejected, spit.GAME)
 
 
 def table(
