@@ -11,6 +11,8 @@ A game is a *decider* (Chassaing's pattern): pure functions over frozen values.
   ``redact(event, viewer)`` and ``narrate(event)``.
 
 The seat acting is an argument, never part of a command: on the service it comes from the token.
+Commands are logged and streamed as sent, so a command may name only cards that every viewer sees
+before or after it is accepted (the contract suite checks this for every game).
 :class:`Game` bundles these with :class:`GameInfo` and the test hooks of the contract suite
 (``deck``, ``cards_in_play``, ``shuffle_hidden``). :mod:`cardcore.registry` lists every game.
 """

@@ -201,6 +201,15 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
             view = game.view(s_, v)
             assert codec.decode(game.view_type, codec.encode(view)) == view
 
+        # The log and the streams carry commands as they were sent: a command may only name
+        # cards that every viewer sees before or after it.
+        named = [v for v in flatten(codec.encode(cmd)).values() if isinstance(v, str)]
+        for v in viewers(seats):
+            shown = visible_cards(game, state, v) + visible_cards(game, s_, v)
+            for text in named:
+                if is_card_text(text):
+                    assert text in shown, f"{game.name}: {cmd!r} names {text}, hidden from {v}"
+
         now += delay
         match.submit(seat, cmd, now)
         assert match.state == s_
