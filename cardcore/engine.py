@@ -234,6 +234,8 @@ class Game(Generic[S, C, E, V, R]):
     is_sensible: Callable[[S, int, C], bool]
     """Bots' hint: would a player who plays well make this legal command now? (A false slap is
     legal but not sensible.)"""
+    check_setup: Callable[[Setup[R]], None] | None = None
+    """The game's own cross-checks of seats and rules; raises :class:`InvalidSetup`."""
 
     @property
     def name(self) -> str:
@@ -265,6 +267,8 @@ class Game(Generic[S, C, E, V, R]):
         deck = self.deck(setup)
         if len(deck) < setup.seats:
             raise InvalidSetup("rules", f"{len(deck)} cards cannot be dealt to {setup.seats} seats")
+        if self.check_setup is not None:
+            self.check_setup(setup)
 
     def decode_command(self, data: codec.JSON, path: str = "command") -> C:
         """A command of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""

@@ -38,8 +38,8 @@ it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was f
 * Out-of-turn completion needs ``four_of_a_kind_burn="consecutive"`` (the other values never burn
   across plays). ``starter_must_play_lowest`` binds the first play of the game to the lowest
   non-power rank of the starter's active source.
-* With too few cards for ``3 × cards_per_area`` per seat (6+ seats on one deck) the deal fills
-  ``F``, then ``U``, then ``H`` round by round until the deck runs out; use ``num_decks=2``.
+* Every seat must get its ``3 × cards_per_area`` cards: 2–5 seats on one deck, more with
+  ``num_decks=2`` (§5.2; a setup with too few cards is an ``InvalidSetup`` naming ``seats``).
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
 view/redact → outcome/legal_commands → narration → ``GAME``.
@@ -1035,6 +1035,18 @@ def initial_state(setup: Setup[Rules]) -> State:
     return State(setup, "setup", empty, empty, empty)
 
 
+def check_setup(setup: Setup[Rules]) -> None:
+    """§5.2: every seat is dealt ``3 × cards_per_area`` cards, so one deck seats 2–5 players."""
+    needed = 3 * setup.rules.cards_per_area * setup.seats
+    cards = len(deck(setup))
+    if needed > cards:
+        raise InvalidSetup(
+            "seats",
+            f"{setup.seats} seats need {needed} cards but {cards} are in play "
+            "(more decks: rules.num_decks, or fewer cards_per_area)",
+        )
+
+
 def deal(setup: Setup[Rules]) -> list[Event]:
     """Shuffle with stream 0 and deal §5.2: ``k`` rounds face down, ``k`` face up, ``k`` to the
     hands, one card per seat per round from P0; the rest is the stock, top first."""
@@ -1046,9 +1058,8 @@ def deal(setup: Setup[Rules]) -> list[Event]:
     for zone in zones:
         for _ in range(k):
             for q in range(n):
-                if i < len(cards):  # [ENGINE] a short deck fills the zones in deal order
-                    zone[q].append(cards[i])
-                    i += 1
+                zone[q].append(cards[i])
+                i += 1
     down, up, hands = (tuple(tuple(row) for row in zone) for zone in zones)
     return [Dealt(down, up, hands, tuple(cards[i:]))]
 
@@ -1537,4 +1548,5 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     cards_in_play=cards_in_play,
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
+    check_setup=check_setup,
 )

@@ -141,10 +141,13 @@ def test_s5_4_num_decks_and_jokers_make_the_deck() -> None:
     assert len(deck) == 108 and Counter(deck)[JOKER] == 4 and Counter(deck)[card("QS")] == 2
 
 
-def test_engine_short_deck_fills_zones_in_deal_order() -> None:
-    s = Match(pal.GAME, pal.GAME.make_setup(6, 3)).state  # 54 cards wanted, 52 dealt
-    assert [len(x) for x in s.down] == [3] * 6 and [len(x) for x in s.up] == [3] * 6
-    assert [len(x) for x in s.hands] == [3, 3, 3, 3, 2, 2] and s.stock == ()
+def test_s5_2_one_deck_seats_two_to_five_more_need_more_decks() -> None:
+    with pytest.raises(InvalidSetup) as info:
+        pal.GAME.make_setup(6, 3)  # 54 cards wanted, 52 in the deck
+    assert info.value.field == "seats"
+    s = Match(pal.GAME, pal.GAME.make_setup(6, 3, {"num_decks": 2})).state
+    assert [len(x) for x in s.hands] == [3] * 6 and len(s.stock) == 104 - 54
+    assert pal.GAME.make_setup(6, 3, {"cards_per_area": 2}).seats == 6
 
 
 # --------------------------------------------------------------------------- §5.2 setup phase
