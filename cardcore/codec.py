@@ -480,7 +480,7 @@ def _tagged_decoder(classes: dict[str, type]) -> Callable[[JSON, str], Any]:
         if not isinstance(d, dict):
             raise DecodeError(p, f"expected an object, got {_type_name(d)}")
         kind = d.get(KIND)
-        if kind not in classes:
+        if not isinstance(kind, str) or kind not in classes:
             raise DecodeError(
                 f"{p}.kind" if p else "kind",
                 f"expected one of {sorted(classes)}, got {kind!r}",

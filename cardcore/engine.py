@@ -144,6 +144,8 @@ def _rule_fields(rules_type: type) -> tuple[dict[str, Any], dict[str, dataclasse
 def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) -> R:
     """Build a game's rules from JSON values, validating each flag. Unknown flags, wrong types
     and out-of-range values raise :class:`InvalidSetup` naming ``rules.<flag>``."""
+    if values is not None and not isinstance(values, Mapping):
+        raise InvalidSetup("rules", f"must be an object of flags, got {type(values).__name__}")
     values = dict(values or {})
     if not values:
         return rules_type()

@@ -236,13 +236,19 @@ def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[Replay
             continue
         seq = line.get("seq")
         seq_i = seq if isinstance(seq, int) else None
+        raw_events = line.get("events")
+        if not isinstance(raw_events, list):
+            raise CorruptLog(seq_i, "entry has no list of events")
         try:
-            events = tuple([decode_event(e, "events") for e in line.get("events", ())])
+            events = tuple([decode_event(e, "events") for e in raw_events])
             command = None if line.get("seat") is None else game.decode_command(line.get("action"))
         except DecodeError as exc:
             raise CorruptLog(seq_i, str(exc)) from None
-        for event in events:
-            state = evolve(state, event)
+        try:
+            for event in events:
+                state = evolve(state, event)
+        except Exception as exc:  # a tampered log: evolve trusts its events (rules.md §0.4)
+            raise CorruptLog(seq_i, f"an event does not apply: {type(exc).__name__}") from None
         yield ReplayStep(line, command, events, state)
 
 
@@ -266,11 +272,19 @@ def verify(lines: Sequence[LogLine]) -> Report:
     seed = 0
     if end is not None:
         end_seq = end.get("seq")
+        raw_seed = end.get("seed")
         try:
-            seed = int(end["seed"])
             salt = bytes.fromhex(str(end["salt"]))
-        except (KeyError, ValueError, TypeError):
-            raise CorruptLog(end_seq, "end line lacks a valid seed and salt") from None
+        except (KeyError, ValueError):
+            salt = b""
+        if (
+            not isinstance(raw_seed, int)
+            or isinstance(raw_seed, bool)
+            or not 0 <= raw_seed <= rng.MAX_SEED
+            or len(salt) != SALT_BYTES
+        ):
+            raise CorruptLog(end_seq, "end line lacks a valid seed and salt")
+        seed = raw_seed
         if commitment(seed, salt) != header.get("commitment"):
             raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
     setup = _setup_of(game, header, seed)
@@ -297,6 +311,8 @@ def verify(lines: Sequence[LogLine]) -> Report:
             raise CorruptLog(seq, f"at_ms {at_ms!r} is not a time at or after {last_at}")
         last_at = at_ms
         logged_events = line.get("events")
+        if not isinstance(logged_events, list):
+            raise CorruptLog(seq, "entry has no list of events")
         if seq == 0:
             if line.get("seat") is not None or line.get("action") != DEAL_ACTION:
                 raise CorruptLog(0, "entry 0 must be the deal")
@@ -307,7 +323,10 @@ def verify(lines: Sequence[LogLine]) -> Report:
                     raise CorruptLog(0, "the deal differs from the one the revealed seed gives")
             else:
                 unrevealed = Setup(setup.seats, rng.UNREVEALED, setup.rules, setup.event_limit)
-                match = Match.from_deal(game, unrevealed, logged_events, at_ms=at_ms)
+                try:
+                    match = Match.from_deal(game, unrevealed, logged_events, at_ms=at_ms)
+                except Exception as exc:  # a tampered deal: it does not decode or apply
+                    raise CorruptLog(0, f"the deal does not replay: {exc}") from None
             continue
         assert match is not None
         seat = line.get("seat")
@@ -334,7 +353,10 @@ def verify(lines: Sequence[LogLine]) -> Report:
                 raise CorruptLog(
                     seq, "logged events differ from what the rules give for this action"
                 )
-        match.apply(seat, command, events, at_ms)
+        try:
+            match.apply(seat, command, events, at_ms)
+        except Exception as exc:  # logged events taken on trust (seed secret) that do not apply
+            raise CorruptLog(seq, f"the logged events do not apply: {type(exc).__name__}") from None
     if end is not None:
         end_seq = end.get("seq")
         if end_seq != len(body):
