@@ -217,6 +217,25 @@ Event = (
     | RoundWon
 )
 
+_ALL_CARDS: Final = (*standard_deck(), JOKER)
+assert all(card.index == i for i, card in enumerate(_ALL_CARDS))
+_PLAYED: Final = tuple(
+    tuple(tuple(CardPlayed(p, card, j) for card in _ALL_CARDS) for j in (0, 1)) for p in (0, 1)
+)
+"""``_PLAYED[seat][to][card.index]``: the event of a card played, created once (events are
+immutable values, so the hot path shares them instead of building one per play)."""
+_DRAWN: Final = tuple(tuple(CardDrawn(p, card) for card in _ALL_CARDS) for p in (0, 1))
+"""``_DRAWN[seat][card.index]``: the event of a card drawn, created once."""
+_CALLED: Final = tuple((FlipCalled(p, False), FlipCalled(p, True)) for p in (0, 1))
+"""``_CALLED[seat][stalemate]``: the flip call events, created once."""
+
+
+def _shared(seat: int) -> bool:
+    """May ``seat``'s events come from the shared tables? (A seat that is not the int 0 or 1 —
+    only a direct caller can pass one — keeps getting events built from its own value.)"""
+    return type(seat) is int and 0 <= seat <= 1
+
+
 # --------------------------------------------------------------------------- state
 
 Piles = tuple[tuple[Card, ...], ...]
@@ -424,8 +443,19 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
             raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
         if not table[card.rank][top.rank]:
             raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
-        run: tuple[Card, ...] = (card,)
-        events: list[Event] = [CardPlayed(seat, card, to)]
+        draw = state.draws[seat]
+        if _shared(seat):
+            events: list[Event] = [_PLAYED[seat][to][card.index]]
+            if rules.auto_refill and draw and len(hand) <= rules.hand_size:
+                # §3.2 refill; a full hand (the common case) takes exactly one card back
+                drawn = _DRAWN[seat]
+                n = min(rules.hand_size - len(hand) + 1, len(draw))
+                events += [drawn[c.index] for c in draw[:n]]
+                return events  # the draw pile was not empty: the round goes on
+            run: tuple[Card, ...] = (card,)
+        else:
+            run = (card,)
+            events = [CardPlayed(seat, card, to)]
     else:
         run = (card, *command.then)
         left = list(hand)
@@ -440,7 +470,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
                 raise Rejected(RejectCode.ILLEGAL_CARD, f"{c} does not fit on {top}")
             top = c
         events = [CardPlayed(seat, c, to) for c in run]
-    draw = state.draws[seat]
+        draw = state.draws[seat]
     held = len(hand) - len(run)
     if rules.auto_refill:  # §3.2: refill to a full hand after every play
         n = min(rules.hand_size - held, len(draw))
@@ -456,7 +486,9 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
     """A joint call (§0.4.6): recorded; the effect happens when the other seat has called too."""
     calls = state.calls
-    called: list[Event] = [FlipCalled(seat, stalemate)]
+    called: list[Event] = [
+        _CALLED[seat][stalemate] if _shared(seat) else FlipCalled(seat, stalemate)
+    ]
     if seat in calls or (1 - seat) not in calls:
         return called
     if not stalemate:
@@ -534,80 +566,88 @@ _new = tuple.__new__
 
 
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision."""
+    """Apply one event. No rules: the event carries every decision.
+
+    An ``isinstance`` chain, most frequent event first, rather than ``match``: a class pattern
+    with positional fields costs several times more than the test and the attribute reads."""
     s = state
-    match event:
-        case CardPlayed(p, card, to):
-            hands = s.hands
-            hand = _without(hands[p], card)
-            centre = s.centre
-            pile = centre[to] + (card,)
-            return _new(State, (
-                s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand), s.draws,
-                s.sides, (pile, centre[1]) if to == 0 else (centre[0], pile), s.calls, s.scores,
-                s.wins, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case CardDrawn(p):
-            hands, draws = s.hands, s.draws
-            draw = draws[p]
-            hand = hands[p] + (draw[0],)
-            draw = draw[1:]
-            return _new(State, (
-                s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
-                (draw, draws[1]) if p == 0 else (draws[0], draw), s.sides, s.centre, s.calls,
-                s.scores, s.wins, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case FlipCalled(p):
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, s.calls | {p}, s.scores,
-                s.wins, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case Started():
-            return _new(State, (
-                s.setup, "PLAY", s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
-                s.wins, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case SidePileRebuilt(j, stream, cards):
-            side = _known(cards)
-            centre = s.centre
-            top = (centre[j][-1],)
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.draws,
-                (side, s.sides[1]) if j == 0 else (s.sides[0], side),
-                (top, centre[1]) if j == 0 else (centre[0], top), s.calls, s.scores, s.wins,
-                s.round, stream, s.winner,
-            ))  # fmt: skip
-        case SideCardsTurned(cards):
-            new_sides = list(s.sides)
-            new_centre = list(s.centre)
-            for j, turned in enumerate(cards):
-                if turned is not None:
-                    new_sides[j] = new_sides[j][1:]
-                    new_centre[j] = new_centre[j] + (turned,)
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.draws, tuple(new_sides), tuple(new_centre),
-                frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case RoundVoided():
-            return s
-        case RoundWon(p, _, scores, wins, final):
-            return _new(State, (
-                s.setup, "OVER" if final else s.phase, s.hands, s.draws, s.sides, s.centre,
-                frozenset(), scores, wins, s.round, s.shuffles, p if final else None,
-            ))  # fmt: skip
-        case Dealt(rnd, stream, centre_cards, sides_cards, hands_cards, draws_cards):
-            return _new(State, (
-                s.setup, "READY", tuple(_known(h) for h in hands_cards),
-                tuple(_known(d) for d in draws_cards), tuple(_known(r) for r in sides_cards),
-                tuple((c,) for c in _known(centre_cards)), frozenset(), s.scores, s.wins, rnd,
-                stream, None,
-            ))  # fmt: skip
-        case _:
-            assert_never(event)
+    if isinstance(event, CardPlayed):
+        p, card, to = event.seat, event.card, event.to
+        hands = s.hands
+        hand = _without(hands[p], card)
+        centre = s.centre
+        pile = centre[to] + (card,)
+        return _new(State, (
+            s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand), s.draws,
+            s.sides, (pile, centre[1]) if to == 0 else (centre[0], pile), s.calls, s.scores,
+            s.wins, s.round, s.shuffles, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, CardDrawn):
+        p = event.seat
+        hands, draws = s.hands, s.draws
+        draw = draws[p]
+        hand = hands[p] + (draw[0],)
+        draw = draw[1:]
+        return _new(State, (
+            s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
+            (draw, draws[1]) if p == 0 else (draws[0], draw), s.sides, s.centre, s.calls,
+            s.scores, s.wins, s.round, s.shuffles, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, FlipCalled):
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, s.calls | {event.seat},
+            s.scores, s.wins, s.round, s.shuffles, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, SideCardsTurned):
+        new_sides = list(s.sides)
+        new_centre = list(s.centre)
+        for j, turned in enumerate(event.cards):
+            if turned is not None:
+                new_sides[j] = new_sides[j][1:]
+                new_centre[j] = new_centre[j] + (turned,)
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, tuple(new_sides), tuple(new_centre),
+            frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, Started):
+        return _new(State, (
+            s.setup, "PLAY", s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
+            s.wins, s.round, s.shuffles, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, RoundWon):
+        final = event.final
+        return _new(State, (
+            s.setup, "OVER" if final else s.phase, s.hands, s.draws, s.sides, s.centre,
+            frozenset(), event.scores, event.wins, s.round, s.shuffles,
+            event.seat if final else None,
+        ))  # fmt: skip
+    if isinstance(event, Dealt):
+        return _new(State, (
+            s.setup, "READY", tuple(_known(h) for h in event.hands),
+            tuple(_known(d) for d in event.draws), tuple(_known(r) for r in event.sides),
+            tuple((c,) for c in _known(event.centre)), frozenset(), s.scores, s.wins,
+            event.round, event.stream, None,
+        ))  # fmt: skip
+    if isinstance(event, SidePileRebuilt):
+        j = event.pile
+        side = _known(event.cards)
+        centre = s.centre
+        top = (centre[j][-1],)
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws,
+            (side, s.sides[1]) if j == 0 else (s.sides[0], side),
+            (top, centre[1]) if j == 0 else (centre[0], top), s.calls, s.scores, s.wins,
+            s.round, event.stream, s.winner,
+        ))  # fmt: skip
+    if isinstance(event, RoundVoided):
+        return s
+    assert_never(event)
 
 
 def _known(cards: tuple[SeenCard, ...]) -> tuple[Card, ...]:
     """The cards of an unredacted event (evolve applies the full, referee's events)."""
+    if type(cards) is tuple and HIDDEN not in cards:
+        return cards  # type: ignore[return-value]  # every entry is a Card: nothing to drop
     return tuple(c for c in cards if isinstance(c, Card))
 
 
@@ -771,8 +811,6 @@ def outcome(state: State) -> Outcome | None:
     )
 
 
-_ALL_CARDS: Final = (*standard_deck(), JOKER)
-assert all(card.index == i for i, card in enumerate(_ALL_CARDS))
 _PLAYS: Final = tuple(tuple(Play(card, j) for card in _ALL_CARDS) for j in (0, 1))
 """``_PLAYS[j][card.index]``: the single-card play onto pile ``j``, created once."""
 
