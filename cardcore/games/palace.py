@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
-from typing import Final, Literal, NamedTuple, assert_never
+from typing import Final, Literal, NamedTuple, assert_never, final
 
 from ..cards import HIDDEN, JOKER_RANK, Card, SeenCard, rank_name, standard_deck
 from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
@@ -190,6 +190,7 @@ class PlayStarted:
     starter: int
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class CardsPlayed:
     """``seat`` put ``from_hand`` then ``from_up`` on the pile; ``out_of_turn`` for a completion."""
@@ -200,6 +201,7 @@ class CardsPlayed:
     out_of_turn: bool = False
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class FaceDownTurned:
     """``seat`` turned up its face-down card at ``index`` (``card``) onto the pile."""
@@ -217,6 +219,7 @@ class CardsAdded:
     cards: tuple[Card, ...]
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class PileBurned:
     """The whole pile (``cards`` of them) left the game, burned by ``seat``'s ten or four."""
@@ -226,6 +229,7 @@ class PileBurned:
     by: BurnKind
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class CardsDrawn:
     """``seat`` drew ``cards`` from the top of the stock (face down to everyone else)."""
@@ -234,6 +238,7 @@ class CardsDrawn:
     cards: tuple[SeenCard, ...]
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class PileTaken:
     """``seat`` took the whole pile (``cards`` of them) into its hand."""
@@ -258,6 +263,7 @@ class DirectionReversed:
     direction: int
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class TurnPassed:
     """Who acts next: ``current`` (None once the game is over), whether it owes a ``follow_up``
@@ -423,7 +429,7 @@ def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
     return None
 
 
-def _fits(rank: int, pile: Sequence[Card], rules: Rules) -> bool:
+def _fits(rank: int, pile: tuple[Card, ...], rules: Rules) -> bool:
     """rules.md §5.2 legality of a play of ``rank`` on ``pile`` (with §5.4 seven/nine lower)."""
     return rank in _allowed(pile, rules)
 
@@ -432,13 +438,22 @@ _ALL_RANKS: Final = tuple(range(14))
 _ALLOWED: dict[tuple[int | None, bool, bool, bool], frozenset[int]] = {}
 
 
-def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now (memoised by the rank that rules)."""
+_allowed_cache: tuple[object, object, frozenset[int]] = (None, None, frozenset())
+
+
+def _allowed(pile: tuple[Card, ...], rules: Rules) -> frozenset[int]:
+    """Every rank that may be played on ``pile`` now (memoised by the rank that rules, and the
+    last answer by identity: one position asks several times)."""
+    global _allowed_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
+    cached = _allowed_cache
+    if cached[0] is pile and cached[1] is rules:
+        return cached[2]
     top = _effective_top(pile, rules) if pile else None
     key = (top, rules.seven_lower, rules.nine_lower, rules.three_invisible)
     allowed = _ALLOWED.get(key)
     if allowed is None:
         allowed = _ALLOWED[key] = frozenset(r for r in _ALL_RANKS if _rank_fits(r, top, rules))
+    _allowed_cache = (pile, rules, allowed)
     return allowed
 
 
@@ -471,6 +486,23 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 # --------------------------------------------------------------------------- helpers
 
 
+_TURNS: dict[tuple[int | None, bool, tuple[int, int, int] | None, tuple[int, ...]], TurnPassed] = {}
+
+
+def _turn(
+    current: int | None,
+    follow_up: bool,
+    window: tuple[int, int, int] | None = None,
+    skipped: tuple[int, ...] = (),
+) -> TurnPassed:
+    """An interned ``TurnPassed``: a look-up costs less than building a frozen dataclass."""
+    key = (current, follow_up, window, skipped)
+    event = _TURNS.get(key)
+    if event is None:
+        event = _TURNS[key] = TurnPassed(current, follow_up, window, skipped)
+    return event
+
+
 def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
     rest = list(cards)
@@ -480,6 +512,11 @@ def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | N
         except ValueError:
             return None
     return tuple(rest)
+
+
+def _contains(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
+    """Does ``cards`` hold ``taken`` (as multisets)? ``_minus`` without building the rest."""
+    return taken[0] in cards if len(taken) == 1 else _minus(cards, taken) is not None
 
 
 def _minus_last(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...]:
@@ -514,6 +551,14 @@ def _advance(
         skipped.append(q)
 
 
+def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
+    """The next unfinished player after ``p`` in ``direction``: ``_advance`` by one step."""
+    q = (p + direction) % seats
+    while q in finished:
+        q = (q + direction) % seats
+    return q
+
+
 def _source(state: State, p: int) -> tuple[Card, ...]:
     """The active source's cards (§5.2): the hand, else the face-up cards; () for face-down."""
     hand = state.hands[p]
@@ -525,11 +570,6 @@ def _draw_count(state: State, hand_after: int) -> int:
     return min(need, len(state.stock)) if need > 0 else 0
 
 
-def _game_over(state: State) -> None:
-    if outcome(state) is not None:
-        raise Rejected(RejectCode.GAME_OVER, "the game is over")
-
-
 def _cards_text(cards: Iterable[SeenCard]) -> str:
     return " ".join(c.symbol if isinstance(c, Card) else "??" for c in cards)
 
@@ -539,8 +579,10 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
-    _game_over(state)
-    if seat in state.finished:
+    finished = state.finished
+    if len(finished) >= len(state.hands) - 1 and state.phase == "play":  # outcome(state) is set
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    if seat in finished:
         raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {seat} has gone out")
     if isinstance(command, Play):
         return _decide_play(state, seat, command.cards)
@@ -612,7 +654,7 @@ def _split_turn_play(
     (§5.2 active source; §5.4 ``combine_hand_and_up``); raises ``CardNotAvailable``."""
     hand = state.hands[p]
     if hand:
-        if _minus(hand, cards) is not None:
+        if _contains(hand, cards):
             return cards, ()
         rules = state.setup.rules
         if rules.combine_hand_and_up and not state.stock:
@@ -622,7 +664,7 @@ def _split_turn_play(
         raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{_cards_text(cards)} not in your hand")
     up = state.up[p]
     if up:
-        if _minus(up, cards) is not None:
+        if _contains(up, cards):
             return (), cards
         raise Rejected(
             RejectCode.CARD_NOT_AVAILABLE, f"{_cards_text(cards)} not among your face-up cards"
@@ -763,7 +805,7 @@ def _resolve(
         # [ENGINE] going out on a power card is not allowed: the play fails like a bad blind card.
         nxt, _ = _advance(n, state.finished, p, state.direction)
         events.append(PileTaken(p, len(pile_after), "special_finish"))
-        events.append(TurnPassed(nxt, False, None))
+        events.append(_turn(nxt, False))
         return events
     burn = _burn(pile_after, len(cards), rank, rules)
     if burn is not None:
@@ -775,7 +817,7 @@ def _resolve(
         finished = (*finished, p)
         events.append(PlayerWentOut(p, len(finished)))
         if len(finished) >= n - 1:
-            events.append(TurnPassed(None, False, None))
+            events.append(_turn(None, False))
             return events
     direction = state.direction
     if burn is not None:
@@ -787,19 +829,21 @@ def _resolve(
             direction = -direction
             events.append(DirectionReversed(direction))
     if follow and not finishing:
-        events.append(TurnPassed(p, True, None))
+        events.append(_turn(p, True))
         return events
     if follow:  # §5.2 lead to a finished player: the next unfinished player leads / plays on
         nxt, _ = _advance(n, finished, p, direction)
-        events.append(TurnPassed(nxt, False, None))
+        events.append(_turn(nxt, False))
         return events
     # §5.4 eight_skip: n eights skip n unfinished players (a burn overrides the skip).
-    steps = len(cards) + 1 if rules.eight_skip and rank == 8 and burn is None else 1
-    nxt, skipped = _advance(n, finished, p, direction, steps)
+    if rules.eight_skip and rank == 8 and burn is None:
+        nxt, skipped = _advance(n, finished, p, direction, len(cards) + 1)
+    else:
+        nxt, skipped = _next(n, finished, p, direction), ()
     window = None
     if rules.add_drawn_same_rank and not finishing and nxt != p:
         window = (p, rank, draw)
-    events.append(TurnPassed(nxt, False, window, skipped))
+    events.append(_turn(nxt, False, window, skipped))
     return events
 
 
@@ -823,7 +867,7 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
     return [
         FaceDownTurned(p, index, card),
         PileTaken(p, len(state.pile) + 1, "failed_blind"),
-        TurnPassed(nxt, False, None),
+        _turn(nxt, False),
     ]
 
 
@@ -856,7 +900,7 @@ def _decide_pickup(state: State, p: int) -> list[Event]:
     if not state.setup.rules.voluntary_pickup and _has_plain_play(state, p):
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "you have a card that can be played")
     nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
-    return [PileTaken(p, len(state.pile), "pickup"), TurnPassed(nxt, False, None)]
+    return [PileTaken(p, len(state.pile), "pickup"), _turn(nxt, False)]
 
 
 def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
@@ -892,19 +936,17 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
         finished = (*finished, p)
         events.append(PlayerWentOut(p, len(finished)))
         if len(finished) >= seats - 1:
-            events.append(TurnPassed(None, False, None))
+            events.append(_turn(None, False))
             return events
     if burn is not None:  # §5.4: an added ten or four burns the pile and p leads
         if finishing:
             nxt, _ = _advance(seats, finished, p, state.direction)
-            events.append(TurnPassed(nxt, False, None))
+            events.append(_turn(nxt, False))
         else:
-            events.append(TurnPassed(p, True, None))
+            events.append(_turn(p, True))
         return events
     # Added cards have no other effect; the window stays open with the new draw.
-    events.append(
-        TurnPassed(state.current, state.follow_up, None if finishing else (p, rank, draw))
-    )
+    events.append(_turn(state.current, state.follow_up, None if finishing else (p, rank, draw)))
     return events
 
 
@@ -916,103 +958,101 @@ _new = tuple.__new__
 
 
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision."""
-    s = state
+    """Apply one event. No rules: the event carries every decision.
+
+    The frequent play-phase events (``@final``) are matched by exact type first, most frequent
+    first: a ``match`` class pattern costs as much as building the new state."""
+    (
+        setup, phase, hands, up, down, stock, pile, burned, current, follow_up, direction, ready,
+        finished, window, opening, revealed,
+    ) = state  # fmt: skip
+    if type(event) is TurnPassed:
+        return _new(State, (
+            setup, phase, hands, up, down, stock, pile, burned, event.current, event.follow_up,
+            direction, ready, finished, event.window, opening, revealed,
+        ))  # fmt: skip
+    if type(event) is CardsPlayed:
+        p, from_hand, from_up = event.seat, event.from_hand, event.from_up
+        if from_hand:
+            hand = hands[p]
+            if len(from_hand) == 1:
+                i = hand.index(from_hand[0])
+                hand = hand[:i] + hand[i + 1 :]
+            else:
+                hand = _minus(hand, from_hand) or ()
+            hands = hands[:p] + (hand,) + hands[p + 1 :]
+        if from_up:
+            row = _minus(up[p], from_up) or ()
+            up = up[:p] + (row,) + up[p + 1 :]
+        return _new(State, (
+            setup, phase, hands, up, down, stock, pile + from_hand + from_up, burned, current,
+            follow_up, direction, ready, finished, window, False, revealed,
+        ))  # fmt: skip
+    if type(event) is CardsDrawn:
+        p, k = event.seat, len(event.cards)
+        hands = hands[:p] + (hands[p] + stock[:k],) + hands[p + 1 :]
+        return _new(State, (
+            setup, phase, hands, up, down, stock[k:], pile, burned, current, follow_up,
+            direction, ready, finished, window, opening, revealed,
+        ))  # fmt: skip
+    if type(event) is PileTaken:
+        p = event.seat
+        hands = hands[:p] + (hands[p] + pile,) + hands[p + 1 :]
+        return _new(State, (
+            setup, phase, hands, up, down, stock, (), burned, current, follow_up, direction,
+            ready, finished, window, opening, revealed,
+        ))  # fmt: skip
+    if type(event) is PileBurned:
+        return _new(State, (
+            setup, phase, hands, up, down, stock, (), burned + pile, current, follow_up,
+            direction, ready, finished, window, opening, revealed,
+        ))  # fmt: skip
+    if type(event) is FaceDownTurned:
+        p, index, card = event.seat, event.index, event.card
+        row = down[p]
+        down = down[:p] + (row[:index] + row[index + 1 :],) + down[p + 1 :]
+        return _new(State, (
+            setup, phase, hands, up, down, stock, pile + (card,), burned, current, follow_up,
+            direction, ready, finished, window, False, card,
+        ))  # fmt: skip
     match event:
-        case CardsPlayed(p, from_hand, from_up):
-            hands, up = s.hands, s.up
-            if from_hand:
-                hand = hands[p]
-                if len(from_hand) == 1:
-                    i = hand.index(from_hand[0])
-                    hand = hand[:i] + hand[i + 1 :]
-                else:
-                    hand = _minus(hand, from_hand) or ()
-                hands = hands[:p] + (hand,) + hands[p + 1 :]
-            if from_up:
-                row = _minus(up[p], from_up) or ()
-                up = up[:p] + (row,) + up[p + 1 :]
-            return _new(State, (
-                s.setup, s.phase, hands, up, s.down, s.stock, s.pile + from_hand + from_up,
-                s.burned, s.current, s.follow_up, s.direction, s.ready, s.finished, s.window,
-                False, s.revealed,
-            ))  # fmt: skip
-        case CardsDrawn(p, cards):
-            k = len(cards)
-            hands = s.hands
-            hands = hands[:p] + (hands[p] + s.stock[:k],) + hands[p + 1 :]
-            return _new(State, (
-                s.setup, s.phase, hands, s.up, s.down, s.stock[k:], s.pile, s.burned, s.current,
-                s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            ))  # fmt: skip
-        case TurnPassed(current, follow_up, window):
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, current,
-                follow_up, s.direction, s.ready, s.finished, window, s.opening, s.revealed,
-            ))  # fmt: skip
-        case PileBurned():
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.up, s.down, s.stock, (), s.burned + s.pile,
-                s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening,
-                s.revealed,
-            ))  # fmt: skip
-        case PileTaken(p):
-            hands = s.hands
-            hands = hands[:p] + (hands[p] + s.pile,) + hands[p + 1 :]
-            return _new(State, (
-                s.setup, s.phase, hands, s.up, s.down, s.stock, (), s.burned, s.current,
-                s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
-            ))  # fmt: skip
-        case FaceDownTurned(p, index, card):
-            down = s.down
-            row = down[p]
-            down = down[:p] + (row[:index] + row[index + 1 :],) + down[p + 1 :]
-            return _new(State, (
-                s.setup, s.phase, s.hands, s.up, down, s.stock, s.pile + (card,), s.burned,
-                s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, False, card,
-            ))  # fmt: skip
         case CardsAdded(p, cards):
-            hands = s.hands
             hands = hands[:p] + (_minus_last(hands[p], cards),) + hands[p + 1 :]
             return _new(State, (
-                s.setup, s.phase, hands, s.up, s.down, s.stock, s.pile + cards, s.burned,
-                s.current, s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening,
-                s.revealed,
+                setup, phase, hands, up, down, stock, pile + cards, burned, current, follow_up,
+                direction, ready, finished, window, opening, revealed,
             ))  # fmt: skip
         case PlayerWentOut(p):
             return _new(State, (
-                s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
-                s.follow_up, s.direction, s.ready, (*s.finished, p), s.window, s.opening,
-                s.revealed,
+                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
+                direction, ready, (*finished, p), window, opening, revealed,
             ))  # fmt: skip
         case DirectionReversed(direction):
             return _new(State, (
-                s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
-                s.follow_up, direction, s.ready, s.finished, s.window, s.opening, s.revealed,
+                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
+                direction, ready, finished, window, opening, revealed,
             ))  # fmt: skip
         case Swapped(p, hand_card, up_card):
-            hands, up = s.hands, s.up
             hands = hands[:p] + (_replace(hands[p], hand_card, up_card),) + hands[p + 1 :]
             up = up[:p] + (_replace(up[p], up_card, hand_card),) + up[p + 1 :]
             return _new(State, (
-                s.setup, s.phase, hands, up, s.down, s.stock, s.pile, s.burned, s.current,
-                s.follow_up, s.direction, s.ready, s.finished, s.window, s.opening, s.revealed,
+                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
+                direction, ready, finished, window, opening, revealed,
             ))  # fmt: skip
         case Readied(p):
             return _new(State, (
-                s.setup, s.phase, s.hands, s.up, s.down, s.stock, s.pile, s.burned, s.current,
-                s.follow_up, s.direction, s.ready | {p}, s.finished, s.window, s.opening,
-                s.revealed,
+                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
+                direction, ready | {p}, finished, window, opening, revealed,
             ))  # fmt: skip
         case PlayStarted(starter):
             return _new(State, (
-                s.setup, "play", s.hands, s.up, s.down, s.stock, s.pile, s.burned, starter,
-                False, s.direction, s.ready, s.finished, None, True, s.revealed,
+                setup, "play", hands, up, down, stock, pile, burned, starter, False, direction,
+                ready, finished, None, True, revealed,
             ))  # fmt: skip
-        case Dealt(down, up, hands, stock):
+        case Dealt(dealt_down, dealt_up, dealt_hands, dealt_stock):
             return State(
-                s.setup, "setup", _real(hands), tuple(tuple(u) for u in up), _real(down),
-                tuple(c for c in stock if isinstance(c, Card)),
+                setup, "setup", _real(dealt_hands), tuple(tuple(u) for u in dealt_up),
+                _real(dealt_down), tuple(c for c in dealt_stock if isinstance(c, Card)),
             )  # fmt: skip
         case _:
             assert_never(event)
@@ -1173,11 +1213,36 @@ _FACE_DOWN: Final = tuple(PlayFaceDown(i) for i in range(32))
 """Interned commands: building a frozen dataclass costs more than a dict look-up."""
 
 
+_SINGLE_PLAYS: dict[Card, Play] = {}
+
+
 def _play(cards: tuple[Card, ...]) -> Play:
     cmd = _PLAYS.get(cards)
     if cmd is None:
         cmd = _PLAYS[cards] = Play(cards)
     return cmd
+
+
+def _single_play(card: Card) -> Play:
+    cmd = _SINGLE_PLAYS.get(card)
+    if cmd is None:
+        cmd = _SINGLE_PLAYS[card] = Play((card,))
+    return cmd
+
+
+_GROUP_PLAYS: dict[frozenset[Card], tuple[Play, ...]] = {}
+
+
+def _group_plays(cards: list[Card]) -> tuple[Play, ...]:
+    """The plays of every sub-multiset of ``cards`` (one rank), in ``_multisets`` order; interned
+    by the set of cards when they all differ (one deck), as the order does not depend on theirs."""
+    key = frozenset(cards)
+    if len(key) != len(cards):
+        return tuple(_play(m) for m in _multisets(cards))
+    plays = _GROUP_PLAYS.get(key)
+    if plays is None:
+        plays = _GROUP_PLAYS[key] = tuple(_play(m) for m in _multisets(cards))
+    return plays
 
 
 def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
@@ -1210,22 +1275,34 @@ def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
     return out
 
 
-_by_rank_cache: tuple[object, object, list[tuple[int, list[Card]]]] = (None, None, [])
+_fitting_cache: tuple[object, object, object, object, list[tuple[int, list[Card]]]] = (
+    None, None, None, None, [],
+)  # fmt: skip
 
 
-def _by_rank(cards: tuple[Card, ...], rules: Rules) -> list[tuple[int, list[Card]]]:
-    """The cards grouped by rank, cheapest rank first (``_COSTS``). The last answer is memoised
-    (legal_commands and is_sensible ask about the same hand in turn); do not mutate it."""
-    global _by_rank_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
-    cached = _by_rank_cache
-    if cached[0] is cards and cached[1] is rules:
-        return cached[2]
-    out = _group_by_rank(cards, rules)
-    _by_rank_cache = (cards, rules, out)
+def _fitting(
+    source: tuple[Card, ...], allowed: frozenset[int], lowest: int | None, rules: Rules
+) -> list[tuple[int, list[Card]]]:
+    """The cards of ``source`` that may be played now (rank in ``allowed``; only ``lowest`` if
+    the first play is bound), grouped by rank, cheapest rank first (``_COSTS``). The last answer
+    is memoised (legal_commands and is_sensible ask about the same position in turn); do not
+    mutate it."""
+    global _fitting_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
+    cached = _fitting_cache
+    if cached[0] is source and cached[1] is allowed and cached[2] == lowest and cached[3] is rules:
+        return cached[4]
+    if lowest is None:
+        cards = [c for c in source if c.rank in allowed]
+    else:
+        cards = [c for c in source if c.rank == lowest] if lowest in allowed else []
+    out = _group_by_rank(cards, rules) if cards else []
+    _fitting_cache = (source, allowed, lowest, rules, out)
     return out
 
 
-def _group_by_rank(cards: tuple[Card, ...], rules: Rules) -> list[tuple[int, list[Card]]]:
+def _group_by_rank(cards: list[Card], rules: Rules) -> list[tuple[int, list[Card]]]:
+    if len(cards) == 1:
+        return [(cards[0].rank, cards)]
     groups: dict[int, list[Card]] = {}
     for c in cards:
         g = groups.get(c.rank)
@@ -1242,9 +1319,8 @@ def _group_by_rank(cards: tuple[Card, ...], rules: Rules) -> list[tuple[int, lis
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
-    n = len(state.hands)
     finished = state.finished
-    if seat in finished or len(finished) >= n - 1:
+    if seat in finished or len(finished) >= len(state.hands) - 1:
         return []
     if state.phase == "setup":
         return _setup_commands(state, seat)
@@ -1252,9 +1328,17 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     if current is None:
         return []
     if current != seat:
-        if not state.pile and state.window is None:
-            return []
-        return _out_of_turn_commands(state, seat)
+        window = state.window
+        if window is not None and window[0] == seat:
+            return _out_of_turn_commands(state, seat)
+        pile = state.pile
+        if pile:  # a completion needs a card of the top card's rank: look before listing them
+            rank = pile[-1].rank
+            hand = state.hands[seat]
+            for c in hand if hand else state.up[seat]:
+                if c.rank == rank:
+                    return _completions(state, seat)
+        return []
     rules = state.setup.rules
     hand = state.hands[seat]
     source = hand if hand else state.up[seat]
@@ -1266,17 +1350,12 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     lowest = (
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
-    fitting = False
-    allowed = _allowed(pile, rules)
-    for rank, cards in _by_rank(source, rules):
-        if rank not in allowed or (lowest is not None and rank != lowest):
-            continue
-        fitting = True
+    fitting = _fitting(source, _allowed(pile, rules), lowest, rules)
+    for _, cards in fitting:
         if len(cards) == 1:
-            out.append(_play((cards[0],)))
+            out.append(_single_play(cards[0]))
         else:
-            for m in _multisets(cards):
-                out.append(_play(m))
+            out.extend(_group_plays(cards))
     if hand and rules.combine_hand_and_up and not state.stock:
         rank = hand[0].rank
         extra = [c for c in state.up[seat] if c.rank == rank]
@@ -1386,10 +1465,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
     best: tuple[int, int] | None = None
-    allowed = _allowed(state.pile, rules)
-    for rank, cards in _by_rank(source, rules):
-        if rank not in allowed or (lowest is not None and rank != lowest):
-            continue
+    for rank, cards in _fitting(source, _allowed(state.pile, rules), lowest, rules):
         count = len(cards)
         from_up = 0
         if hand and rules.combine_hand_and_up and not state.stock and count == len(hand):
