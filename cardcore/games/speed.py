@@ -353,6 +353,20 @@ def fit_table(rules: Rules) -> Table:
     return table
 
 
+_FIT_MASKS: dict[tuple[bool, bool], tuple[int, ...]] = {}
+
+
+def _fit_masks(rules: Rules) -> tuple[int, ...]:
+    """``masks[a]``: bit ``b`` set when ``fit_table(rules)[a][b]``."""
+    key = (rules.wrap, rules.allow_equal_rank)
+    masks = _FIT_MASKS.get(key)
+    if masks is None:
+        masks = _FIT_MASKS[key] = tuple(
+            sum(1 << b for b, ok in enumerate(row) if ok) for row in fit_table(rules)
+        )
+    return masks
+
+
 def fits(rules: Rules, card: Card, top: Card) -> bool:
     """May ``card`` be played on ``top`` under ``rules``?"""
     return fit_table(rules)[card.rank][top.rank]
@@ -363,6 +377,12 @@ def is_stuck(state: State) -> bool:
     (``|H| = min(hand_size, |H| + |D|)``)."""
     if state.phase != "PLAY":
         return False
+    h0, h1 = state.hands
+    return _stuck(state, h0 + h1)
+
+
+def _stuck(state: State, cards: tuple[Card, ...]) -> bool:
+    """:func:`is_stuck` in ``PLAY``, where no hand card outside ``cards`` fits either top."""
     rules = state.setup.rules
     size = rules.hand_size
     h0, h1 = state.hands
@@ -372,7 +392,7 @@ def is_stuck(state: State) -> bool:
     table = fit_table(rules)
     c0, c1 = state.centre
     r0, r1 = c0[-1].rank, c1[-1].rank
-    for c in h0 + h1:
+    for c in cards:
         row = table[c.rank]
         if row[r0] or row[r1]:
             return False
@@ -520,14 +540,16 @@ def _is_dead(state: State) -> bool:
     """§3.2 dead stalemate [ENGINE]: no card of ``R0 ∪ R1 ∪ C0 ∪ C1`` takes any hand card, or
     neither side pile can provide a card (even after a rebuild)."""
     sides, centre = state.sides, state.centre
-    if not any(sides[j] or len(centre[j]) > 1 for j in (0, 1)):
+    if not (sides[0] or sides[1] or len(centre[0]) > 1 or len(centre[1]) > 1):
         return True
-    table = fit_table(state.setup.rules)
-    # The ranks that would take some hand card, then: is any such card in R0, R1, C0 or C1?
-    helpful = {
-        x for r in {c.rank for h in state.hands for c in h} for x in range(14) if table[r][x]
-    }
-    return all(x.rank not in helpful for zone in (*sides, *centre) for x in zone)
+    masks = _fit_masks(state.setup.rules)
+    # The ranks that would take some hand card (bit x: rank x), then: is any such card in R0,
+    # R1, C0 or C1?
+    helpful = 0
+    for hand in state.hands:
+        for c in hand:
+            helpful |= masks[c.rank]
+    return not any(helpful >> x.rank & 1 for zone in (*sides, *centre) for x in zone)
 
 
 def _round_won(state: State, seat: int) -> list[Event]:
@@ -623,9 +645,9 @@ def evolve(state: State, event: Event) -> State:
         ))  # fmt: skip
     if isinstance(event, Dealt):
         return _new(State, (
-            s.setup, "READY", tuple(_known(h) for h in event.hands),
-            tuple(_known(d) for d in event.draws), tuple(_known(r) for r in event.sides),
-            tuple((c,) for c in _known(event.centre)), frozenset(), s.scores, s.wins,
+            s.setup, "READY", tuple(map(_known, event.hands)), tuple(map(_known, event.draws)),
+            tuple(map(_known, event.sides)), tuple((c,) for c in _known(event.centre)),
+            frozenset(), s.scores, s.wins,
             event.round, event.stream, None,
         ))  # fmt: skip
     if isinstance(event, SidePileRebuilt):
@@ -644,9 +666,12 @@ def evolve(state: State, event: Event) -> State:
     assert_never(event)
 
 
+_CARD_TYPE: Final = frozenset({Card})
+
+
 def _known(cards: tuple[SeenCard, ...]) -> tuple[Card, ...]:
     """The cards of an unredacted event (evolve applies the full, referee's events)."""
-    if type(cards) is tuple and HIDDEN not in cards:
+    if type(cards) is tuple and _CARD_TYPE.issuperset(map(type, cards)):
         return cards  # type: ignore[return-value]  # every entry is a Card: nothing to drop
     return tuple(c for c in cards if isinstance(c, Card))
 
@@ -860,8 +885,10 @@ def legal_commands(state: State, seat: int) -> list[Command]:
             out = list(dict.fromkeys(out))  # two jokers in a hand: list each play once
     if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
         out.append(DRAW)
-    elif not out and is_stuck(state):
-        out.append(FLIP)
+    elif not out:  # no card of this hand fits: stuck if the other hand has none either
+        h0, h1 = state.hands
+        if _stuck(state, h1 if hand is h0 else h0):
+            out.append(FLIP)
     return out
 
 
