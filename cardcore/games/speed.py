@@ -230,10 +230,11 @@ _CALLED: Final = tuple((FlipCalled(p, False), FlipCalled(p, True)) for p in (0, 
 """``_CALLED[seat][stalemate]``: the flip call events, created once."""
 
 
-def _shared(seat: int) -> bool:
-    """May ``seat``'s events come from the shared tables? (A seat that is not the int 0 or 1 —
-    only a direct caller can pass one — keeps getting events built from its own value.)"""
-    return type(seat) is int and 0 <= seat <= 1
+def _shared(seat: int, to: int = 0) -> bool:
+    """May the events of ``seat`` (playing onto pile ``to``, 0 or 1) come from the shared tables?
+    (Values that are not the ints 0 or 1 — only a direct caller can pass one, e.g. ``True`` —
+    keep getting events built from the values themselves.)"""
+    return type(seat) is int and type(to) is int and 0 <= seat <= 1
 
 
 # --------------------------------------------------------------------------- state
@@ -464,7 +465,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         if not table[card.rank][top.rank]:
             raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
         draw = state.draws[seat]
-        if _shared(seat):
+        if _shared(seat, to):
             events: list[Event] = [_PLAYED[seat][to][card.index]]
             if rules.auto_refill and draw and len(hand) <= rules.hand_size:
                 # §3.2 refill; a full hand (the common case) takes exactly one card back
@@ -578,11 +579,6 @@ def _round_won(state: State, seat: int) -> list[Event]:
 # --------------------------------------------------------------------------- evolve
 
 
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1 :]
-
-
 _new = tuple.__new__
 """Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
 
@@ -596,7 +592,9 @@ def evolve(state: State, event: Event) -> State:
     if isinstance(event, CardPlayed):
         p, card, to = event.seat, event.card, event.to
         hands = s.hands
-        hand = _without(hands[p], card)
+        hand = hands[p]
+        i = hand.index(card)
+        hand = hand[:i] + hand[i + 1 :]
         centre = s.centre
         pile = centre[to] + (card,)
         return _new(State, (
