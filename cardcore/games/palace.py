@@ -489,6 +489,10 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 _TURNS: dict[tuple[int | None, bool, tuple[int, int, int] | None, tuple[int, ...]], TurnPassed] = {}
 
 
+_PLAYED: dict[tuple[int, tuple[Card, ...], tuple[Card, ...], bool], CardsPlayed] = {}
+"""Interned ``CardsPlayed`` events, as ``_turn``'s (a seat plays the same cards many times)."""
+
+
 def _turn(
     current: int | None,
     follow_up: bool,
@@ -692,7 +696,7 @@ def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
         if c.rank != rank:
             raise Rejected(RejectCode.MIXED_RANKS, f"{_cards_text(cards)} are not all one rank")
     rules = state.setup.rules
-    if not _fits(rank, state.pile, rules):
+    if rank not in _allowed(state.pile, rules):
         raise Rejected(
             RejectCode.ILLEGAL_CARD,
             f"{rank_name(rank)} does not go on {_top_text(state.pile, rules)}",
@@ -789,7 +793,11 @@ def _resolve(
     events: list[Event]
     if blind is None:
         cards = from_hand + from_up
-        events = [CardsPlayed(p, from_hand, from_up, out_of_turn)]
+        key = (p, from_hand, from_up, out_of_turn)
+        played = _PLAYED.get(key)
+        if played is None:
+            played = _PLAYED[key] = CardsPlayed(p, from_hand, from_up, out_of_turn)
+        events = [played]
         down_after = len(state.down[p])
     else:
         cards = (blind[1],)
@@ -860,7 +868,7 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
         raise Rejected(RejectCode.INVALID_TARGET, f"no face-down card {index} (have {len(down)})")
     card = down[index]
     rules = state.setup.rules
-    if _fits(card.rank, state.pile, rules):
+    if card.rank in _allowed(state.pile, rules):
         return _resolve(state, p, (), (), (index, card), out_of_turn=False)
     # §5.2: a blind card that does not fit goes into the hand with the whole pile.
     nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
@@ -881,8 +889,9 @@ def _has_plain_play(state: State, p: int) -> bool:
     lone_last = len(source) == 1 and (
         not state.stock and not state.up[p] and not state.down[p] if hand else not state.down[p]
     )
+    allowed = _allowed(pile, rules)
     for c in source:
-        if _fits(c.rank, pile, rules):
+        if c.rank in allowed:
             return not (lone_last and _power_finish_fails(state, c.rank))
     return False
 
@@ -1506,7 +1515,8 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
     if isinstance(command, Play):
         if state.current != seat:
             return True  # an out-of-turn completion burns the pile and wins the lead
-        best = _best_play(state, seat)
+        cached = _sensible_cache  # _best_play's memo, read here: one call less per command
+        best = cached[2] if cached[0] is state and cached[1] == seat else _best_play(state, seat)
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
         cards = command.cards
