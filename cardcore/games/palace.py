@@ -490,7 +490,8 @@ _TURNS: dict[tuple[int | None, bool, tuple[int, int, int] | None, tuple[int, ...
 
 
 _PLAYED: dict[tuple[int, tuple[Card, ...], tuple[Card, ...], bool], CardsPlayed] = {}
-"""Interned ``CardsPlayed`` events, as ``_turn``'s (a seat plays the same cards many times)."""
+"""Interned ``CardsPlayed`` events, as ``_turn``'s (a seat plays the same cards many times); only
+for an ``int`` seat, since ``True == 1`` as a key but a bool seat must stay in its event."""
 
 
 def _turn(
@@ -499,7 +500,14 @@ def _turn(
     window: tuple[int, int, int] | None = None,
     skipped: tuple[int, ...] = (),
 ) -> TurnPassed:
-    """An interned ``TurnPassed``: a look-up costs less than building a frozen dataclass."""
+    """An interned ``TurnPassed``: a look-up costs less than building a frozen dataclass. A bool
+    seat (``True == 1`` as a key) or a non-bool flag is not interned: it stays in its event."""
+    if (
+        type(current) is bool
+        or type(follow_up) is not bool
+        or (window is not None and type(window[0]) is bool)
+    ):
+        return TurnPassed(current, follow_up, window, skipped)
     key = (current, follow_up, window, skipped)
     event = _TURNS.get(key)
     if event is None:
@@ -793,10 +801,11 @@ def _resolve(
     events: list[Event]
     if blind is None:
         cards = from_hand + from_up
-        key = (p, from_hand, from_up, out_of_turn)
-        played = _PLAYED.get(key)
+        played = _PLAYED.get((p, from_hand, from_up, out_of_turn)) if type(p) is int else None
         if played is None:
-            played = _PLAYED[key] = CardsPlayed(p, from_hand, from_up, out_of_turn)
+            played = CardsPlayed(p, from_hand, from_up, out_of_turn)
+            if type(p) is int:
+                _PLAYED[p, from_hand, from_up, out_of_turn] = played
         events = [played]
         down_after = len(state.down[p])
     else:
