@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, cast
 
-from ..cards import HIDDEN, Card, Hidden, SeenCard, standard_deck
+from ..cards import HIDDEN, JOKER, Card, Hidden, SeenCard, standard_deck
 from ..engine import (
     Game,
     GameInfo,
@@ -184,6 +184,23 @@ Event = (
     | TurnPassed
     | PlayerEliminated
 )
+
+_DECK: Final = (*standard_deck(), JOKER)
+assert all(card.index == i for i, card in enumerate(_DECK))
+_PLAYED: dict[tuple[int, int | None], tuple[CardPlayed, ...]] = {}
+"""``_PLAYED[seat, current][card.index]``: the event of a card played, created once per seat and
+next player (events are immutable values, so the hot path shares them)."""
+
+
+def _played(seat: int, card: Card, current: int | None) -> CardPlayed:
+    """``CardPlayed(seat, card, current)``, shared when ``seat`` is an int (not e.g. ``True``)."""
+    if type(seat) is not int:
+        return CardPlayed(seat, card, current)
+    row = _PLAYED.get((seat, current))
+    if row is None:
+        row = _PLAYED[seat, current] = tuple(CardPlayed(seat, c, current) for c in _DECK)
+    return row[card.index]
+
 
 # --------------------------------------------------------------------------- state
 
@@ -349,18 +366,23 @@ def _decide_play(state: State, p: int) -> list[Event]:
             events += [PlayerEliminated(q) for q in out]
             eliminated = eliminated.union(out)
     # Step 3: the next player who holds a card, else p, else nobody.
-    current = _next_holder(after, eliminated, p)
+    n = len(after)
+    q = (p + 1) % n
+    if n > 1 and after[q] and q not in eliminated:  # the common case: the next seat plays
+        current: int | None = q
+    else:
+        current = _next_holder(after, eliminated, p)
     if current is not None or len(stack) > 1:
         if current is None:
             current = p
+        events.insert(0, _played(p, card, current))
         # Step 2: p is awaiting when empty-handed (derived), or out at once (§4.4 out_of_cards).
         if mode == "eliminate_now" and len(stack) == 1:
             events.append(PlayerEliminated(p))
-        events.insert(0, CardPlayed(p, card, current))
         return events
     # Nobody holds a card any more (§4.2 step 3).
     new_pile = pile + (card,)
-    events.insert(0, CardPlayed(p, card, None))
+    events.insert(0, _played(p, card, None))
     if slap_target(new_pile, targets) is not None:
         return events  # current is none until the pile is slapped
     # The pile returns to p, who plays on; the awaiting keep their chance (§4.5.5).
@@ -464,7 +486,7 @@ def _false_slap(state: State, p: int) -> list[Event]:
 
 def _cards_of(stack: tuple[SeenCard, ...]) -> tuple[Card, ...] | None:
     """The cards of a stack as an event records them, or None if it was redacted."""
-    if any(type(c) is Hidden for c in stack):
+    if Hidden in set(map(type, stack)):
         return None
     return cast("tuple[Card, ...]", stack)
 
@@ -634,19 +656,32 @@ def outcome(state: State) -> Outcome | None:
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (a false slap is legal)."""
-    if seat in state.eliminated or outcome(state) is not None:
+    eliminated = state.eliminated
+    if seat in eliminated:
         return []
-    out: list[Command] = []
+    pile = state.pile
+    # outcome() is None unless one of these holds (its own common case, inlined: this runs for
+    # every seat on every step)
+    if len(eliminated) >= len(state.stacks) - 1 or (
+        not pile and state.setup.rules.out_of_cards == "slap_in_unlimited"
+    ):
+        if outcome(state) is not None:
+            return []
     if state.current == seat and state.stacks[seat]:
-        out.append(PLAY)
-    if state.pile:
-        out.append(SLAP)
-    return out
+        return [PLAY, SLAP] if pile else [PLAY]
+    return [SLAP] if pile else []
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: slap only a target, and never cover one you could slap instead."""
-    slappable = slap_target(state.pile, state.setup.rules.slap_targets) is not None
+    pile = state.pile
+    if not pile:
+        slappable = False
+    elif pile[-1].rank == JACK:
+        slappable = True
+    else:  # slap_target, but its call only when a target other than the jack is on
+        targets = state.setup.rules.slap_targets
+        slappable = len(targets) > 1 and slap_target(pile, targets) is not None
     if type(command) is Slap:
         return slappable
     return not slappable
