@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ..cards import HIDDEN, Card, SeenCard, standard_deck
@@ -262,6 +263,18 @@ Event = (
 
 PLAY_STARTED: Final = PlayStarted()
 
+
+# Events are immutable values, so the frequent ones are built once per distinct value and shared
+# (a frozen dataclass takes several times longer to build than to look up). ``typed``: an int and
+# an equal bool stay distinct.
+_shared: Final = lru_cache(maxsize=None, typed=True)
+_card_played: Final = _shared(CardPlayed)
+_flipped: Final = _shared(Flipped)
+_moved: Final = _shared(Moved)
+_stacked: Final = _shared(Stacked)
+_spit_called: Final = _shared(SpitCalled)
+_spat: Final = _shared(Spat)
+
 # --------------------------------------------------------------------------- state
 
 Layout = tuple[tuple[Card, ...], ...]
@@ -398,61 +411,98 @@ _FIT_TABLES: Final[dict[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] =
 def fits(card: Card, top: Card, rules: Rules) -> bool:
     """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
     with ``allow_equal_rank``; of the other colour with ``alternate_colours`` (§2.2, §2.4)."""
-    return (
-        card in _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours][top.index]
-    )
+    return card in _fit_table(rules)[top.index]
 
 
-def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
-    """The cards that fit on each spit pile (an empty set for a pile that does not exist)."""
-    rules = state.setup.rules
-    table = _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
-    p0, p1 = state.spit_piles
-    return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+def _fit_table(rules: Rules) -> tuple[frozenset[Card], ...]:
+    """The cards that fit on each top card (by ``Card.index``) under ``rules``."""
+    return _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
 
 
 _NOTHING: Final[frozenset[Card]] = frozenset()
 
+SeatOptions = tuple[tuple[Command, ...], bool]
+"""One seat's plays, flips, moves and stacks in ``legal_commands`` order, and whether any of them
+counts against being stuck (§2.2 (a)–(d))."""
 
-def _can_count(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
-    """Has ``seat`` an action that counts against being stuck (§2.2 (a)–(d))?"""
-    piles = state.layouts[seat]
-    ups = state.up[seat]
-    space = () in piles
-    exposing = False
-    for i in range(len(piles)):
-        pile = piles[i]
+
+def _seat_options(
+    layout: Layout, ups: tuple[int, ...], f0: frozenset[Card], f1: frozenset[Card], stacking: bool
+) -> SeatOptions:
+    """The :data:`SeatOptions` of a layout, ``f0`` and ``f1`` being the cards that fit on each
+    spit pile. Counting (§2.2): (a) a play, (b) a flip, (c) a move or (d) a stack that exposes a
+    face-down card."""
+    out: list[Command] = []
+    counting = False
+    spaces = [k for k, pile in enumerate(layout) if not pile] if () in layout else ()
+    for i, pile in enumerate(layout):
         if not pile:
             continue
         u = ups[i]
         if u == 0:
-            return True  # (b) flip
+            out.append(_FLIPS[i])
+            counting = True
+            continue
         card = pile[-1]
-        if card in f0 or card in f1:
-            return True  # (a) play
-        if u == 1 and len(pile) >= 2:
-            if space:
-                return True  # (c) exposing move
-            exposing = True
-    if exposing and state.setup.rules.stack_equal_in_layout:
-        for i in range(len(piles)):
-            pile = piles[i]
-            if not pile or ups[i] != 1 or len(pile) < 2:
-                continue
-            rank = pile[-1].rank
-            for k in range(len(piles)):
-                dest = piles[k]
-                if k != i and dest and ups[k] and dest[-1].rank == rank:
-                    return True  # (d) exposing stack
-    return False
+        if card in f0:
+            out.append(_PLAYS[i][0])
+            counting = True
+        if card in f1:
+            out.append(_PLAYS[i][1])
+            counting = True
+        exposing = u == 1 and len(pile) >= 2
+        if spaces:
+            moves = _MOVES[i]
+            for k in spaces:
+                out.append(moves[k])
+            if exposing:
+                counting = True
+        if stacking:
+            for k, dest in enumerate(layout):
+                if k != i and dest and ups[k] and dest[-1].rank == card.rank:
+                    out.append(_STACKS[i][k])
+                    if exposing:
+                        counting = True
+    return tuple(out), counting
+
+
+_UNSET: Final = object()
+_memo: list[tuple[object, object, object, object, SeatOptions]] = [
+    (_UNSET, _UNSET, _UNSET, _UNSET, ((), False))
+] * SEATS
+"""Per seat, the last :func:`options` computed: the layout, face-up counts, spit piles and rules
+it was computed from (compared by identity: all are immutable, and the memo keeps them alive) and
+the result. A playout asks for both seats' options in every state, and one seat's are often
+unchanged since the last state (the other seat flipped, moved or called)."""
+
+
+def options(state: State, seat: int) -> SeatOptions:
+    """``seat``'s :data:`SeatOptions` in ``state`` (phase PLAY), memoized per seat."""
+    layout = state.layouts[seat]
+    ups = state.up[seat]
+    piles = state.spit_piles
+    rules = state.setup.rules
+    m_layout, m_ups, m_piles, m_rules, found = _memo[seat]
+    if m_layout is layout and m_ups is ups and m_piles is piles and m_rules is rules:
+        return found
+    table = _fit_table(rules)
+    p0, p1 = piles
+    found = _seat_options(
+        layout,
+        ups,
+        table[p0[-1].index] if p0 else _NOTHING,
+        table[p1[-1].index] if p1 else _NOTHING,
+        rules.stack_equal_in_layout,
+    )
+    _memo[seat] = (layout, ups, piles, rules, found)
+    return found
 
 
 def is_stuck(state: State) -> bool:
     """§2.2 "stuck": neither player can (a) play a face-up layout top onto an existing spit pile,
     (b) flip a face-down layout top, (c) move a face-up top into an empty space so as to expose a
     face-down card or, with stacking, (d) stack such a top on an equal face-up top."""
-    f0, f1 = _fitsets(state)
-    return not _can_count(state, 0, f0, f1) and not _can_count(state, 1, f0, f1)
+    return not options(state, 0)[1] and not options(state, 1)[1]
 
 
 def _layout_size(layout: Layout) -> int:
@@ -528,9 +578,9 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     rules = state.setup.rules
     if not fits(card, top_card, rules):
         raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
-    events: list[Event] = [CardPlayed(seat, i, j, card)]
+    events: list[Event] = [_card_played(seat, i, j, card)]
     if rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+        events.append(_flipped(seat, i, pile[-2], True))
     spits = state.spit_cards
     if (len(pile) == 1 and _layout_size(layout) == 1) or (not spits[0] and not spits[1]):
         return _end_round_if_due(state, seat, events)
@@ -545,7 +595,7 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
         raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
     if state.up[seat][i]:
         raise Rejected(RejectCode.ALREADY_FACE_UP, f"the top of stock pile {i} is face up")
-    events: list[Event] = [Flipped(seat, i, pile[-1], False)]
+    events: list[Event] = [_flipped(seat, i, pile[-1], False)]
     return _after_layout_change(state, seat, events)
 
 
@@ -564,9 +614,9 @@ def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
     up = state.up[seat][i]
     if up == 0:
         raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    events: list[Event] = [Moved(seat, i, k, pile[-1])]
+    events: list[Event] = [_moved(seat, i, k, pile[-1])]
     if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+        events.append(_flipped(seat, i, pile[-2], True))
     return _after_layout_change(state, seat, events)
 
 
@@ -598,9 +648,9 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
         raise Rejected(
             RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
         )
-    events: list[Event] = [Stacked(seat, i, k, card)]
+    events: list[Event] = [_stacked(seat, i, k, card)]
     if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+        events.append(_flipped(seat, i, pile[-2], True))
     return _after_layout_change(state, seat, events)
 
 
@@ -636,16 +686,16 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 )
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
-    events: list[Event] = [SpitCalled(seat, target)]
+    events: list[Event] = [_spit_called(seat, target)]
     if not state.called[1 - seat]:
         return events  # §0.4.6: the effect waits for the other call
     spits = state.spit_cards
     if phase == "READY":  # §2.2 round start: each player with spit cards starts their own pile
-        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
+        events += [_spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
     if spits[0] and spits[1]:  # both spit onto their own piles (§2.5.3)
-        events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
+        events += [_spat(0, spits[0][0], 0, False), _spat(1, spits[1][0], 1, False)]
     else:
         solo = 0 if spits[0] else 1
         if spits[solo]:
@@ -656,7 +706,7 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 if named is None:
                     named = solo if piles[solo] else (0 if piles[0] else 1)
                 dest = named
-            events.append(Spat(solo, spits[solo][0], dest, state.locked is None))
+            events.append(_spat(solo, spits[solo][0], dest, state.locked is None))
     return _end_round_if_due(state, seat, events)
 
 
@@ -761,10 +811,6 @@ def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayou
 # --------------------------------------------------------------------------- evolve
 
 
-def _put(t: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
-    return t[:i] + (v,) + t[i + 1 :]
-
-
 def _as_cards(
     layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...],
 ) -> tuple[Layout, ...]:
@@ -778,78 +824,95 @@ _NO_CALLS: Final = (False, False)
 _NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
 
 
+def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
+    """``pair`` (one entry per seat, or per spit pile) with entry ``i`` replaced by ``v``."""
+    return (v, pair[1]) if i == 0 else (pair[0], v)
+
+
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision."""
-    s = state
+    """Apply one event. No rules: the event carries every decision.
+
+    The frequent events come first, told apart by ``isinstance`` (a ``match`` class pattern costs
+    several times more), and rebuild only the per-seat or per-pile pairs they change."""
+    (
+        setup, phase, layouts, up, spit_cards, spit_piles, called, call_targets, locked, chooser,
+        round_, shuffles, winner,
+    ) = state  # fmt: skip
+    if isinstance(event, CardPlayed):
+        p, i, j = event.seat, event.source, event.target
+        lay = list(layouts[p])
+        lay[i] = lay[i][:-1]
+        ups = list(up[p])
+        ups[i] -= 1
+        return _new(State, (
+            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
+            _pair(spit_piles, j, spit_piles[j] + (event.card,)), called, call_targets, locked,
+            chooser, round_, shuffles, winner,
+        ))  # fmt: skip
+    if isinstance(event, Flipped):
+        ups = list(up[event.seat])
+        ups[event.pile] = 1
+        return _new(State, (
+            setup, phase, layouts, _pair(up, event.seat, tuple(ups)), spit_cards, spit_piles,
+            called, call_targets, locked, chooser, round_, shuffles, winner,
+        ))  # fmt: skip
+    if isinstance(event, (Moved, Stacked)):
+        p, i, k = event.seat, event.source, event.target
+        before, before_up = layouts[p], up[p]
+        lay = list(before)
+        lay[i] = before[i][:-1]
+        lay[k] = before[k] + (event.card,)
+        ups = list(before_up)
+        ups[i] = before_up[i] - 1
+        ups[k] = before_up[k] + 1
+        return _new(State, (
+            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
+            spit_piles, called, call_targets, locked, chooser, round_, shuffles, winner,
+        ))  # fmt: skip
+    if isinstance(event, SpitCalled):
+        p = event.seat
+        return _new(State, (
+            setup, phase, layouts, up, spit_cards, spit_piles, _pair(called, p, True),
+            _pair(call_targets, p, event.target), locked, chooser, round_, shuffles, winner,
+        ))  # fmt: skip
+    if isinstance(event, Spat):
+        p, j = event.seat, event.target
+        return _new(State, (
+            setup, phase, layouts, up, _pair(spit_cards, p, spit_cards[p][1:]),
+            _pair(spit_piles, j, spit_piles[j] + (event.card,)), _NO_CALLS, _NO_TARGETS,
+            j if event.lock else locked, chooser, round_, shuffles, winner,
+        ))  # fmt: skip
     match event:
-        case CardPlayed(p, i, j, card):
-            lay = s.layouts[p]
-            ups = s.up[p]
-            return _new(State, (
-                s.setup, s.phase, s.layouts[:p] + (_put(lay, i, lay[i][:-1]),) + s.layouts[p + 1 :],
-                s.up[:p] + (_put(ups, i, ups[i] - 1),) + s.up[p + 1 :], s.spit_cards,
-                _put(s.spit_piles, j, s.spit_piles[j] + (card,)), s.called, s.call_targets,
-                s.locked, s.chooser, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case Flipped(p, i):
-            ups = s.up[p]
-            return _new(State, (
-                s.setup, s.phase, s.layouts, s.up[:p] + (_put(ups, i, 1),) + s.up[p + 1 :],
-                s.spit_cards, s.spit_piles, s.called, s.call_targets, s.locked, s.chooser,
-                s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case Moved(p, i, k, card) | Stacked(p, i, k, card):
-            lay = s.layouts[p]
-            ups = s.up[p]
-            lay = _put(_put(lay, i, lay[i][:-1]), k, lay[k] + (card,))
-            new_up = _put(_put(ups, i, ups[i] - 1), k, ups[k] + 1)
-            return _new(State, (
-                s.setup, s.phase, s.layouts[:p] + (lay,) + s.layouts[p + 1 :],
-                s.up[:p] + (new_up,) + s.up[p + 1 :], s.spit_cards, s.spit_piles, s.called,
-                s.call_targets, s.locked, s.chooser, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case SpitCalled(p, target):
-            return _new(State, (
-                s.setup, s.phase, s.layouts, s.up, s.spit_cards, s.spit_piles,
-                s.called[:p] + (True,) + s.called[p + 1 :],
-                s.call_targets[:p] + (target,) + s.call_targets[p + 1 :], s.locked, s.chooser,
-                s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
-        case Spat(p, card, j, lock):
-            return _new(State, (
-                s.setup, s.phase, s.layouts, s.up, _put(s.spit_cards, p, s.spit_cards[p][1:]),
-                _put(s.spit_piles, j, s.spit_piles[j] + (card,)), _NO_CALLS, _NO_TARGETS,
-                j if lock else s.locked, s.chooser, s.round, s.shuffles, s.winner,
-            ))  # fmt: skip
         case PlayStarted():
             return _new(State, (
-                s.setup, "PLAY", s.layouts, s.up, s.spit_cards, s.spit_piles, _NO_CALLS,
-                _NO_TARGETS, None, None, s.round, s.shuffles, s.winner,
+                setup, "PLAY", layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS, None,
+                None, round_, shuffles, winner,
             ))  # fmt: skip
         case RoundEnded(_, seat, claim):
-            phase: Phase = "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else s.phase
+            new_phase: Phase = (
+                "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else phase
+            )
             return _new(State, (
-                s.setup, phase, s.layouts, s.up, s.spit_cards, s.spit_piles, _NO_CALLS,
-                _NO_TARGETS, s.locked, seat if claim == "choose" else None, s.round, s.shuffles,
-                s.winner,
+                setup, new_phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS,
+                locked, seat if claim == "choose" else None, round_, shuffles, winner,
             ))  # fmt: skip
         case PileClaimed():
-            return s
-        case NewLayout(_, layouts, spit_cards, winner):
-            dealt = _as_cards(layouts)
+            return state
+        case NewLayout(_, new_layouts, new_spit_cards, new_winner):
+            dealt = _as_cards(new_layouts)
             return _new(State, (
-                s.setup, "READY" if winner is None else "OVER", dealt,
+                setup, "READY" if new_winner is None else "OVER", dealt,
                 tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
-                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
-                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, s.round + 1, s.shuffles + 2,
-                winner,
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in new_spit_cards),
+                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, round_ + 1, shuffles + 2,
+                new_winner,
             ))  # fmt: skip
-        case Dealt(layouts, spit_cards):
-            dealt = _as_cards(layouts)
+        case Dealt(dealt_layouts, dealt_spit_cards):
+            dealt = _as_cards(dealt_layouts)
             return _new(State, (
-                s.setup, "READY", dealt,
+                setup, "READY", dealt,
                 tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
-                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in dealt_spit_cards),
                 ((), ()), _NO_CALLS, _NO_TARGETS, None, None, 1, 0, None,
             ))  # fmt: skip
         case _:
@@ -1018,52 +1081,17 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 
 
 def _legal_play(state: State, seat: int) -> list[Command]:
-    out: list[Command] = []
-    layout = state.layouts[seat]
-    ups = state.up[seat]
-    f0, f1 = _fitsets(state)
-    space = () in layout
-    stacking = state.setup.rules.stack_equal_in_layout
-    counting = False  # has this seat a play, flip or exposing move? Then nobody is stuck.
-    for i in range(len(layout)):
-        pile = layout[i]
-        if not pile:
-            continue
-        u = ups[i]
-        if u == 0:
-            out.append(_FLIPS[i])
-            counting = True
-            continue
-        card = pile[-1]
-        if card in f0:
-            out.append(_PLAYS[i][0])
-            counting = True
-        if card in f1:
-            out.append(_PLAYS[i][1])
-            counting = True
-        if space:
-            moves = _MOVES[i]
-            for k in range(len(layout)):
-                if not layout[k]:
-                    out.append(moves[k])
-            if u == 1 and len(pile) >= 2:
-                counting = True
-        if stacking:
-            for k in range(len(layout)):
-                dest = layout[k]
-                if k != i and dest and ups[k] and dest[-1].rank == card.rank:
-                    out.append(_STACKS[i][k])
-                    if u == 1 and len(pile) >= 2:
-                        counting = True
-    if not counting and not _can_count(state, 1 - seat, f0, f1):
-        out.append(SPIT)  # stuck: the stalemate call, naming any pile it may name
-        solo_locked = (
-            state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
-        )
-        piles = state.spit_piles
-        for j in range(SPIT_PILES):
-            if piles[j] and (not solo_locked or j == state.locked):
-                out.append(_SPITS[j + 1])
+    commands, counting = options(state, seat)
+    if counting or options(state, 1 - seat)[1]:
+        return list(commands)
+    out = [*commands, SPIT]  # stuck: the stalemate call, naming any pile it may name
+    solo_locked = (
+        state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
+    )
+    piles = state.spit_piles
+    for j in range(SPIT_PILES):
+        if piles[j] and (not solo_locked or j == state.locked):
+            out.append(_SPITS[j + 1])
     return out
 
 
