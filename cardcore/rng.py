@@ -22,6 +22,7 @@ GAMMA: Final = 0x9E3779B97F4A7C15
 _M1: Final = 0xBF58476D1CE4E5B9
 _M2: Final = 0x94D049BB133111EB
 MAX_SEED: Final = MASK64
+_TWO64: Final = 1 << 64
 
 T = TypeVar("T")
 
@@ -87,10 +88,26 @@ class Rng:
         return self.below(denominator) < numerator
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher–Yates in place: for i = len-1 down to 1, swap item i with item below(i+1)."""
+        """Fisher–Yates in place: for i = len-1 down to 1, swap item i with item below(i+1).
+
+        The draws are exactly :meth:`next_u64`'s and :meth:`below`'s, inlined: every deal and
+        re-shuffle runs through here, and the calls were most of its cost (the known-answer
+        vectors of docs/rng.md pin that the results are the same)."""
+        key, n = self._key, self._count
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            bound = i + 1
+            limit = _TWO64 - (_TWO64 % bound)
+            while True:
+                n += 1
+                z = (key + GAMMA * n) & MASK64
+                z = ((z ^ (z >> 30)) * _M1) & MASK64
+                z = ((z ^ (z >> 27)) * _M2) & MASK64
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % bound
             items[i], items[j] = items[j], items[i]
+        self._count = n
 
 
 def shuffled(seed: int, stream: int, items: list[T]) -> list[T]:

@@ -69,3 +69,17 @@ def test_bad_arguments() -> None:
         Rng(2**64)
     with pytest.raises(ValueError, match="bound"):
         Rng(1).below(0)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 52, 104])
+def test_shuffle_is_fisher_yates_over_below(size: int) -> None:
+    """The inlined shuffle draws exactly what the spec says: below(i + 1) for i = n-1 .. 1."""
+    for seed in range(0, 2**64, 2**58 + 12345):
+        rng, ref_rng = Rng(seed, 3), Rng(seed, 3)
+        got, expected = list(range(size)), list(range(size))
+        rng.shuffle(got)
+        for i in range(size - 1, 0, -1):
+            j = ref_rng.below(i + 1)
+            expected[i], expected[j] = expected[j], expected[i]
+        assert got == expected
+        assert rng.next_u64() == ref_rng.next_u64()  # and the stream goes on from the same draw
