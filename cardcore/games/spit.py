@@ -421,12 +421,20 @@ def _fit_table(rules: Rules) -> tuple[frozenset[Card], ...]:
 
 _NOTHING: Final[frozenset[Card]] = frozenset()
 
+
+def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
+    """The cards that fit on each spit pile (an empty set for a pile that does not exist)."""
+    table = _fit_table(state.setup.rules)
+    p0, p1 = state.spit_piles
+    return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+
+
 SeatOptions = tuple[tuple[Command, ...], bool]
 """One seat's plays, flips, moves and stacks in ``legal_commands`` order, and whether any of them
 counts against being stuck (§2.2 (a)–(d))."""
 
 
-def _seat_options(
+def _layout_options(
     layout: Layout, ups: tuple[int, ...], f0: frozenset[Card], f1: frozenset[Card], stacking: bool
 ) -> SeatOptions:
     """The :data:`SeatOptions` of a layout, ``f0`` and ``f1`` being the cards that fit on each
@@ -434,8 +442,14 @@ def _seat_options(
     face-down card."""
     out: list[Command] = []
     counting = False
-    spaces = [k for k, pile in enumerate(layout) if not pile] if () in layout else ()
-    for i, pile in enumerate(layout):
+    spaces: list[int] = []
+    if () in layout:
+        for k, pile in enumerate(layout):
+            if not pile:
+                spaces.append(k)
+    i = -1
+    for pile in layout:
+        i += 1
         if not pile:
             continue
         u = ups[i]
@@ -450,14 +464,14 @@ def _seat_options(
         if card in f1:
             out.append(_PLAYS[i][1])
             counting = True
-        exposing = u == 1 and len(pile) >= 2
         if spaces:
             moves = _MOVES[i]
             for k in spaces:
                 out.append(moves[k])
-            if exposing:
+            if u == 1 and len(pile) >= 2:
                 counting = True
         if stacking:
+            exposing = u == 1 and len(pile) >= 2
             for k, dest in enumerate(layout):
                 if k != i and dest and ups[k] and dest[-1].rank == card.rank:
                     out.append(_STACKS[i][k])
@@ -470,13 +484,13 @@ _UNSET: Final = object()
 _memo: list[tuple[object, object, object, object, SeatOptions]] = [
     (_UNSET, _UNSET, _UNSET, _UNSET, ((), False))
 ] * SEATS
-"""Per seat, the last :func:`options` computed: the layout, face-up counts, spit piles and rules
+"""Per seat, the last :func:`_options` computed: the layout, face-up counts, spit piles and rules
 it was computed from (compared by identity: all are immutable, and the memo keeps them alive) and
 the result. A playout asks for both seats' options in every state, and one seat's are often
 unchanged since the last state (the other seat flipped, moved or called)."""
 
 
-def options(state: State, seat: int) -> SeatOptions:
+def _options(state: State, seat: int) -> SeatOptions:
     """``seat``'s :data:`SeatOptions` in ``state`` (phase PLAY), memoized per seat."""
     layout = state.layouts[seat]
     ups = state.up[seat]
@@ -485,24 +499,64 @@ def options(state: State, seat: int) -> SeatOptions:
     m_layout, m_ups, m_piles, m_rules, found = _memo[seat]
     if m_layout is layout and m_ups is ups and m_piles is piles and m_rules is rules:
         return found
-    table = _fit_table(rules)
-    p0, p1 = piles
-    found = _seat_options(
-        layout,
-        ups,
-        table[p0[-1].index] if p0 else _NOTHING,
-        table[p1[-1].index] if p1 else _NOTHING,
-        rules.stack_equal_in_layout,
-    )
+    found = _layout_options(layout, ups, *_fitsets(state), rules.stack_equal_in_layout)
     _memo[seat] = (layout, ups, piles, rules, found)
     return found
+
+
+def _can_count(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
+    """Has ``seat`` an action that counts against being stuck (§2.2 (a)–(d))?"""
+    piles = state.layouts[seat]
+    ups = state.up[seat]
+    space = () in piles
+    exposing = False
+    for i in range(len(piles)):
+        pile = piles[i]
+        if not pile:
+            continue
+        u = ups[i]
+        if u == 0:
+            return True  # (b) flip
+        card = pile[-1]
+        if card in f0 or card in f1:
+            return True  # (a) play
+        if u == 1 and len(pile) >= 2:
+            if space:
+                return True  # (c) exposing move
+            exposing = True
+    if exposing and state.setup.rules.stack_equal_in_layout:
+        for i in range(len(piles)):
+            pile = piles[i]
+            if not pile or ups[i] != 1 or len(pile) < 2:
+                continue
+            rank = pile[-1].rank
+            for k in range(len(piles)):
+                dest = piles[k]
+                if k != i and dest and ups[k] and dest[-1].rank == rank:
+                    return True  # (d) exposing stack
+    return False
 
 
 def is_stuck(state: State) -> bool:
     """§2.2 "stuck": neither player can (a) play a face-up layout top onto an existing spit pile,
     (b) flip a face-down layout top, (c) move a face-up top into an empty space so as to expose a
     face-down card or, with stacking, (d) stack such a top on an equal face-up top."""
-    return not options(state, 0)[1] and not options(state, 1)[1]
+    f0, f1 = _fitsets(state)
+    return not _counts(state, 0, f0, f1) and not _counts(state, 1, f0, f1)
+
+
+def _counts(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
+    """:func:`_can_count`, read from the memo when it holds ``seat``'s options in ``state`` (a
+    stalemate call comes right after ``legal_commands`` offered it)."""
+    m_layout, m_ups, m_piles, m_rules, found = _memo[seat]
+    if (
+        m_layout is state.layouts[seat]
+        and m_ups is state.up[seat]
+        and m_piles is state.spit_piles
+        and m_rules is state.setup.rules
+    ):
+        return found[1]
+    return _can_count(state, seat, f0, f1)
 
 
 def _layout_size(layout: Layout) -> int:
@@ -537,9 +591,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
 
-def _require_play_phase(state: State, what: str) -> None:
-    if state.phase != "PLAY":
-        raise Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
+def _phase_error(state: State, what: str) -> Rejected:
+    return Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
 
 
 def _source(state: State, seat: int, i: int) -> tuple[Card, ...]:
@@ -550,7 +603,8 @@ def _source(state: State, seat: int, i: int) -> tuple[Card, ...]:
 
 
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
-    _require_play_phase(state, "play")
+    if state.phase != "PLAY":
+        raise _phase_error(state, "play")
     i, j = command.source, command.target
     piles = state.spit_piles
     has_pile = 0 <= j < SPIT_PILES and bool(piles[j])
@@ -576,7 +630,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     card = pile[-1]
     top_card = piles[j][-1]
     rules = state.setup.rules
-    if not fits(card, top_card, rules):
+    if card not in _fit_table(rules)[top_card.index]:
         raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
     events: list[Event] = [_card_played(seat, i, j, card)]
     if rules.auto_flip and up == 1 and len(pile) >= 2:
@@ -588,7 +642,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 
 
 def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
-    _require_play_phase(state, "flip")
+    if state.phase != "PLAY":
+        raise _phase_error(state, "flip")
     i = command.pile
     pile = _source(state, seat, i)
     if not pile:
@@ -600,7 +655,8 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
 
 
 def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
-    _require_play_phase(state, "move")
+    if state.phase != "PLAY":
+        raise _phase_error(state, "move")
     i, k = command.source, command.target
     layout = state.layouts[seat]
     n = len(layout)
@@ -624,7 +680,8 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
     rules = state.setup.rules
     if not rules.stack_equal_in_layout:
         raise Rejected(RejectCode.INVALID_PHASE, "stacking needs the stack_equal_in_layout rule")
-    _require_play_phase(state, "stack")
+    if state.phase != "PLAY":
+        raise _phase_error(state, "stack")
     i, k = command.source, command.target
     layout = state.layouts[seat]
     n = len(layout)
@@ -1070,7 +1127,17 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     phase = state.phase
     piles = state.spit_piles
     if phase == "PLAY":
-        return _legal_play(state, seat)
+        commands, counting = _options(state, seat)
+        if counting or _options(state, 1 - seat)[1]:
+            return list(commands)
+        out = [*commands, SPIT]  # stuck: the stalemate call, naming any pile it may name
+        solo_locked = (
+            state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
+        )
+        for j in range(SPIT_PILES):
+            if piles[j] and (not solo_locked or j == state.locked):
+                out.append(_SPITS[j + 1])
+        return out
     if phase == "READY":
         return [SPIT]
     if phase == "SLAP":
@@ -1078,21 +1145,6 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     if phase == "CHOOSE" and seat == state.chooser:
         return [_TAKES[j] for j in range(SPIT_PILES) if piles[j]]
     return []
-
-
-def _legal_play(state: State, seat: int) -> list[Command]:
-    commands, counting = options(state, seat)
-    if counting or options(state, 1 - seat)[1]:
-        return list(commands)
-    out = [*commands, SPIT]  # stuck: the stalemate call, naming any pile it may name
-    solo_locked = (
-        state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
-    )
-    piles = state.spit_piles
-    for j in range(SPIT_PILES):
-        if piles[j] and (not solo_locked or j == state.locked):
-            out.append(_SPITS[j + 1])
-    return out
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
