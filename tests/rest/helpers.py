@@ -3,12 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import select
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,75 +10,29 @@ from typing import Any
 
 import httpx
 
-READY_TIMEOUT_S = 30.0
+from ..service.helpers import ServerProcess
 
 
-class RestServer:
+class RestServer(ServerProcess):
     """``cardcore serve --port 0 --rest-port 0`` in a subprocess; stderr (JSON logs) to a file."""
 
+    READY = (*ServerProcess.READY, b"cardcore REST on http://")
+
     def __init__(self, tmp: Path, *args: str, name: str = "rest") -> None:
-        self.db = str(tmp / f"{name}.db")
-        self.log_path = tmp / f"{name}.log"
-        self.args = list(args)
-        self.grpc_port = 0
+        super().__init__(tmp, "--rest-port", "0", *args, name=name)
         self.rest_port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def grpc_port(self) -> int:
+        return self.port
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.rest_port}"
 
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def start(self) -> RestServer:
-        cmd = [sys.executable, "-m", "cardcore.cli", "serve", "--port", "0", "--rest-port", "0"]
-        cmd += ["--db", self.db, *self.args]
-        err = open(self.log_path, "ab")  # noqa: SIM115 — owned by the child
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
-        err.close()
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        out = b""
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while out.count(b"\n") < 2 and time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                out += chunk
-            elif self.proc.poll() is not None:
-                break
-        lines = out.splitlines()
-        if len(lines) < 2 or not lines[1].startswith(b"cardcore REST on http://"):
-            self.stop()
-            raise RuntimeError(f"server did not start: {lines!r}\n{self.log_text()[-2000:]}")
-        self.grpc_port = int(lines[0].decode().rsplit(":", 1)[1])
-        self.rest_port = int(lines[1].decode().rsplit(":", 1)[1])
-        return self
-
-    def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM and wait (graceful shutdown)."""
-        if self.proc is None:
-            return None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait(5)
-            rc = -999 if rc is not None else rc
-        self.proc = None
-        return rc
-
-    def log_text(self) -> str:
-        try:
-            return self.log_path.read_text()
-        except FileNotFoundError:
-            return ""
+    def _ready(self, lines: list[str]) -> None:
+        super()._ready(lines)
+        self.rest_port = int(lines[1].rsplit(":", 1)[1])
 
 
 def bearer(token: str) -> dict[str, str]:

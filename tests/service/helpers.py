@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import grpc
 
@@ -34,7 +34,7 @@ class ServerProcess:
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> ServerProcess:
+    def start(self) -> Self:
         cmd = [
             sys.executable,
             "-m",
@@ -50,22 +50,38 @@ class ServerProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
         err.close()
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        line = b""
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
-            if ready:
-                line = self.proc.stdout.readline()
-                break
-            if self.proc.poll() is not None:
-                break
-        if not line.startswith(b"cardcore serving on"):
+        lines = self._read_ready_lines()
+        if len(lines) < len(self.READY) or not all(
+            line.startswith(prefix) for line, prefix in zip(lines, self.READY, strict=False)
+        ):
             self.stop()
-            raise RuntimeError(f"server did not start: {line!r}\n{self.log_text()[-2000:]}")
-        self.port = int(line.decode().rsplit(":", 1)[1])
+            raise RuntimeError(f"server did not start: {lines!r}\n{self.log_text()[-2000:]}")
+        self._ready([line.decode() for line in lines])
         self.starts += 1
         return self
+
+    READY: tuple[bytes, ...] = (b"cardcore serving on",)
+    """What the server prints on stdout, one line each, once it accepts calls (server.py)."""
+
+    def _read_ready_lines(self) -> list[bytes]:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        out = b""
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while out.count(b"\n") < len(self.READY) and time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                out += chunk
+            elif self.proc.poll() is not None:
+                break
+        return out.splitlines()
+
+    def _ready(self, lines: list[str]) -> None:
+        """Take the bound ports from the ready lines."""
+        self.port = int(lines[0].rsplit(":", 1)[1])
 
     def kill(self) -> None:
         """SIGKILL: no cleanup of any kind."""
