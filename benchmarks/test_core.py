@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from cardcore import log
-from cardcore.bots import RandomBot, play_out, seat_bots
+from cardcore.bots import play_out, seat_bots
 from cardcore.cards import standard_deck
 from cardcore.match import Match
 from cardcore.registry import GAMES, get_game
-from cardcore.rng import shuffled
+from cardcore.rng import Rng, shuffled
 
 WAR_STEPS = 200_000
 
@@ -58,9 +58,8 @@ def playouts(name: str, games: int, bots: str) -> int:
 
 def _single_chooser(match: Match[Any, Any, Any, Any, Any], seed: int) -> int:
     """A random playout in the classic sense: one bot picks among every seat's legal commands."""
-    bot = RandomBot(0, seed)
     game, seats, n, now = match.game, match.setup.seats, 0, 0
-    rng = bot._rng
+    rng = Rng(seed, 1)
     while match.outcome is None and n < 20_000:
         options = [(s, c) for s in range(seats) for c in game.legal_commands(match.state, s)]
         sensible = [o for o in options if game.is_sensible(match.state, o[0], o[1])]

@@ -32,11 +32,13 @@ class Bot(Protocol):
         """``(delay_ms, command)``, or None to do nothing in this state."""
 
 
-class RandomBot:
-    """Uniform over every legal command, false slaps included, after a uniform delay in
-    ``[min_ms, max_ms]`` (so that no seat always wins the races)."""
+class _SeededBot:
+    """What every bot here shares: its seat, its own RNG stream and a delay range.
 
-    def __init__(self, seat: int, seed: int, *, min_ms: int = 50, max_ms: int = 500) -> None:
+    Each decision takes one 64-bit draw: bits 0-23 give the delay, bits 24-43 any yes/no roll,
+    bits 44-63 the choice (each field far wider than its range: modulo bias below 2^-10)."""
+
+    def __init__(self, seat: int, seed: int, min_ms: int, max_ms: int) -> None:
         if not 0 <= min_ms <= max_ms:
             raise ValueError("need 0 <= min_ms <= max_ms")
         self.seat = seat
@@ -44,15 +46,28 @@ class RandomBot:
         self.span = max_ms - min_ms + 1
         self._rng = Rng(seed, seat + 1)
 
+    def _draw(self) -> tuple[int, int]:
+        """``(delay_ms, the draw)`` for one decision."""
+        x = self._rng.next_u64()
+        return self.min_ms + (x & 0xFFFFFF) % self.span, x
+
+
+class RandomBot(_SeededBot):
+    """Uniform over every legal command, false slaps included, after a uniform delay in
+    ``[min_ms, max_ms]`` (so that no seat always wins the races)."""
+
+    def __init__(self, seat: int, seed: int, *, min_ms: int = 50, max_ms: int = 500) -> None:
+        super().__init__(seat, seed, min_ms, max_ms)
+
     def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
         commands = game.legal_commands(state, self.seat)
         if not commands:
             return None
-        x = self._rng.next_u64()  # bits 0-23 the delay, 44-63 the choice (see ReactionBot)
-        return self.min_ms + (x & 0xFFFFFF) % self.span, commands[(x >> 44) % len(commands)]
+        delay, x = self._draw()
+        return delay, commands[(x >> 44) % len(commands)]
 
 
-class ReactionBot:
+class ReactionBot(_SeededBot):
     """Plays sensibly (``Game.is_sensible``) with a seeded human-like reaction time, and now and
     then blunders into a legal but unwise command (a false slap) — one in ``blunder_in`` turns."""
 
@@ -65,23 +80,15 @@ class ReactionBot:
         max_ms: int = 900,
         blunder_in: int = 200,
     ) -> None:
-        if not 0 <= min_ms <= max_ms:
-            raise ValueError("need 0 <= min_ms <= max_ms")
-        self.seat = seat
-        self.min_ms = min_ms
-        self.span = max_ms - min_ms + 1
+        super().__init__(seat, seed, min_ms, max_ms)
         self.blunder_in = blunder_in
-        self._rng = Rng(seed, seat + 1)
 
     def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
         seat = self.seat
         commands = game.legal_commands(state, seat)
         if not commands:
             return None
-        # One 64-bit draw per decision: bits 0-23 the delay, 24-43 the blunder roll, 44-63 the
-        # choice (each field far wider than its range, so the modulo bias is below 2^-10).
-        x = self._rng.next_u64()
-        delay = self.min_ms + (x & 0xFFFFFF) % self.span
+        delay, x = self._draw()
         sensible = game.is_sensible
         if self.blunder_in and ((x >> 24) & 0xFFFFF) % self.blunder_in == 0:
             bad = [c for c in commands if not sensible(state, seat, c)]
