@@ -41,14 +41,17 @@ class Match(Generic[S, C, E, V, R]):
         at_ms: int = 0,
         game_id: str | None = None,
         record: bool = True,
+        deal: Sequence[E] | None = None,
     ) -> None:
+        """``deal``: the opening events to start from instead of dealing from the seed (a logged
+        deal whose seed is still secret); such a match records no log."""
         self.game = game
         self.setup = setup
         self.writer: LogWriter | None = (
             LogWriter(
                 game, setup, salt if salt is not None else simulation_salt(setup.seed), game_id
             )
-            if record
+            if record and deal is None
             else None
         )
         self.state: S = game.initial_state(setup)
@@ -56,22 +59,15 @@ class Match(Generic[S, C, E, V, R]):
         self.events_applied = 0
         self.last_at_ms = at_ms
         self.outcome: Outcome | None = None
-        self._apply(None, DEAL_ACTION, game.deal(setup), at_ms)
+        self._apply(None, DEAL_ACTION, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
     def from_deal(
         cls, game: Game[S, C, E, V, R], setup: Setup[R], deal_json: Any, at_ms: int = 0
     ) -> Match[S, C, E, V, R]:
         """A match started from a logged deal instead of the seed (no log is recorded)."""
-        self = cls.__new__(cls)
-        self.game, self.setup, self.writer = game, setup, None
-        self.state = game.initial_state(setup)
-        self.seq = self.events_applied = 0
-        self.last_at_ms = at_ms
-        self.outcome = None
         events = [game.decode_event(e, f"events[{i}]") for i, e in enumerate(deal_json or [])]
-        self._apply(None, DEAL_ACTION, events, at_ms)
-        return self
+        return cls(game, setup, at_ms=at_ms, deal=events)
 
     def _apply(self, seat: int | None, action: Any, events: Sequence[E], at_ms: int) -> None:
         game = self.game
