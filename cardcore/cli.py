@@ -19,10 +19,10 @@ from typing import Any, TextIO
 
 from . import codec, log
 from .bots import BOT_KINDS, play_out, seat_bots
-from .engine import DEFAULT_EVENT_LIMIT, Termination, parse_viewer, rule_flags
+from .engine import DEFAULT_EVENT_LIMIT, Setup, Termination, parse_viewer, rule_flags
 from .errors import CardcoreError, CorruptLog
 from .match import Match
-from .registry import GAMES, get_game
+from .registry import GAMES, AnyGame, get_game
 from .rng import MAX_SEED, stream_key
 from .views import render_view, viewer_name
 
@@ -80,9 +80,8 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
 # --------------------------------------------------------------------------- simulate
 
 
-def parse_rule_args(game_name: str, pairs: Sequence[str]) -> dict[str, Any]:
+def parse_rule_args(game: AnyGame, pairs: Sequence[str]) -> dict[str, Any]:
     """``name=value`` pairs: JSON values, or bare strings; comma lists for array flags."""
-    game = get_game(game_name)
     schemas = {f.name: f.schema for f in rule_flags(game.rules_type)}
     rules: dict[str, Any] = {}
     for pair in pairs:
@@ -127,7 +126,7 @@ class Progress:
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     game = get_game(args.game)
     seats = args.seats if args.seats is not None else game.info.min_seats
-    rules = parse_rule_args(args.game, args.rule)
+    rules = parse_rule_args(game, args.rule)
     setup0 = game.make_setup(seats, args.seed, rules, args.event_limit)
     log_dir: Path | None = Path(args.log_dir) if args.log_dir else None
     if log_dir is not None:
@@ -141,7 +140,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     started = time.perf_counter()
     for i in range(args.games):
         seed = game_seed(args.seed, i)
-        setup = game.make_setup(seats, seed, rules, setup0.event_limit)
+        setup = Setup(seats, seed, setup0.rules, setup0.event_limit)  # validated once, above
         match = Match(game, setup, game_id=None, record=log_dir is not None)
         result = play_out(match, seat_bots(args.bots, seats, seed))
         steps += result.actions
