@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Generic
 
 from . import codec
@@ -27,6 +28,18 @@ def simulation_salt(seed: int) -> bytes:
     return hashlib.sha256(b"cardcore simulation salt" + seed.to_bytes(8, "big")).digest()[
         :SALT_BYTES
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Where a :class:`Match` stood (see :meth:`Match.checkpoint`); opaque to callers."""
+
+    state: Any
+    seq: int
+    events_applied: int
+    last_at_ms: int
+    outcome: Outcome | None
+    lines: int
 
 
 class Match(Generic[S, C, E, V, R]):
@@ -114,6 +127,27 @@ class Match(Generic[S, C, E, V, R]):
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
         self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
+
+    def checkpoint(self) -> Checkpoint:
+        """The match as it stands now, to :meth:`rewind` to: a host that sequences actions
+        optimistically (decides before its store has confirmed it holds the latest state)
+        undoes the actions its store then refused. States are immutable, so this is O(1)."""
+        lines = len(self.writer.lines) if self.writer is not None else 0
+        return Checkpoint(
+            self.state, self.seq, self.events_applied, self.last_at_ms, self.outcome, lines
+        )
+
+    def rewind(self, cp: Checkpoint) -> None:
+        """Undo every action sequenced since ``cp`` (taken from this match)."""
+        if cp.seq > self.seq:
+            raise ValueError(f"checkpoint at seq {cp.seq} is ahead of the match ({self.seq})")
+        self.state = cp.state
+        self.seq = cp.seq
+        self.events_applied = cp.events_applied
+        self.last_at_ms = cp.last_at_ms
+        self.outcome = cp.outcome
+        if self.writer is not None:
+            del self.writer.lines[cp.lines :]
 
     def view(self, viewer: Viewer) -> V:
         return self.game.view(self.state, viewer)

@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -50,6 +51,14 @@ MAX_EVENT_LIMIT: Final = 10_000_000
 _GAME_ID_RE: Final = re.compile(r"^[0-9a-f]{32}$")
 _ACTION_ID_RE: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
 TOKEN_PREFIX: Final = "cct_"
+LEASE_RENEW_S: Final = 1.0
+"""How often a server on a shared store renews its lease and looks for orphaned games (the
+lease lasts :data:`.store_postgres.LEASE_TTL_S`)."""
+CLAIM_BATCH: Final = 16
+"""Orphaned games one server takes over per look (spreads a dead server's games)."""
+REBUILD_RETRY_S: Final = 5.0
+"""How long a game whose stored log did not rebuild is answered ``UNAVAILABLE`` before the
+rebuild is tried again (a store that could not be read is retried at once)."""
 
 
 def _note(**fields: Any) -> None:
@@ -195,24 +204,31 @@ class Application:
         self.games: dict[str, LiveGame] = {}
         self._tokens: dict[str, tuple[str, str]] = {}
         self._known: set[str] = set()
-        self._failed: set[str] = set()
+        self._failed_until: dict[str, float] = {}
+        """Games whose stored log did not rebuild → when to try again (monotonic seconds)."""
         self._loading: dict[str, asyncio.Lock] = {}
         self._catalogue: tuple[CatalogueEntry, ...] | None = None
         self.closing = False
         self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
         """Set when other server processes serve the same games (PostgreSQL)."""
-        self._refreshing: dict[str, asyncio.Task[None]] = {}
-        self._refresh_again: set[str] = set()
+        self._lease_task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> int:
-        """Open the store and rebuild every unfinished game; returns how many were rebuilt."""
+        """Open the store and rebuild the unfinished games this server runs (all of them on a
+        store of its own; on a shared store, those it takes over: the others load on first
+        use); returns how many were rebuilt."""
         if self.shared is not None:
             self.shared.watch(self._on_store_change)
         await self.store.open()
         self._tokens = await self.store.tokens()
         self._known = {g for g, _ in self._tokens.values()}
+        if self.shared is not None:
+            with contextlib.suppress(StoreError):
+                await self._lease_tick()
+            self._lease_task = asyncio.get_running_loop().create_task(self._lease_loop())
+            return len(self.games)
         rebuilt = 0
         for game_id in await self.store.unfinished():
             self._known.add(game_id)
@@ -231,48 +247,64 @@ class Application:
             game.wake()
 
     async def close(self) -> None:
-        """Stop timers, let pending writes land, close the store."""
+        """Stop timers, let pending writes land, hand this server's games over, close the
+        store."""
         self.closing = True
-        for task in list(self._refreshing.values()):
-            task.cancel()
+        if self._lease_task is not None:
+            self._lease_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lease_task
         for game in list(self.games.values()):
             await game.close()
+        if self.shared is not None:
+            try:
+                await self.shared.release()
+            except StoreError as exc:
+                log.warning("lease_release_failed", error=str(exc))
         await self.store.close()
 
     # ------------------------------------------------------------------ other processes
 
-    def _on_store_change(self, game_id: str | None) -> None:
-        """A hint that another process appended to ``game_id`` (``None``: to any game): catch
-        up the games loaded here, so their streams see the new entries."""
+    def _on_store_change(self, game_id: str | None, version: int | None) -> None:
+        """A hint that another process wrote to ``game_id`` (``None``: to any game): catch up
+        the games loaded here, so their streams and timers see the new entries."""
         if self.closing:
             return
         for gid in list(self.games) if game_id is None else [game_id]:
-            if gid not in self.games:
-                continue  # not served here yet: loaded from the store on first use
-            if gid in self._refreshing:
-                self._refresh_again.add(gid)
-                continue
-            task = asyncio.get_running_loop().create_task(self._refresh(gid))
-            self._refreshing[gid] = task
+            live = self.games.get(gid)
+            if live is None:
+                continue  # not served here: loaded from the store on first use
+            if version is not None and version <= live.version:
+                continue  # already seen (our own catch-up got there first)
+            live.request_sync()
 
-    async def _refresh(self, game_id: str) -> None:
-        try:
-            while not self.closing:
-                self._refresh_again.discard(game_id)
-                live = self.games.get(game_id)
-                if live is None or live.closed:
-                    return
+    async def _lease_loop(self) -> None:
+        while not self.closing:
+            await asyncio.sleep(LEASE_RENEW_S)
+            try:
+                await self._lease_tick()
+            except StoreError as exc:
+                log.warning("lease_renew_failed", error=str(exc))
+
+    async def _lease_tick(self) -> None:
+        """Renew this server's lease, line up which games it owns, take over orphans."""
+        assert self.shared is not None
+        owned = await self.shared.renew_lease()
+        for game_id, live in list(self.games.items()):
+            live.set_owned(game_id in owned)
+        claimed = await self.shared.claim_orphans(CLAIM_BATCH)
+        for game_id, previous in claimed:
+            log.info("game_taken_over", game_id=game_id, previous_owner=previous or "")
+            owned.add(game_id)
+        for game_id in owned:
+            mine = self.games.get(game_id)
+            if mine is None or mine.broken:
+                self._known.add(game_id)
                 try:
-                    await live.sync()
-                except (StoreError, Unavailable):
-                    pass
-                if live.broken:  # our write lost the race, or theirs did not apply: rebuild
-                    with contextlib.suppress(ServiceError):
-                        await self._load(game_id)
-                if game_id not in self._refresh_again:
-                    return
-        finally:
-            self._refreshing.pop(game_id, None)
+                    mine = await self._load(game_id)
+                except ServiceError:
+                    continue
+            mine.set_owned(True)
 
     async def _load(self, game_id: str) -> LiveGame:
         lock = self._loading.setdefault(game_id, asyncio.Lock())
@@ -280,17 +312,16 @@ class Application:
             live = self.games.get(game_id)
             if live is not None and not live.broken:
                 return live
-            if live is not None:  # a write failed: rebuild from what is durable
+            if live is not None:  # its stored rows did not apply: rebuild from the store
                 await live.close()
                 del self.games[game_id]
-                forgive = getattr(self.store, "forgive", None)
-                if forgive is not None:
-                    forgive(game_id)
+            retry_at = self._failed_until.get(game_id)
+            if retry_at is not None and time.monotonic() < retry_at:
+                raise _unavailable("the game could not be rebuilt")
             try:
                 stored = await self.store.load(game_id)
             except StoreError as exc:
-                self._failed.add(game_id)
-                log.error("rebuild_failed", game_id=game_id, error=str(exc))
+                log.warning("load_failed", game_id=game_id, error=str(exc))
                 raise _unavailable("the game could not be loaded") from None
             if stored is None:
                 raise ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
@@ -298,13 +329,14 @@ class Application:
                 game = registry.get_game(stored.record.game)
                 live = LiveGame.restore(game, stored, self.store)
             except (RebuildError, UnknownGame, InvalidSetup) as exc:
-                self._failed.add(game_id)
+                self._failed_until[game_id] = time.monotonic() + REBUILD_RETRY_S
                 log.error("rebuild_failed", game_id=game_id, error=str(exc))
                 raise _unavailable("the game could not be rebuilt") from None
+            self._failed_until.pop(game_id, None)
             self.games[game_id] = live
             if not live.over:
                 live.plan()
-                log.info("game_rebuilt", game_id=game_id, seq=live.match.seq)
+                log.info("game_rebuilt", game_id=game_id, seq=live.match.seq, owned=live.owned)
             return live
 
     # ------------------------------------------------------------------ authentication
@@ -334,20 +366,15 @@ class Application:
             )
         viewer = _parse_viewer(viewer_text)
         _note(game_id=game_id, seat=viewer_text)
-        if game_id in self._failed:
-            raise _unavailable("the game could not be rebuilt")
         live = self.games.get(game_id)
         if live is None or live.broken:
             live = await self._load(game_id)
         if sync and self.shared is not None:
-            # Show what other processes appended too (the sequencer syncs for submits itself).
+            # Show what other processes wrote too (a submit needs no look first: its commit
+            # is refused if the game moved on, and the sequencer then catches up).
             try:
                 await live.sync()
             except Unavailable:
-                pass
-            except StoreError:
-                raise _unavailable("the store could not be read") from None
-            if live.broken:
                 live = await self._load(game_id)
         return live, viewer
 
@@ -456,7 +483,7 @@ class Application:
             await write
         except StoreError:
             raise _unavailable("the store could not record the game") from None
-        live.mark_durable(len(live.lines))
+        live.created()
         for h, v in rows:
             self._tokens[h] = (record.game_id, v)
         self._known.add(record.game_id)
@@ -510,13 +537,14 @@ class Application:
         try:
             accepted = await live.submit(viewer, command, text, action_id or None)
         except Rejected as exc:
-            _note(reason=exc.code.value, seq=live.match.seq)
-            detail = redaction.rejection_detail(exc.detail, live.match, viewer, text)
+            durable = live.durable
+            _note(reason=exc.code.value, seq=durable.seq)
+            detail = redaction.rejection_detail(exc.detail, durable, viewer, text)
             raise ServiceError(
                 Status.FAILED_PRECONDITION,
                 exc.code.value,
                 detail or exc.code.value,
-                metadata={"game_id": game_id, "next_seq": str(live.match.seq)},
+                metadata={"game_id": game_id, "next_seq": str(durable.seq)},
             ) from None
         except ActionIdReused:
             raise invalid("action_id", "already used for a different command") from None
@@ -554,12 +582,12 @@ class Application:
                 entries = tuple(live.redacted(s, viewer) for s in range(next_seq, upto))
                 next_seq = upto
                 last = over and next_seq >= durable
-                yield StreamBatch(entries, live.match.outcome if last else None)
+                yield StreamBatch(entries, live.durable.outcome if last else None)
                 if last:
                     return
                 continue
             if over:
-                yield StreamBatch((), live.match.outcome)
+                yield StreamBatch((), live.durable.outcome)
                 return
             await live.wait_change(seen)
             if self.closing:
@@ -570,36 +598,22 @@ class Application:
     async def view(self, token: str | None, game_id: str) -> ViewResult:
         """The caller's view of the durable state and its legal commands."""
         live, viewer = await self._auth(token, game_id)
-        await _settled(live)
-        match = live.match
-        _note(seq=match.seq)
+        durable = live.durable
+        _note(seq=durable.seq)
         return ViewResult(
-            seq=match.seq,
-            view=redaction.view(match, viewer),
-            legal_commands=redaction.legal_commands(match, viewer),
-            outcome=match.outcome,
+            seq=durable.seq,
+            view=redaction.view(durable, viewer),
+            legal_commands=redaction.legal_commands(durable, viewer),
+            outcome=durable.outcome,
             seat=viewer if isinstance(viewer, int) else None,
         )
 
     async def log(self, token: str | None, game_id: str) -> LogResult:
         """The durable log as the caller may see it: complete, with the seed, once over."""
         live, viewer = await self._auth(token, game_id)
-        await _settled(live)
         lines = live.lines[: live.durable_lines]
         complete = bool(lines) and lines[-1].get("type") == "end"
         return LogResult(dumps(redaction.log(lines, viewer)), complete)
-
-
-async def _settled(live: LiveGame) -> None:
-    """Wait until what the game shows is durable (a few rounds under heavy load at most)."""
-    for _ in range(8):
-        before = len(live.lines)
-        try:
-            await live.barrier()
-        except Exception:
-            raise _unavailable("the game is being rebuilt") from None
-        if len(live.lines) == before and live.durable_lines >= before:
-            return
 
 
 def _unavailable(message: str) -> ServiceError:

@@ -1,20 +1,31 @@
 """One running game: its sequencer, its durable log, its streams, its timers and server bots.
 
-The sequencer is an ``asyncio.Lock`` (FIFO-fair) around :class:`cardcore.match.Match`: the order
-in which it admits actions is the game's order, each stamped with ``at_ms`` (milliseconds since
-the game was created, never going backwards). Under the lock an action is decided, applied and
-*enqueued* to the store; the lock is released and the caller awaits durability before it is
-acknowledged, so the next action is decided while this one is being committed. The store commits
-in order, so "N+1 is durable" implies "N is durable"; streams only ever see durable entries.
+**The sequencer** is one task per game (:meth:`LiveGame._run`) that takes the actions waiting
+for the game in arrival order, in *rounds*: it decides every action of a round on the state it
+holds (stamping ``at_ms``, milliseconds since the game was created, never going backwards),
+then hands the round to the store as one :class:`~.store.Commit` at the game's version. The
+store writes it only if the game is still at that version and the first new entry links to the
+stored head (compare-and-set, :mod:`.store`); then the round is durable and every action in it
+is answered. If another server wrote first (:class:`~.store.Conflict`), the match is rewound to
+the last durable state (:meth:`cardcore.match.Match.rewind`), the sequencer catches up with what
+the store holds (re-applying and checking each entry line for line, as a rebuild does) and
+decides the same actions again, in the same order, on the new state. So whichever server takes
+an action, it is decided on exactly the entries before it, and nothing shown to anyone (views,
+streams, answers) is ever a state the store did not accept.
 
-Timers and bots never touch the state: they arm an ``asyncio`` timer and, when it fires while the
-game is still at the sequence number they planned for, submit an ordinary action through the same
-sequencer, so it is logged and replays like any other.
+While a round is being committed, new actions wait and form the next round (a group commit per
+game; the store groups rounds of different games). A store that cannot be reached makes the
+sequencer retry with backoff: actions that carry an ``action_id``, and timed actions, wait for
+it (up to :data:`CLIENT_WAIT_S` for a client's), since a failed commit may have landed and only
+a catch-up can tell. A rejection is answered only on a state the store confirmed as current
+(stored with the round when it carried an ``action_id``), so an ``action_id`` has one answer.
 
-On a store other server processes write to as well (:class:`~.store.SharedStore`), the sequencer
-first catches up with the entries they appended (re-read by ``seq``, re-applied and checked line
-for line, as a rebuild does), so it decides on the latest durable state; two processes deciding
-the same ``seq`` at once still collide on the store's primary key, and the loser is rebuilt.
+**Timers and bots** run on the server that owns the game (``owned``; on a single server, all of
+them): they arm an ``asyncio`` timer and, when it fires while the game is still at the ``seq``
+they planned for, submit an ordinary action through the same sequencer, so it is logged and
+replays like any other. Their times count from the ``at_ms`` of the entry they react to, and a
+bot's decision at ``seq`` is drawn from ``stream_key(bot_seed(seed, seat), seq)``, so bots and
+timers behave the same whichever server owns the game and however often it re-plans.
 """
 
 from __future__ import annotations
@@ -22,9 +33,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -33,16 +45,36 @@ from cardcore.bots import BOT_KINDS, Bot, bot_seed
 from cardcore.engine import Game, Outcome, Viewer
 from cardcore.errors import DecodeError, RejectCode, Rejected
 from cardcore.log import LogLine, commitment
-from cardcore.match import Match
+from cardcore.match import Checkpoint, Match
+from cardcore.rng import stream_key
 
 from . import redaction
 from .redaction import RedactedEntry
-from .store import EventStore, GameRecord, SharedStore, StoredGame, StoredRejection
+from .store import (
+    Commit,
+    Conflict,
+    EventStore,
+    GameRecord,
+    SeatSpec,
+    SharedStore,
+    StoredGame,
+    StoredRejection,
+    StoreError,
+    Tail,
+)
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 AnyMatch = Match[Any, Any, Any, Any, Any]
 
 log = structlog.get_logger("cardcore_server")
+
+MAX_ROUND: Final = 256
+"""Actions decided and committed together at most."""
+CLIENT_WAIT_S: Final = 8.0
+"""How long a client's action waits for an unreachable store before it is answered
+``UNAVAILABLE`` (retry with the same ``action_id``)."""
+RETRY_MIN_S: Final = 0.05
+RETRY_MAX_S: Final = 2.0
 
 
 class RebuildError(Exception):
@@ -64,6 +96,41 @@ class Accepted:
     replayed: bool
 
 
+@dataclass(frozen=True, slots=True)
+class DurableState:
+    """What the store holds of a game: the only state views, legal commands and rejection
+    details are computed from (the sequencer may be ahead of it, deciding a round)."""
+
+    game: AnyGame
+    state: Any
+    seq: int
+    outcome: Outcome | None
+
+    def view(self, viewer: Viewer) -> Any:
+        return self.game.view(self.state, viewer)
+
+    def legal_commands(self, seat: int) -> Any:
+        if self.outcome is not None:
+            return ()
+        return self.game.legal_commands(self.state, seat)
+
+
+@dataclass(slots=True)
+class _Intent:
+    """An action waiting for the sequencer."""
+
+    seat: int
+    command: Any
+    text: str
+    """The command's canonical JSON (tells a retry from a reused ``action_id``)."""
+    action_id: str | None
+    planned_seq: int | None
+    """A timed or bot action: only at this ``seq`` (otherwise :class:`Superseded`)."""
+    future: asyncio.Future[Accepted | Rejected]
+    deadline: float
+    """Loop time after which an unreachable store fails it (``inf``: never)."""
+
+
 def make_bot(kind: str, seat: int, seed: int, min_ms: int, max_ms: int) -> Bot:
     """A server bot of ``kind`` (a key of :data:`cardcore.bots.BOT_KINDS`); delays of 0 keep the
     bot's own defaults."""
@@ -83,6 +150,9 @@ class LiveGame:
         match: AnyMatch,
         store: EventStore,
         clock: Callable[[], int] = wall_ms,
+        *,
+        version: int = 0,
+        owner: str | None = None,
     ) -> None:
         self.game = game
         self.record = record
@@ -92,33 +162,39 @@ class LiveGame:
         self.lines: list[LogLine] = match.writer.lines
         self.store = store
         self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
-        """Set when other processes append to this game too (then :meth:`sync` before deciding)."""
+        """Set when other processes write to this game too."""
+        self.server_id = self.shared.server_id if self.shared is not None else None
+        self.owned = self.shared is None or owner == self.server_id
+        """Whether this server arms the game's timers and bots."""
         self.clock = clock
-        self.lock = asyncio.Lock()
+        self.version = version
+        """The store's version of the game that :attr:`durable` is at."""
         self.events: list[tuple[Any, ...]] = []
         """Decoded events per ``seq`` (for per-viewer redaction without re-decoding)."""
         self.action_ids: dict[tuple[int, str], int] = {}
         self.rejections: dict[tuple[int, str], StoredRejection] = {}
-        self.durable_lines = 0
+        self.durable_lines = len(self.lines)
         """How many of :attr:`lines` are durable (header included)."""
+        self.durable = self._durable_state()
+        self._durable_cp: Checkpoint = match.checkpoint()
         self.broken = False
         self.closed = False
+        self.conflicts = 0
+        """Rounds the store refused because another server wrote first (decided again)."""
+        self._queue: deque[_Intent] = deque()
+        self._stale = False
+        self._sync_waiters: list[asyncio.Future[None]] = []
+        self._runner: asyncio.Task[None] | None = None
+        self._fenced_at: int | None = None
+        self._committing = False
         self._changed = asyncio.Event()
-        self._last_write: Awaitable[None] | None = None
         self._cache: dict[Viewer, list[RedactedEntry]] = {}
         self._timers: list[asyncio.TimerHandle] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._legal_since: dict[tuple[int, str], int] = {}
-        self.bots: dict[int, Bot] = {}
-        for seat, spec in enumerate(record.seats):
-            if spec.kind != "human":
-                self.bots[seat] = make_bot(
-                    spec.kind,
-                    seat,
-                    bot_seed(record.seed, seat),
-                    spec.min_delay_ms,
-                    spec.max_delay_ms,
-                )
+        self.bot_seats: dict[int, SeatSpec] = {
+            seat: spec for seat, spec in enumerate(record.seats) if spec.kind != "human"
+        }
         self.human_seats = tuple(s for s, spec in enumerate(record.seats) if spec.kind == "human")
         self.timeouts = {k: v for k, v in record.timeouts_ms.items() if v > 0}
 
@@ -132,10 +208,13 @@ class LiveGame:
         store: EventStore,
         clock: Callable[[], int] = wall_ms,
     ) -> LiveGame:
+        """A new game, owned by this server; durable once the store's ``create`` is."""
         setup = game.make_setup(len(record.seats), record.seed, record.rules, record.event_limit)
         match = Match(game, setup, salt=record.salt, at_ms=0, game_id=record.game_id)
-        self = cls(game, record, match, store, clock)
+        owner = store.server_id if isinstance(store, SharedStore) else None
+        self = cls(game, record, match, store, clock, owner=owner)
         self.events.append(self._deal_events())
+        self.durable_lines = 0  # until the store has it
         return self
 
     def _deal_events(self) -> tuple[Any, ...]:
@@ -160,7 +239,7 @@ class LiveGame:
         match = Match(
             game, setup, salt=record.salt, at_ms=int(lines[1]["at_ms"]), game_id=record.game_id
         )
-        self = cls(game, record, match, store, clock)
+        self = cls(game, record, match, store, clock, version=stored.version, owner=stored.owner)
         if self.lines[:2] != lines[:2]:
             raise RebuildError("header or deal differs from the stored one")
         if lines[0].get("commitment") != commitment(record.seed, record.salt):
@@ -179,14 +258,18 @@ class LiveGame:
             raise RebuildError("the rebuilt log differs from the stored log")
         self.action_ids = dict(stored.action_ids)
         self.rejections = dict(stored.rejections)
-        self.durable_lines = len(self.lines)
+        self._mark_durable()
         return self
 
     # ------------------------------------------------------------------ state
 
+    def _durable_state(self) -> DurableState:
+        m = self.match
+        return DurableState(self.game, m.state, m.seq, m.outcome)
+
     @property
     def over(self) -> bool:
-        return self.match.outcome is not None
+        return self.durable.outcome is not None
 
     @property
     def durable_seq(self) -> int:
@@ -198,7 +281,7 @@ class LiveGame:
 
     @property
     def durably_over(self) -> bool:
-        return self.durable_lines == len(self.lines) and self.over
+        return self.over
 
     def entry_line(self, seq: int) -> LogLine:
         return self.lines[1 + seq]
@@ -206,17 +289,22 @@ class LiveGame:
     def now_ms(self) -> int:
         return max(self.match.last_at_ms, self.clock() - self.record.created_ms)
 
-    def mark_durable(self, upto: int) -> None:
-        if upto > self.durable_lines:
-            self.durable_lines = upto
-            self._changed.set()
-            self._changed = asyncio.Event()
+    def created(self) -> None:
+        """The store's ``create`` is durable: so is the deal."""
+        self._mark_durable()
 
-    async def barrier(self) -> None:
-        """Wait until everything applied so far is durable."""
-        w = self._last_write
-        if w is not None:
-            await asyncio.shield(w)
+    def _mark_durable(self) -> None:
+        """Everything the match holds is in the store."""
+        self.durable_lines = len(self.lines)
+        self.durable = self._durable_state()
+        self._durable_cp = self.match.checkpoint()
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _rewind(self) -> None:
+        """Back to what the store holds (a round it refused, or whose fate is unknown)."""
+        self.match.rewind(self._durable_cp)
+        del self.events[self._durable_cp.seq :]
 
     # ------------------------------------------------------------------ the sequencer
 
@@ -231,152 +319,315 @@ class LiveGame:
         """Sequence one action for ``seat``; returns once it is durable. ``planned_seq``: the
         ``seq`` a timer chose the command for (:class:`Superseded` when the game moved on).
 
-        Raises :class:`Rejected` (after the rejection is durable, when it carried an
-        ``action_id``), or :class:`~.store.StoreError` when the store failed."""
-        async with self.lock:
-            if self.broken or self.closed:
-                raise _Unavailable()
-            key = (seat, action_id) if action_id else None
-            if self.shared is not None:
-                await self._catch_up()
-                if key is not None and key not in self.action_ids and key not in self.rejections:
-                    rej = await self.shared.rejection(self.game_id, seat, key[1])
-                    if rej is not None:  # another process rejected this action_id
-                        self.rejections[key] = rej
-            if planned_seq is not None and self.match.seq != planned_seq:
-                raise Superseded()
-            if key is not None:
-                prior = self._prior(key, command_text)
-                if prior is not None:
-                    write = self._last_write
-                    result_or_rej = prior
-                else:
-                    write, result_or_rej = self._apply(seat, command, command_text, key)
-            else:
-                write, result_or_rej = self._apply(seat, command, command_text, None)
-        if write is not None:
-            try:
-                await asyncio.shield(write)
-            except Exception:
-                self.broken = True
-                raise
-        if isinstance(result_or_rej, Rejected):
-            raise result_or_rej
-        return result_or_rej
+        Raises :class:`Rejected` (once the rejection is durable, when it carried an
+        ``action_id``), :class:`ActionIdReused`, :class:`Unavailable`, or
+        :class:`~.store.StoreError` when the store stayed unreachable."""
+        if self.broken or self.closed:
+            raise _Unavailable()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Accepted | Rejected] = loop.create_future()
+        timed = planned_seq is not None
+        deadline = float("inf") if timed else loop.time() + CLIENT_WAIT_S
+        self._queue.append(
+            _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
+        )
+        self._kick()
+        result = await asyncio.shield(fut)
+        if isinstance(result, Rejected):
+            raise result
+        return result
 
-    def _prior(self, key: tuple[int, str], command_text: str) -> Accepted | Rejected | None:
+    async def sync(self) -> None:
+        """Catch up with what other processes wrote (a shared store only; a store that cannot
+        be read leaves the durable state as it is). Raises :class:`Unavailable` when the game
+        is broken (rebuild it)."""
+        if self.shared is None or self.closed:
+            return
+        if self.broken:
+            raise _Unavailable()
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sync_waiters.append(fut)
+        self._kick()
+        await asyncio.shield(fut)
+        if self.broken:
+            raise _Unavailable()
+
+    def request_sync(self) -> None:
+        """A hint that the store may hold more than we do: catch up soon (no waiting)."""
+        if self.closed or self.broken:
+            return
+        self._stale = True
+        self._kick()
+
+    def _kick(self) -> None:
+        if self._runner is None and not self.closed:
+            self._runner = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        """The game's sequencer task: catch up when asked or told to, else decide and commit
+        the next round; while the store fails, retry with backoff (actions wait meanwhile)."""
+        backoff = RETRY_MIN_S
+        failing = False
+        try:
+            while not self.closed and not self.broken:
+                try:
+                    if self._stale or self._sync_waiters:
+                        waiters, self._sync_waiters = self._sync_waiters, []
+                        try:
+                            await self._catch_up()
+                        finally:
+                            for w in waiters:
+                                if not w.done():
+                                    w.set_result(None)
+                    elif self._queue:
+                        self._committing = True
+                        try:
+                            await self._round()
+                        finally:
+                            self._committing = False
+                    else:
+                        return
+                except StoreError as exc:
+                    # Unreachable, or a write whose fate is unknown: catch up before deciding.
+                    self._stale = True
+                    if not failing:
+                        log.warning("store_retry", game_id=self.game_id, error=str(exc))
+                    failing = True
+                    self._expire(StoreError(str(exc)))
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, RETRY_MAX_S)
+                    continue
+                if failing:
+                    log.info("store_recovered", game_id=self.game_id, seq=self.match.seq)
+                    failing = False
+                backoff = RETRY_MIN_S
+        except _Broken:
+            pass
+        finally:
+            self._runner = None
+            if self.broken or self.closed:
+                self._fail_all(_Unavailable())
+
+    def _expire(self, exc: BaseException) -> None:
+        """Answer the actions that cannot wait any longer for the store; wake sync waiters
+        (they see the durable state as it is)."""
+        now = asyncio.get_running_loop().time()
+        keep: deque[_Intent] = deque()
+        for intent in self._queue:
+            if intent.deadline <= now:
+                if not intent.future.done():
+                    intent.future.set_exception(exc)
+            else:
+                keep.append(intent)
+        self._queue = keep
+        waiters, self._sync_waiters = self._sync_waiters, []
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)
+
+    def _fail_all(self, exc: BaseException) -> None:
+        while self._queue:
+            intent = self._queue.popleft()
+            if not intent.future.done():
+                intent.future.set_exception(exc)
+        for w in self._sync_waiters:
+            if not w.done():
+                w.set_result(None)
+        self._sync_waiters.clear()
+
+    def _take_round(self) -> list[_Intent]:
+        """The next round: either one timed action (it carries the owner's fence) or the
+        clients' actions up to the next timed one."""
+        q = self._queue
+        if q[0].planned_seq is not None:
+            return [q.popleft()]
+        batch: list[_Intent] = []
+        while q and q[0].planned_seq is None and len(batch) < MAX_ROUND:
+            batch.append(q.popleft())
+        return batch
+
+    async def _round(self) -> None:
+        """Decide one round on the durable state and commit it (see the module docstring)."""
+        batch = self._take_round()
+        match = self.match
+        timed = batch[0].planned_seq is not None
+        was_over = match.outcome is not None
+        answers: list[tuple[_Intent, Accepted | Rejected | BaseException]] = []
+        entries: list[tuple[LogLine, str | None]] = []
+        rejections: list[StoredRejection] = []
+        new_ids: dict[tuple[int, str], int] = {}
+        new_rejections: dict[tuple[int, str], StoredRejection] = {}
+        confirm = False
+        for intent in batch:
+            if intent.future.done():
+                continue  # the caller went away (cancelled)
+            key = (intent.seat, intent.action_id) if intent.action_id else None
+            if intent.planned_seq is not None and match.seq != intent.planned_seq:
+                answers.append((intent, Superseded()))
+                continue
+            if key is not None:
+                try:
+                    prior = self._prior(key, intent.text, new_ids, new_rejections)
+                except ActionIdReused as exc:
+                    answers.append((intent, exc))
+                    continue
+                if prior is not None:
+                    answers.append((intent, prior))
+                    continue
+            try:
+                events = match.submit(intent.seat, intent.command, self.now_ms())
+            except Rejected as exc:
+                if exc.code is not RejectCode.GAME_OVER or not was_over:
+                    confirm = True  # decided on a state the store must confirm as current
+                if key is not None:  # stored: one answer for ever, whatever comes later
+                    rej = StoredRejection(
+                        intent.seat, key[1], intent.text, exc.code.value, exc.detail
+                    )
+                    rejections.append(rej)
+                    new_rejections[key] = rej
+                answers.append((intent, exc))
+                continue
+            seq = match.seq - 1
+            self.events.append(tuple(events))
+            over = match.outcome is not None
+            line = self.lines[-2] if over else self.lines[-1]
+            entries.append((line, intent.action_id))
+            if key is not None:
+                new_ids[key] = seq
+            answers.append(
+                (intent, Accepted(seq, line, tuple(events), match.outcome if over else None, False))
+            )
+        end = self.lines[-1] if match.outcome is not None and not was_over else None
+        if entries or rejections or (confirm and self.shared is not None):
+            commit = Commit(
+                self.game_id,
+                self.version,
+                tuple(entries),
+                end,
+                tuple(rejections),
+                owner=self.server_id if timed and self.shared is not None else None,
+            )
+            try:
+                version = await self.store.commit(commit)
+            except Conflict:
+                self._rewind()
+                self.conflicts += 1
+                self._stale = True
+                if timed:  # re-planned after the catch-up if it still applies
+                    self._fenced_at = self.version
+                    _answer(batch[0], Superseded())
+                else:
+                    self._queue.extendleft(reversed(batch))
+                return
+            except BaseException:
+                self._rewind()
+                # Its fate is unknown: keep what a catch-up can settle (an action_id, a planned
+                # seq); an action without either cannot be told apart from a new one.
+                retry = [i for i in batch if i.action_id or i.planned_seq is not None]
+                for i in batch:
+                    if i not in retry:
+                        _answer(i, StoreError("the store failed; the action may not be recorded"))
+                self._queue.extendleft(reversed(retry))
+                raise
+            self.version = version
+        self.action_ids.update(new_ids)
+        self.rejections.update(new_rejections)
+        if entries:
+            self._mark_durable()
+        for intent, answer in answers:
+            _answer(intent, answer)
+        if entries:
+            self.plan()
+
+    def _prior(
+        self,
+        key: tuple[int, str],
+        command_text: str,
+        new_ids: dict[tuple[int, str], int],
+        new_rejections: dict[tuple[int, str], StoredRejection],
+    ) -> Accepted | Rejected | None:
         seq = self.action_ids.get(key)
+        if seq is None:
+            seq = new_ids.get(key)
         if seq is not None:
             line = self.entry_line(seq)
             if codec.canonical_text(line["action"]) != command_text:
                 raise ActionIdReused()
-            outcome = self.match.outcome if self._ended_at(seq) else None
+            ended = self.match.outcome is not None and seq == self.match.seq - 1
+            outcome = self.match.outcome if ended else None
             return Accepted(seq, line, self.events[seq], outcome, True)
-        rej = self.rejections.get(key)
+        rej = self.rejections.get(key) or new_rejections.get(key)
         if rej is not None:
             if rej.command != command_text:
                 raise ActionIdReused()
             return Rejected(RejectCode(rej.code), rej.detail)
         return None
 
-    def _ended_at(self, seq: int) -> bool:
-        return self.over and seq == self.match.seq - 1
-
-    def _apply(
-        self, seat: int, command: Any, command_text: str, key: tuple[int, str] | None
-    ) -> tuple[Awaitable[None] | None, Accepted | Rejected]:
-        match = self.match
-        try:
-            events = match.submit(seat, command, self.now_ms())
-        except Rejected as exc:
-            if key is None:
-                return None, exc
-            rej = StoredRejection(seat, key[1], command_text, exc.code.value, exc.detail)
-            self.rejections[key] = rej
-            write = self.store.append(self.game_id, None, None, None, rej)
-            self._last_write = write
-            return write, exc
-        seq = match.seq - 1
-        self.events.append(tuple(events))
-        over = match.outcome is not None
-        line = self.lines[-2] if over else self.lines[-1]
-        end = self.lines[-1] if over else None
-        if key is not None:
-            self.action_ids[key] = seq
-        write = self.store.append(self.game_id, line, key[1] if key else None, end, None)
-        self._last_write = write
-        upto = len(self.lines)
-        self._track(write, upto)
-        self.plan()
-        return write, Accepted(seq, line, tuple(events), match.outcome, False)
-
-    def _track(self, write: Awaitable[None], upto: int) -> None:
-        fut = asyncio.ensure_future(write)
-
-        def done(f: asyncio.Future[None]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                self.broken = True
-                self._changed.set()
-                return
-            self.mark_durable(upto)
-
-        fut.add_done_callback(done)
-
-    # ------------------------------------------------------------------ other processes
-
-    async def sync(self) -> None:
-        """Catch up with entries other processes appended (a shared store only). Raises
-        :class:`Unavailable` (and the game is broken: rebuild it) when they do not apply."""
-        if self.shared is None:
-            return
-        async with self.lock:
-            if self.broken or self.closed:
-                return
-            await self._catch_up()
+    # ------------------------------------------------------------------ catching up
 
     async def _catch_up(self) -> None:
-        """Under the lock: re-read from the next ``seq`` and apply what others appended."""
-        assert self.shared is not None
-        tail = await self.shared.tail(self.game_id, self.match.seq)
-        if not tail.entries:
-            return
-        # Entries past ours were decided on top of everything we wrote, or they collide with a
-        # write of ours still in flight (which then fails): let ours settle, then look again.
+        """Apply what the store holds beyond our durable state (the match is at it: no round
+        is in flight). Raises :class:`~.store.StoreError`, or :class:`_Broken` when the stored
+        rows do not replay (the game must be rebuilt)."""
+        self._stale = False
         try:
-            await self.barrier()
-        except Exception:
-            self.broken = True
-        if self.broken:
-            self.wake()
-            raise _Unavailable()
-        tail = await self.shared.tail(self.game_id, self.match.seq)
-        match = self.match
+            tail = await self.store.tail(self.game_id, self.match.seq, self.version)
+        except StoreError:
+            self._stale = True
+            raise
+        if tail.version < self.version:
+            return  # an older snapshot than what we committed: nothing new in it
         try:
-            for seq, line, action_id in tail.entries:
-                if seq != match.seq:
-                    raise RebuildError(f"entry {match.seq} is missing")
-                command = self.game.decode_command(line["action"], "action")
-                seat = int(line["seat"])
-                events = match.submit(seat, command, int(line["at_ms"]))
-                self.events.append(tuple(events))
-                over = match.outcome is not None
-                if (self.lines[-2] if over else self.lines[-1]) != line:
-                    raise RebuildError(f"entry {seq} differs from the stored one")
-                if over and self.lines[-1] != tail.end:
-                    raise RebuildError("the end line differs from the stored one")
-                if action_id is not None:
-                    self.action_ids[(seat, str(action_id))] = seq
+            grew = self._apply_tail(tail)
         except (RebuildError, DecodeError, Rejected, ValueError, KeyError) as exc:
             log.error("catch_up_failed", game_id=self.game_id, error=str(exc))
+            self._rewind()
             self.broken = True
             self.wake()
-            raise _Unavailable() from None
-        self.mark_durable(len(self.lines))
-        self.plan()
+            raise _Broken() from None
+        fenced, self._fenced_at = self._fenced_at, None
+        if self.shared is not None:
+            owned = tail.owner == self.server_id and fenced != tail.version
+            if owned != self.owned:
+                log.info(
+                    "game_ownership", game_id=self.game_id, owned=owned, owner=tail.owner or ""
+                )
+                self.owned = owned
+                grew = True
+        if grew:
+            self.plan()
+
+    def _apply_tail(self, tail: Tail) -> bool:
+        """Apply the tail's rows; whether it had new entries."""
+        match = self.match
+        grew = False
+        for seq, line, action_id in tail.entries:
+            if seq != match.seq:
+                raise RebuildError(f"entry {match.seq} is missing")
+            command = self.game.decode_command(line["action"], "action")
+            seat = int(line["seat"])
+            events = match.submit(seat, command, int(line["at_ms"]))
+            self.events.append(tuple(events))
+            over = match.outcome is not None
+            if (self.lines[-2] if over else self.lines[-1]) != line:
+                raise RebuildError(f"entry {seq} differs from the stored one")
+            if over and self.lines[-1] != tail.end:
+                raise RebuildError("the end line differs from the stored one")
+            if action_id is not None:
+                self.action_ids[(seat, str(action_id))] = seq
+            grew = True
+        for rej in tail.rejections:
+            self.rejections[(rej.seat, rej.action_id)] = rej
+        self.version = tail.version
+        if grew:
+            self._mark_durable()
+        return grew
 
     # ------------------------------------------------------------------ streams
 
     def redacted(self, seq: int, viewer: Viewer) -> RedactedEntry:
+        if seq >= self.durable_seq:
+            raise IndexError(f"entry {seq} is not durable")
         cache = self._cache.setdefault(viewer, [])
         while len(cache) <= seq:
             n = len(cache)
@@ -396,28 +647,44 @@ class LiveGame:
 
     # ------------------------------------------------------------------ timers and bots
 
+    def set_owned(self, owned: bool) -> None:
+        """This server now owns the game's timers and bots (or no longer does)."""
+        if owned == self.owned:
+            return
+        self.owned = owned
+        self.plan()
+
     def plan(self) -> None:
-        """Re-arm the bots' and timed actions' timers for the current state."""
+        """Re-arm the bots' and timed actions' timers for the durable state (owner only)."""
         for h in self._timers:
             h.cancel()
         self._timers.clear()
-        if self.over or self.closed or self.broken:
+        if self.over or self.closed or self.broken or not self.owned:
             return
-        if not self.bots and not self.timeouts:
+        if not self.bot_seats and not self.timeouts:
             return
         loop = asyncio.get_running_loop()
         match = self.match
         seq = match.seq
         state = match.state
-        for seat, bot in self.bots.items():
+        seed = self.record.seed
+        # Times count from the entry being reacted to, in the game's own clock.
+        base = self.record.created_ms + match.last_at_ms - self.clock()
+        for seat, spec in self.bot_seats.items():
+            bot = make_bot(
+                spec.kind,
+                seat,
+                stream_key(bot_seed(seed, seat), seq),
+                spec.min_delay_ms,
+                spec.max_delay_ms,
+            )
             proposal = bot.propose(self.game, state)
             if proposal is not None:
                 delay, command = proposal
                 self._timers.append(
-                    loop.call_later(max(delay, 0) / 1000, self._fire, seq, seat, command)
+                    loop.call_later(max(base + delay, 0) / 1000, self._fire, seq, seat, command)
                 )
         if self.timeouts:
-            now = self.clock()
             still: dict[tuple[int, str], int] = {}
             for seat in self.human_seats:
                 chosen: dict[str, Any] = {}
@@ -428,16 +695,16 @@ class LiveGame:
                     if self.game.is_sensible(state, seat, command):
                         chosen[kind] = command
                 for kind, command in chosen.items():
-                    since = self._legal_since.get((seat, kind), now)
+                    since = self._legal_since.get((seat, kind), match.last_at_ms)
                     still[(seat, kind)] = since
-                    due = since + self.timeouts[kind] - now
+                    due = base + since - match.last_at_ms + self.timeouts[kind]
                     self._timers.append(
                         loop.call_later(max(due, 0) / 1000, self._fire, seq, seat, command)
                     )
             self._legal_since = still
 
     def _fire(self, seq: int, seat: int, command: Any) -> None:
-        if self.match.seq != seq or self.over or self.closed or self.broken:
+        if self.match.seq != seq or self.over or self.closed or self.broken or not self.owned:
             return
         task = asyncio.get_running_loop().create_task(self._auto(seq, seat, command))
         self._tasks.add(task)
@@ -448,10 +715,10 @@ class LiveGame:
         try:
             acc = await self.submit(seat, command, text, None, planned_seq=seq)
         except Superseded:
-            return  # the game moved on (another process's entries): plan() re-armed
+            return  # the game moved on (or another server owns it now): plan() re-armed
         except Rejected as exc:
-            log.info("auto_rejected", game_id=self.game_id, seat=seat, reason=exc.code.value)
-            self.plan()
+            # Not re-planned: the same seq would propose the same command again.
+            log.warning("auto_rejected", game_id=self.game_id, seat=seat, reason=exc.code.value)
         except Exception as exc:
             log.warning("auto_failed", game_id=self.game_id, seat=seat, error=type(exc).__name__)
         else:
@@ -464,15 +731,31 @@ class LiveGame:
             )
 
     async def close(self) -> None:
+        """Stop timers; let the round being committed land; answer the rest ``UNAVAILABLE``."""
         self.closed = True
         for h in self._timers:
             h.cancel()
         self._timers.clear()
         for t in list(self._tasks):
             t.cancel()
-        with contextlib.suppress(Exception):
-            await self.barrier()
+        runner = self._runner
+        if runner is not None:
+            if not self._committing:
+                runner.cancel()  # between rounds (or waiting out a store outage)
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(runner), 10)
+        self._fail_all(_Unavailable())
         self._changed.set()
+
+
+def _answer(intent: _Intent, answer: Accepted | Rejected | BaseException) -> None:
+    fut = intent.future
+    if fut.done():
+        return
+    if isinstance(answer, (Accepted, Rejected)):
+        fut.set_result(answer)
+    else:
+        fut.set_exception(answer)
 
 
 class Superseded(Exception):
@@ -485,6 +768,10 @@ class ActionIdReused(Exception):
 
 class _Unavailable(Exception):
     """The game is being rebuilt or the server is stopping."""
+
+
+class _Broken(Exception):
+    """The stored rows of the game do not replay here: it must be rebuilt."""
 
 
 Unavailable = _Unavailable

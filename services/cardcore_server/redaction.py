@@ -19,12 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from cardcore import codec
 from cardcore.engine import Game, Viewer
 from cardcore.log import LogLine, redact_log
-from cardcore.match import Match
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
@@ -71,11 +70,19 @@ def entry(game: AnyGame, line: LogLine, events: Sequence[Any], viewer: Viewer) -
     )
 
 
-def view(match: Match[Any, Any, Any, Any, Any], viewer: Viewer) -> Value:
+class Shown(Protocol):
+    """A state to show: a :class:`~cardcore.match.Match`, or the service's durable state."""
+
+    def view(self, viewer: Viewer) -> Any: ...
+
+    def legal_commands(self, seat: int) -> Any: ...
+
+
+def view(match: Shown, viewer: Viewer) -> Value:
     return Value.of(codec.encode(match.view(viewer)))
 
 
-def legal_commands(match: Match[Any, Any, Any, Any, Any], viewer: Viewer) -> tuple[Value, ...]:
+def legal_commands(match: Shown, viewer: Viewer) -> tuple[Value, ...]:
     """The viewer's own legal commands (none for a spectator)."""
     if not isinstance(viewer, int):
         return ()
@@ -87,9 +94,7 @@ def log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:
     return redact_log(list(lines), viewer)
 
 
-def rejection_detail(
-    detail: str, match: Match[Any, Any, Any, Any, Any], viewer: Viewer, command_json: str
-) -> str:
+def rejection_detail(detail: str, match: Shown, viewer: Viewer, command_json: str) -> str:
     """A rejection's detail with every card not visible to the viewer masked."""
     if not _CARD_RE.search(detail):
         return detail

@@ -1,28 +1,37 @@
 """The event store: an interface and its embedded SQLite backend.
 
 A store keeps, per game, its record (setup, seed, salt, seat kinds), its log lines (one row per
-accepted action, primary key ``(game_id, seq)`` as the concurrency check), the end line, the
-rejections of actions that carried an ``action_id`` (so a retry gets the same answer after a
-restart) and the hashes of its tokens (never the tokens).
+accepted action, primary key ``(game_id, seq)``), the end line, the rejections of actions that
+carried an ``action_id`` (so a retry gets the same answer after a restart) and the hashes of its
+tokens (never the tokens).
 
-Writes are *ordered*: :meth:`EventStore.append` enqueues at once, in call order, and returns an
-awaitable that completes when that write is durable; a write is durable only after every write
-enqueued before it. The sequencer relies on this to pipeline: it applies action N+1 while N is
-being committed, and acknowledges each only once it is on disk.
+**The order of a game's log is decided by compare-and-set on the game's row.** Each game has a
+``version``: the number of commits that wrote to it. A sequencer decides a round of actions on
+the state it holds (at some version ``v``) and hands the store one :class:`Commit`; the store
+writes it only if the game is still at ``v`` *and* the first new entry links to the stored head
+(``seq`` = head + 1, ``prev`` = the head's ``hash``, ``at_ms`` not before the head's, the game not
+over), all in one statement on the game's row, which also moves the version and the head. So an
+entry is appended only if it was decided on the state after exactly the entries before it, and
+an ``action_id`` gets one answer: an accepted entry or a rejection, both stored under the same
+check. Otherwise nothing is written and :class:`Conflict` is raised: the sequencer catches up
+(:meth:`EventStore.tail`) and decides again. With one server the check always passes; with
+several (:mod:`.store_postgres`) it is what makes them one.
 
 :class:`SqliteStore` runs every write on one writer thread that drains its queue into one
-transaction per batch (group commit: one fsync for many actions), with ``journal_mode=WAL`` and
-``synchronous=FULL``. Reads run on a second thread with their own connection; nothing blocks the
-event loop.
+transaction per batch (group commit: one fsync for many games' commits), with
+``journal_mode=WAL`` and ``synchronous=FULL``. Reads run on a second thread with their own
+connection; nothing blocks the event loop.
 
-:class:`SharedStore` is what a backend that several server processes write to adds (the
-PostgreSQL one, :mod:`.store_postgres`); :func:`open_store` picks the backend from ``--db``.
+:class:`SharedStore` is what a backend that several server processes write to adds
+(notifications, a server's lease and the games it owns); :func:`open_store` picks the backend
+from ``--db``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import queue
 import sqlite3
@@ -42,7 +51,13 @@ CHECKPOINT_EVERY_S: Final = 0.5
 
 
 class StoreError(Exception):
-    """A write could not be made durable (including a ``(game_id, seq)`` conflict)."""
+    """The store could not be reached or refused a write for a reason other than
+    :class:`Conflict`; a commit that raised it may or may not be durable (catch up to know)."""
+
+
+class Conflict(Exception):
+    """The game moved on since the commit's version (or its owner fence failed): nothing was
+    written. Catch up with :meth:`EventStore.tail` and decide again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +121,7 @@ class StoredRejection:
 
 @dataclass(slots=True)
 class StoredGame:
-    """A game as the store holds it: record, log lines and idempotency keys."""
+    """A game as the store holds it: record, log lines, idempotency keys and version."""
 
     record: GameRecord
     lines: list[LogLine]
@@ -114,6 +129,47 @@ class StoredGame:
     action_ids: dict[tuple[int, str], int] = field(default_factory=dict)
     """``(seat, action_id) -> seq`` of accepted actions."""
     rejections: dict[tuple[int, str], StoredRejection] = field(default_factory=dict)
+    version: int = 0
+    """The game's version (commits that wrote to it) in the same snapshot as the rows."""
+    owner: str | None = None
+    """The server that owns the game's timers and bots (a shared store), if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One sequencing round of one game, to be written only on the state it was decided on.
+
+    A commit with neither entries nor rejections writes nothing: it only confirms that the game
+    is still at ``version`` (a rejection that is not stored was decided on the latest state)."""
+
+    game_id: str
+    version: int
+    """The version the round was decided on; the store's must still be this."""
+    entries: tuple[tuple[LogLine, str | None], ...] = ()
+    """``(line, action_id)`` in ``seq`` order, chained to each other and to the stored head."""
+    end: LogLine | None = None
+    """The end line, when the last entry ended the game."""
+    rejections: tuple[StoredRejection, ...] = ()
+    owner: str | None = None
+    """Write only while this server owns the game (timed actions and bots: a fence, so a
+    server that lost its lease never acts for the game again)."""
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.entries or self.rejections)
+
+
+def check_chain(commit: Commit) -> None:
+    """The links the store checks in memory before it writes (the link to the stored head is
+    checked against the database in the same statement as the write): consecutive ``seq``,
+    each ``prev`` the hash before, ``at_ms`` never going backwards, the end after the last."""
+    entries = commit.entries
+    for (a, _), (b, _) in itertools.pairwise(entries):
+        if b["seq"] != a["seq"] + 1 or b["prev"] != a["hash"] or b["at_ms"] < a["at_ms"]:
+            raise StoreError(f"game {commit.game_id}: entry {b['seq']} does not follow {a['seq']}")
+    if commit.end is not None:
+        if not entries or commit.end["prev"] != entries[-1][0]["hash"]:
+            raise StoreError(f"game {commit.game_id}: the end line does not follow the last entry")
 
 
 class EventStore(Protocol):
@@ -126,20 +182,18 @@ class EventStore(Protocol):
     def create(
         self, record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
     ) -> Awaitable[None]:
-        """Enqueue a new game with its deal entry (``seq`` 0) and token hashes
+        """Enqueue a new game (version 0) with its deal entry (``seq`` 0) and token hashes
         ``(sha256 hex, viewer)``; the awaitable completes when durable."""
         ...
 
-    def append(
-        self,
-        game_id: str,
-        entry: LogLine | None,
-        action_id: str | None,
-        end: LogLine | None,
-        rejection: StoredRejection | None,
-    ) -> Awaitable[None]:
-        """Enqueue an accepted entry (with the end line if it ended the game) or a rejection;
-        the awaitable completes when durable, after every earlier write."""
+    async def commit(self, commit: Commit) -> int:
+        """Write ``commit`` if the game is still at ``commit.version`` and its first entry links
+        to the stored head; returns the game's version afterwards (one more when it wrote).
+        Raises :class:`Conflict` (nothing written) or :class:`StoreError` (unknown: catch up)."""
+        ...
+
+    async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
+        """What a game has beyond ``from_seq`` / ``from_version``, in one snapshot."""
         ...
 
     async def tokens(self) -> dict[str, tuple[str, str]]:
@@ -155,32 +209,48 @@ class EventStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Tail:
-    """A game's entries from some ``seq`` on, as another process may have appended them."""
+    """A game's rows beyond some ``seq`` and version, as other processes may have written them."""
 
+    version: int
+    """The game's version in the same snapshot."""
     entries: list[tuple[int, LogLine, str | None]]
     """``(seq, line, action_id)`` in ``seq`` order."""
     end: LogLine | None
     """The end line, when the game is over."""
+    rejections: list[StoredRejection]
+    """Rejections stored after the version asked for."""
+    owner: str | None = None
 
 
 @runtime_checkable
 class SharedStore(EventStore, Protocol):
-    """A store other server processes append to as well: they re-read by ``seq`` on a hint."""
+    """A store other server processes write to as well: hints, and one owner per game for its
+    timers and bots under a lease that expires when its server stops renewing it."""
 
-    def watch(self, on_change: Callable[[str | None], None]) -> None:
-        """Call ``on_change(game_id)`` when a game may have entries this process has not seen
-        (``None``: any game may have; e.g. after the notification channel was re-opened). A
-        hint only: the caller re-reads with :meth:`tail`."""
-        ...
+    server_id: str
+    """This process's name in leases, ownership and notifications."""
 
-    async def tail(self, game_id: str, from_seq: int) -> Tail: ...
-
-    async def rejection(self, game_id: str, seat: int, action_id: str) -> StoredRejection | None:
-        """The stored rejection of ``(seat, action_id)``, if another process recorded one."""
+    def watch(self, on_change: Callable[[str | None, int | None], None]) -> None:
+        """Call ``on_change(game_id, version)`` when a game may have rows this process has not
+        seen (``None``: any game may have; e.g. after the notification channel was re-opened).
+        A hint only: the caller re-reads with :meth:`tail`."""
         ...
 
     async def find_token(self, token_hash: str) -> tuple[str, str] | None:
         """``(game_id, viewer)`` of a token hash (tokens of games created elsewhere)."""
+        ...
+
+    async def renew_lease(self) -> set[str]:
+        """Extend this server's lease; returns the unfinished games it owns."""
+        ...
+
+    async def claim_orphans(self, limit: int) -> list[tuple[str, str | None]]:
+        """Take over up to ``limit`` unfinished games with timers or bots whose owner's lease
+        has expired: ``(game_id, previous owner)`` each."""
+        ...
+
+    async def release(self) -> None:
+        """Give up this server's lease and games (a graceful stop: others take over at once)."""
         ...
 
 
@@ -236,14 +306,42 @@ CREATE TABLE IF NOT EXISTS tokens(
 ) WITHOUT ROWID;
 """
 
-_Write = Callable[[sqlite3.Connection], None]
+_HEAD_COLUMNS: Final = (
+    ("games", "version", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "head_seq", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "head_hash", "TEXT NOT NULL DEFAULT ''"),
+    ("games", "head_at_ms", "INTEGER NOT NULL DEFAULT 0"),
+    ("rejections", "version", "INTEGER NOT NULL DEFAULT 0"),
+)
+"""Columns added by the compare-and-set commit (a database of an earlier cardcore gets them and
+its games' heads are filled in from their last entries)."""
+
+_FILL_HEADS: Final = """
+UPDATE games SET
+    head_seq = (SELECT max(seq) FROM entries e WHERE e.game_id = games.game_id),
+    head_hash = (SELECT json_extract(line, '$.hash') FROM entries e
+                 WHERE e.game_id = games.game_id ORDER BY seq DESC LIMIT 1),
+    head_at_ms = (SELECT json_extract(line, '$.at_ms') FROM entries e
+                  WHERE e.game_id = games.game_id ORDER BY seq DESC LIMIT 1),
+    version = (SELECT max(seq) FROM entries e WHERE e.game_id = games.game_id)
+WHERE head_hash = ''
+"""
+
+_CAS: Final = (
+    "UPDATE games SET version = version + 1, head_seq = coalesce(?, head_seq),"
+    " head_hash = coalesce(?, head_hash), head_at_ms = coalesce(?, head_at_ms),"
+    " end_line = coalesce(?, end_line)"
+    " WHERE game_id = ? AND version = ? AND (? IS NULL OR (head_seq = ? - 1 AND head_hash = ?"
+    " AND head_at_ms <= ? AND end_line IS NULL))"
+)
+
+_Write = Callable[[sqlite3.Connection], Any]
 
 
 @dataclass(slots=True)
 class _Job:
-    game_id: str
     write: _Write
-    future: asyncio.Future[None]
+    future: asyncio.Future[Any]
 
 
 _STOP: Final = object()
@@ -261,8 +359,31 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables, or bring an earlier cardcore's up to date (in one transaction)."""
+    conn.executescript(_SCHEMA)
+    missing = [
+        (table, column, decl)
+        for table, column, decl in _HEAD_COLUMNS
+        if column not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    ]
+    if missing:
+        conn.execute("BEGIN IMMEDIATE")
+        for table, column, decl in missing:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+        conn.execute(_FILL_HEADS)
+        conn.execute("COMMIT")
+
+
+class _ConflictResult:
+    """A job's result meaning :class:`Conflict` (set on the loop, not raised in the thread)."""
+
+
 class SqliteStore:
-    """The embedded default backend (stdlib ``sqlite3``): WAL, synchronous=FULL, group commit."""
+    """The embedded default backend (stdlib ``sqlite3``): WAL, synchronous=FULL, group commit.
+
+    One server process per database file: the compare-and-set commit keeps the log right even
+    so, but this backend sends no hints to other processes."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -272,7 +393,6 @@ class SqliteStore:
         self._stop_checkpoints = threading.Event()
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="cardcore-store-read")
         self._read_conn: sqlite3.Connection | None = None
-        self._poisoned: set[str] = set()
         self.commits = 0
         """Transactions committed (for the group-commit benchmark)."""
         self.writes = 0
@@ -281,7 +401,7 @@ class SqliteStore:
 
     async def open(self) -> None:
         conn = _connect(self.path)
-        conn.executescript(_SCHEMA)
+        _migrate(conn)
         # Checkpoints run on their own thread, so no commit waits for one (p99 latency).
         conn.execute("PRAGMA wal_autocheckpoint=0")
         loop = asyncio.get_running_loop()
@@ -325,9 +445,9 @@ class SqliteStore:
 
     # ------------------------------------------------------------------ writes
 
-    def _enqueue(self, game_id: str, write: _Write) -> asyncio.Future[None]:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put(_Job(game_id, write, fut))
+    def _enqueue(self, write: _Write) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put(_Job(write, fut))
         return fut
 
     def create(
@@ -339,8 +459,17 @@ class SqliteStore:
 
         def write(c: sqlite3.Connection) -> None:
             c.execute(
-                "INSERT INTO games(game_id, record, header, seed, salt) VALUES (?,?,?,?,?)",
-                (record.game_id, rec, head, str(record.seed), record.salt),
+                "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq,"
+                " head_hash, head_at_ms) VALUES (?,?,?,?,?,0,0,?,?)",
+                (
+                    record.game_id,
+                    rec,
+                    head,
+                    str(record.seed),
+                    record.salt,
+                    deal["hash"],
+                    deal["at_ms"],
+                ),
             )
             c.execute(
                 "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,0,NULL,NULL,?)",
@@ -351,49 +480,58 @@ class SqliteStore:
                 [(h, record.game_id, v) for h, v in rows],
             )
 
-        return self._enqueue(record.game_id, write)
+        return self._enqueue(write)
 
-    def append(
-        self,
-        game_id: str,
-        entry: LogLine | None,
-        action_id: str | None,
-        end: LogLine | None,
-        rejection: StoredRejection | None,
-    ) -> Awaitable[None]:
-        entry_row = (
-            (game_id, entry["seq"], entry["seat"], action_id, _text(entry)) if entry else None
-        )
-        end_row = (_text(end), game_id) if end else None
-        rej_row = (
-            (
-                game_id,
-                rejection.seat,
-                rejection.action_id,
-                rejection.command,
-                rejection.code,
-                rejection.detail,
+    async def commit(self, commit: Commit) -> int:
+        gid = commit.game_id
+        if not commit.writes:
+            row = await self._read(
+                lambda c: c.execute("SELECT version FROM games WHERE game_id=?", (gid,)).fetchone()
             )
-            if rejection
-            else None
+            if row is None or int(row[0]) != commit.version:
+                raise Conflict(gid)
+            return commit.version
+        check_chain(commit)
+        entries = commit.entries
+        first = entries[0][0] if entries else None
+        last = entries[-1][0] if entries else None
+        cas = (
+            last["seq"] if last else None,
+            last["hash"] if last else None,
+            last["at_ms"] if last else None,
+            _text(commit.end) if commit.end is not None else None,
+            gid,
+            commit.version,
+            first["seq"] if first else None,
+            first["seq"] if first else None,
+            first["prev"] if first else None,
+            first["at_ms"] if first else None,
         )
+        entry_rows = [(gid, e["seq"], e["seat"], aid, _text(e)) for e, aid in entries]
+        version = commit.version + 1
+        rej_rows = [
+            (gid, r.seat, r.action_id, r.command, r.code, r.detail, version)
+            for r in commit.rejections
+        ]
 
-        def write(c: sqlite3.Connection) -> None:
-            if entry_row is not None:
-                c.execute(
-                    "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,?,?,?,?)",
-                    entry_row,
-                )
-            if end_row is not None:
-                c.execute("UPDATE games SET end_line=? WHERE game_id=?", end_row)
-            if rej_row is not None:
-                c.execute(
-                    "INSERT OR IGNORE INTO rejections(game_id, seat, action_id, command, code,"
-                    " detail) VALUES (?,?,?,?,?,?)",
-                    rej_row,
-                )
+        def write(c: sqlite3.Connection) -> Any:
+            if c.execute(_CAS, cas).rowcount != 1:
+                return _ConflictResult
+            c.executemany(
+                "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,?,?,?,?)",
+                entry_rows,
+            )
+            c.executemany(
+                "INSERT INTO rejections(game_id, seat, action_id, command, code, detail, version)"
+                " VALUES (?,?,?,?,?,?,?)",
+                rej_rows,
+            )
+            return version
 
-        return self._enqueue(game_id, write)
+        result = await self._enqueue(write)
+        if result is _ConflictResult:
+            raise Conflict(gid)
+        return int(result)
 
     def _write_loop(self, conn: sqlite3.Connection, loop: asyncio.AbstractEventLoop) -> None:
         q = self._queue
@@ -416,48 +554,33 @@ class SqliteStore:
             loop.call_soon_threadsafe(_settle, batch, results)
         conn.close()
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[_Job]) -> list[BaseException | None]:
-        """One transaction for the batch; if it fails, each job alone (to isolate the bad one)."""
-        live = [j for j in batch if j.game_id not in self._poisoned]
+    def _commit(self, conn: sqlite3.Connection, batch: list[_Job]) -> list[Any]:
+        """One transaction for the batch; if it fails, each job alone (to isolate the bad one).
+        A job that finds a conflict wrote nothing (its first statement matched no row)."""
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for job in live:
-                job.write(conn)
+            results = [job.write(conn) for job in batch]
             conn.execute("COMMIT")
             self.commits += 1
-            self.writes += len(live)
-            return [
-                StoreError("an earlier write of this game failed")
-                if j.game_id in self._poisoned
-                else None
-                for j in batch
-            ]
+            self.writes += len(batch)
+            return results
         except sqlite3.Error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-        results: list[BaseException | None] = []
+        results = []
         for job in batch:
-            if job.game_id in self._poisoned:
-                results.append(StoreError("an earlier write of this game failed"))
-                continue
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                job.write(conn)
+                result = job.write(conn)
                 conn.execute("COMMIT")
                 self.commits += 1
                 self.writes += 1
-                results.append(None)
+                results.append(result)
             except sqlite3.Error as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                # Later writes of this game were decided on top of this one: refuse them too.
-                self._poisoned.add(job.game_id)
                 results.append(StoreError(f"write failed: {type(exc).__name__}"))
         return results
-
-    def forgive(self, game_id: str) -> None:
-        """Accept writes of a game again (after it was rebuilt from the store)."""
-        self._poisoned.discard(game_id)
 
     # ------------------------------------------------------------------ reads
 
@@ -486,7 +609,8 @@ class SqliteStore:
             c.execute("BEGIN")
             try:
                 game = c.execute(
-                    "SELECT record, header, seed, salt, end_line FROM games WHERE game_id=?",
+                    "SELECT record, header, seed, salt, end_line, version FROM games"
+                    " WHERE game_id=?",
                     (game_id,),
                 ).fetchone()
                 entries = c.execute(
@@ -504,6 +628,53 @@ class SqliteStore:
         game, entries, rejections = await self._read(fetch)
         return stored_game(game_id, game, entries, rejections)
 
+    async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
+        def fetch(c: sqlite3.Connection) -> Any:
+            c.execute("BEGIN")
+            try:
+                game = c.execute(
+                    "SELECT version, end_line FROM games WHERE game_id=?", (game_id,)
+                ).fetchone()
+                entries = c.execute(
+                    "SELECT seq, action_id, line FROM entries WHERE game_id=? AND seq>=?"
+                    " ORDER BY seq",
+                    (game_id, from_seq),
+                ).fetchall()
+                rejections = c.execute(
+                    "SELECT seat, action_id, command, code, detail FROM rejections"
+                    " WHERE game_id=? AND version>?",
+                    (game_id, from_version),
+                ).fetchall()
+            finally:
+                c.execute("COMMIT")
+            return game, entries, rejections
+
+        game, entries, rejections = await self._read(fetch)
+        return make_tail(game_id, game, entries, rejections)
+
+
+def make_tail(
+    game_id: str,
+    game: Sequence[Any] | None,
+    entries: Sequence[Sequence[Any]],
+    rejections: Sequence[Sequence[Any]],
+) -> Tail:
+    """A :class:`Tail` from the rows of ``games`` (``version, end_line[, owner]``), ``entries``
+    (``seq, action_id, line``) and ``rejections`` (``seat, action_id, command, code, detail``)."""
+    if game is None:
+        raise StoreError(f"game {game_id} is not in the store")
+    end = json.loads(game[1]) if game[1] is not None else None
+    return Tail(
+        version=int(game[0]),
+        entries=[(int(seq), json.loads(line), aid) for seq, aid, line in entries],
+        end=end,
+        rejections=[
+            StoredRejection(int(seat), str(aid), str(cmd), str(code), str(detail))
+            for seat, aid, cmd, code, detail in rejections
+        ],
+        owner=str(game[2]) if len(game) > 2 and game[2] is not None else None,
+    )
+
 
 def stored_game(
     game_id: str,
@@ -512,11 +683,13 @@ def stored_game(
     rejections: Sequence[Sequence[Any]],
 ) -> StoredGame | None:
     """A :class:`StoredGame` from the rows of ``games`` (``record, header, seed, salt,
-    end_line``), ``entries`` (``seq, seat, action_id, line`` in ``seq`` order) and
-    ``rejections`` (``seat, action_id, command, code, detail``); every backend reads these."""
+    end_line, version[, owner]``), ``entries`` (``seq, seat, action_id, line`` in ``seq``
+    order) and ``rejections`` (``seat, action_id, command, code, detail``); every backend reads
+    these."""
     if game is None:
         return None
-    rec_text, header, seed, salt, end_line = game
+    rec_text, header, seed, salt, end_line, version = game[:6]
+    owner = game[6] if len(game) > 6 else None
     rec = json.loads(rec_text)
     record = GameRecord(
         game_id=game_id,
@@ -530,7 +703,9 @@ def stored_game(
         timeouts_ms={str(k): int(v) for k, v in rec["timeouts_ms"].items()},
     )
     lines: list[LogLine] = [json.loads(header)]
-    stored = StoredGame(record, lines)
+    stored = StoredGame(
+        record, lines, version=int(version), owner=str(owner) if owner is not None else None
+    )
     for seq, seat, action_id, line in entries:
         if seq != len(lines) - 1:
             raise StoreError(f"game {game_id}: entry {len(lines) - 1} is missing")
@@ -546,11 +721,11 @@ def stored_game(
     return stored
 
 
-def _settle(batch: list[_Job], results: list[BaseException | None]) -> None:
-    for job, err in zip(batch, results, strict=True):
+def _settle(batch: list[_Job], results: list[Any]) -> None:
+    for job, result in zip(batch, results, strict=True):
         if job.future.done():
             continue
-        if err is None:
-            job.future.set_result(None)
+        if isinstance(result, BaseException):
+            job.future.set_exception(result)
         else:
-            job.future.set_exception(err)
+            job.future.set_result(result)

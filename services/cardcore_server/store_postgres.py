@@ -1,27 +1,37 @@
 """The PostgreSQL backend (psycopg 3, asyncio): several server processes serve the same games.
 
-The tables are the SQLite backend's (:mod:`.store`): ``games``, ``entries`` with primary key
-``(game_id, seq)``, ``rejections`` and ``tokens``. The primary key is the concurrency check
-between processes: when two of them decide the same ``seq`` of a game, the second insert fails
-(``unique_violation``), that write and every later write of the game from this process fail with
-:class:`~.store.StoreError`, and the application rebuilds the game from what is durable
-(:meth:`PostgresStore.forgive` then accepts its writes again).
+The tables are the SQLite backend's (:mod:`.store`) plus ``servers`` (leases). How several
+servers stay one:
 
-**Writes** run on one connection in one task: :meth:`~PostgresStore.append` enqueues at once, in
-call order, and the task drains the queue into one transaction per batch (group commit: one WAL
-flush for many actions; ``executemany`` pipelines the rows). A write's awaitable completes once
-``COMMIT`` has returned with ``synchronous_commit=on``, i.e. once it is durable, and never before
-the writes enqueued ahead of it.
+**One order per game, decided on the game's row.** Every write of a game is one statement
+(:data:`_CAS`): an ``UPDATE`` of the game's row that matches only if the row is still at the
+version the round was decided on and its head (``head_seq``, ``head_hash``, ``head_at_ms``) is
+what the first new entry links to, with the inserts of the round's entries and rejections fed
+from that ``UPDATE``'s result and the wake-up ``NOTIFY``. PostgreSQL's row lock serialises two
+such statements on one game (the second waits, re-reads the row after the first commits, and
+matches nothing), so whatever the interleaving of servers, an entry is stored only if it was
+decided on exactly the entries before it, and an ``action_id`` gets its answer (entry or
+rejection) under the same check. No statement locks more than one game's row: no deadlocks.
+It is autocommit: one round trip and one WAL flush per round, and PostgreSQL flushes the
+commits of concurrent connections together (:data:`WRITERS` of them).
 
-**Wake-ups**: the same transaction sends ``NOTIFY cardcore_store`` with ``"<writer> <game_id>"``
-for each game it touched; PostgreSQL delivers notifications only on commit. A listener connection
-turns them into :meth:`~PostgresStore.watch` hints, and the application re-reads the game's
-entries by ``seq`` (:meth:`~PostgresStore.tail`). The payload is never taken for content: the
-writer id only skips this process's own commits, a payload that does not parse hints every game,
-and so does a re-opened listener (notifications sent while it was down are lost).
+**One owner per game for timers and bots.** Each server holds a lease (a ``servers`` row whose
+``expires_at`` it pushes forward every :data:`LEASE_RENEW_S`, by the database's clock only).
+``games.owner`` names the server that arms the game's timers and bots; the game's creator first.
+A game whose owner's lease has lapsed is taken over by the next server that looks
+(:meth:`PostgresStore.claim_orphans`, one row at a time, ``SKIP LOCKED``). A timed or bot action
+commits only while its server owns the game and holds a live lease (the fence in :data:`_CAS`),
+so a server that lost its lease never acts for a game again, even before it notices.
 
-**Reads** use a few connections of their own (``load`` in one ``REPEATABLE READ`` snapshot).
-Nothing here blocks the event loop: every call is psycopg's async API.
+**Wake-ups**: the write statement sends ``NOTIFY cardcore_store`` with ``"<writer> <game_id>
+<version>"``; PostgreSQL delivers notifications only on commit. A listener connection turns
+them into :meth:`~PostgresStore.watch` hints and the application re-reads the game's rows
+(:meth:`~PostgresStore.tail`). The payload is never taken for content: the writer id only
+skips this process's own commits, a payload that does not parse hints every game, and so does a
+re-opened listener (notifications sent while it was down are lost).
+
+**Reads** use a few connections of their own (``load`` and ``tail`` in one ``REPEATABLE READ``
+snapshot). Nothing here blocks the event loop: every call is psycopg's async API.
 """
 
 from __future__ import annotations
@@ -31,7 +41,6 @@ import contextlib
 import json
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 import psycopg
@@ -41,12 +50,14 @@ from cardcore import codec
 from cardcore.log import LogLine
 
 from .store import (
-    MAX_BATCH,
+    Commit,
+    Conflict,
     GameRecord,
     StoredGame,
-    StoredRejection,
     StoreError,
     Tail,
+    check_chain,
+    make_tail,
     stored_game,
 )
 
@@ -56,6 +67,13 @@ CHANNEL: Final = "cardcore_store"
 """The ``LISTEN``/``NOTIFY`` channel (one per database)."""
 READERS: Final = 4
 """Read connections per store."""
+WRITERS: Final = 4
+"""Write connections per store: rounds of different games commit concurrently on them, and
+PostgreSQL flushes concurrent commits to the WAL together (group commit across games)."""
+LEASE_TTL_S: Final = 3.0
+"""How long a server's lease lasts unless renewed; a dead server's games are taken over after
+at most this (plus one renewal period of the server that takes them)."""
+LEASE_RENEW_S: Final = 1.0
 CONNECT: Final[dict[str, Any]] = {
     "connect_timeout": 10,
     # A peer that vanished without closing the socket shows within ~15 s, also on the listener.
@@ -102,42 +120,86 @@ CREATE TABLE IF NOT EXISTS tokens(
     game_id TEXT NOT NULL,
     viewer TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS servers(
+    server_id TEXT PRIMARY KEY,
+    expires_at TIMESTAMPTZ NOT NULL
+);
+-- the compare-and-set commit and the owners (a database of an earlier cardcore gets them)
+ALTER TABLE games ADD COLUMN IF NOT EXISTS version BIGINT;
+ALTER TABLE games ADD COLUMN IF NOT EXISTS head_seq BIGINT;
+ALTER TABLE games ADD COLUMN IF NOT EXISTS head_hash TEXT;
+ALTER TABLE games ADD COLUMN IF NOT EXISTS head_at_ms BIGINT;
+ALTER TABLE games ADD COLUMN IF NOT EXISTS owner TEXT;
+ALTER TABLE games ADD COLUMN IF NOT EXISTS auto BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE rejections ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0;
+UPDATE games g SET version = h.seq, head_seq = h.seq,
+    head_hash = h.line::jsonb->>'hash', head_at_ms = (h.line::jsonb->>'at_ms')::bigint,
+    auto = true
+FROM (SELECT DISTINCT ON (game_id) game_id, seq, line FROM entries
+      ORDER BY game_id, seq DESC) h
+WHERE g.game_id = h.game_id AND g.version IS NULL;
+CREATE INDEX IF NOT EXISTS games_owner ON games(owner) WHERE end_line IS NULL;
 """
 
 _INSERT_GAME: Final = (
-    "INSERT INTO games(game_id, record, header, seed, salt) VALUES (%s, %s, %s, %s, %s)"
+    "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq, head_hash,"
+    " head_at_ms, owner, auto) VALUES (%s, %s, %s, %s, %s, 0, 0, %s, %s, %s, %s)"
 )
-_INSERT_ENTRY: Final = (
-    "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (%s, %s, %s, %s, %s)"
+_INSERT_DEAL: Final = (
+    "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (%s, 0, NULL, NULL, %s)"
 )
 _INSERT_TOKEN: Final = "INSERT INTO tokens(token_hash, game_id, viewer) VALUES (%s, %s, %s)"
-_SET_END: Final = "UPDATE games SET end_line = %s WHERE game_id = %s"
-_INSERT_REJECTION: Final = (
-    "INSERT INTO rejections(game_id, seat, action_id, command, code, detail)"
-    " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+
+_CAS: Final = """
+WITH cas AS (
+    UPDATE games SET version = version + 1,
+        head_seq = coalesce(%(last_seq)s::bigint, head_seq),
+        head_hash = coalesce(%(last_hash)s::text, head_hash),
+        head_at_ms = coalesce(%(last_at)s::bigint, head_at_ms),
+        end_line = coalesce(%(end)s::text, end_line)
+    WHERE game_id = %(g)s AND version = %(v)s
+      AND (%(first_seq)s::bigint IS NULL OR (head_seq = %(first_seq)s::bigint - 1
+           AND head_hash = %(prev)s::text AND head_at_ms <= %(first_at)s::bigint
+           AND end_line IS NULL))
+      AND (%(owner)s::text IS NULL OR (owner = %(owner)s::text AND EXISTS (
+           SELECT 1 FROM servers s WHERE s.server_id = %(owner)s::text AND s.expires_at > now())))
+    RETURNING version
+), e AS (
+    INSERT INTO entries(game_id, seq, seat, action_id, line)
+    SELECT %(g)s, u.seq, u.seat, u.aid, u.line FROM cas,
+        unnest(%(seqs)s::bigint[], %(seats)s::int[], %(aids)s::text[], %(lines)s::text[])
+        AS u(seq, seat, aid, line)
+), r AS (
+    INSERT INTO rejections(game_id, seat, action_id, command, code, detail, version)
+    SELECT %(g)s, u.seat, u.aid, u.cmd, u.code, u.detail, cas.version FROM cas,
+        unnest(%(r_seats)s::int[], %(r_aids)s::text[], %(r_cmds)s::text[], %(r_codes)s::text[],
+               %(r_details)s::text[]) AS u(seat, aid, cmd, code, detail)
 )
-_NOTIFY: Final = "SELECT pg_notify(%s, %s || ' ' || g) FROM unnest(%s::text[]) AS g"
+SELECT version, pg_notify(%(channel)s, %(writer)s || ' ' || %(g)s || ' ' || version) FROM cas
+"""
+
+_RENEW: Final = """
+INSERT INTO servers(server_id, expires_at) VALUES (%s, now() + make_interval(secs => %s))
+ON CONFLICT (server_id) DO UPDATE SET expires_at = excluded.expires_at
+"""
+_OWNED: Final = "SELECT game_id FROM games WHERE owner = %s AND end_line IS NULL"
+_CLAIM: Final = """
+WITH orphan AS (
+    SELECT game_id, owner FROM games g
+    WHERE end_line IS NULL AND auto AND (owner IS DISTINCT FROM %(me)s)
+      AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.server_id = g.owner
+                      AND s.expires_at > now())
+    ORDER BY game_id LIMIT %(limit)s FOR UPDATE SKIP LOCKED
+)
+UPDATE games g SET owner = %(me)s FROM orphan
+WHERE g.game_id = orphan.game_id AND EXISTS (
+    SELECT 1 FROM servers s WHERE s.server_id = %(me)s AND s.expires_at > now())
+RETURNING g.game_id, orphan.owner
+"""
+_FORGET_DEAD: Final = "DELETE FROM servers WHERE expires_at < now() - interval '1 day'"
 
 T = TypeVar("T")
 Conn = psycopg.AsyncConnection[Any]
-
-
-@dataclass(slots=True)
-class _Rows:
-    """The rows one write adds (a batch adds the union, table by table, in order)."""
-
-    games: list[tuple[Any, ...]] = field(default_factory=list)
-    entries: list[tuple[Any, ...]] = field(default_factory=list)
-    tokens: list[tuple[Any, ...]] = field(default_factory=list)
-    ends: list[tuple[Any, ...]] = field(default_factory=list)
-    rejections: list[tuple[Any, ...]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Job:
-    game_id: str
-    rows: _Rows
-    future: asyncio.Future[None]
 
 
 def _unreachable(exc: BaseException) -> ConnectionError:
@@ -145,51 +207,106 @@ def _unreachable(exc: BaseException) -> ConnectionError:
     return ConnectionError(f"cannot reach PostgreSQL: {str(exc).strip()}")
 
 
+def _auto(record: GameRecord) -> bool:
+    """Whether a game acts by itself (bots or timers): only those need an owner."""
+    return any(s.kind != "human" for s in record.seats) or any(
+        v > 0 for v in record.timeouts_ms.values()
+    )
+
+
+class _Pool:
+    """A few connections of one kind, connected on first use and replaced when lost."""
+
+    def __init__(self, size: int, connect: Callable[[], Awaitable[Conn]]) -> None:
+        self._connect = connect
+        self._free: asyncio.Queue[Conn | None] = asyncio.Queue()
+        for _ in range(size):
+            self._free.put_nowait(None)
+
+    async def run(self, fn: Callable[[Conn], Awaitable[T]], *, retry: bool) -> T:
+        """``fn`` on a connection; a lost connection is replaced and, when ``retry`` (reads
+        only: a write may have landed), ``fn`` run once more; then :class:`StoreError`."""
+        for attempt in range(2 if retry else 1):
+            conn = await self._free.get()
+            try:
+                if conn is None or conn.closed:
+                    conn = await self._connect()
+                return await fn(conn)
+            except psycopg.OperationalError as exc:
+                if conn is not None:
+                    with contextlib.suppress(psycopg.Error):
+                        await conn.close()
+                conn = None
+                if attempt == 1 or not retry:
+                    raise StoreError(f"store unreachable: {type(exc).__name__}") from None
+            except psycopg.Error as exc:
+                if conn is not None and (conn.closed or conn.broken):
+                    conn = None
+                raise StoreError(f"store error: {type(exc).__name__}") from None
+            finally:
+                self._free.put_nowait(conn)
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        while not self._free.empty():
+            conn = self._free.get_nowait()
+            if conn is not None:
+                with contextlib.suppress(psycopg.Error):
+                    await conn.close()
+
+
 class PostgresStore:
     """An :class:`~.store.EventStore` and :class:`~.store.SharedStore` on PostgreSQL."""
 
-    def __init__(self, url: str, *, readers: int = READERS) -> None:
+    def __init__(self, url: str, *, readers: int = READERS, writers: int = WRITERS) -> None:
         self.url = url
-        self.writer_id = secrets.token_hex(8)
-        """Names this store's commits in notifications (to skip its own)."""
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
-        self._writer: asyncio.Task[None] | None = None
-        self._write_conn: Conn | None = None
-        self._readers: asyncio.Queue[Conn | None] = asyncio.Queue()
-        for _ in range(readers):
-            self._readers.put_nowait(None)  # connected on first use
+        self.server_id = secrets.token_hex(8)
+        """Names this server in leases, ownership and notifications (new each process)."""
+        self._writers = _Pool(writers, self._connect_writer)
+        self._readers = _Pool(readers, self._connect_reader)
         self._listener: asyncio.Task[None] | None = None
-        self._watchers: list[Callable[[str | None], None]] = []
-        self._poisoned: set[str] = set()
+        self._watchers: list[Callable[[str | None, int | None], None]] = []
+        self._inflight: set[asyncio.Task[Any]] = set()
         self._closing = False
         self.commits = 0
-        """Transactions committed (for the group-commit benchmark)."""
-        self.writes = 0
+        """Rounds committed (for benchmarks)."""
+        self.writes = self.commits
 
     # ------------------------------------------------------------------ lifecycle
 
     async def _connect(self, **options: Any) -> Conn:
         return await psycopg.AsyncConnection.connect(self.url, **CONNECT, **options)
 
+    async def _connect_writer(self) -> Conn:
+        conn = await self._connect(autocommit=True)
+        # Acknowledged means durable: never let a server default weaken the commit.
+        await conn.execute("SET synchronous_commit = on")
+        return conn
+
+    async def _connect_reader(self) -> Conn:
+        conn = await self._connect(autocommit=True)
+        await conn.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
+        await conn.set_read_only(True)
+        return conn
+
     async def open(self) -> None:
-        """Connect, create the tables (once, under an advisory lock: several processes may
-        start together), start the writer and the listener; raises :class:`ConnectionError`
-        when the database cannot be reached."""
+        """Connect, create or upgrade the tables (once, under an advisory lock: several
+        processes may start together), take a lease, start the listener; raises
+        :class:`ConnectionError` when the database cannot be reached."""
         try:
             conn = await self._connect(autocommit=True)
         except psycopg.Error as exc:
             raise _unreachable(exc) from None
         try:
-            # Acknowledged means durable: never let a server default weaken the commit.
-            await conn.execute("SET synchronous_commit = on")
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock(hashtext('cardcore_schema'))")
                 await conn.execute(_SCHEMA)
+                await conn.execute(_FORGET_DEAD)
+            await conn.execute(_RENEW, (self.server_id, LEASE_TTL_S))
         except psycopg.Error as exc:
-            await conn.close()
             raise _unreachable(exc) from None
-        self._write_conn = conn
-        self._writer = asyncio.create_task(self._write_loop(), name="cardcore-pg-writer")
+        finally:
+            await conn.close()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._listener = asyncio.create_task(self._listen_loop(ready), name="cardcore-pg-listen")
         try:
@@ -199,202 +316,154 @@ class PostgresStore:
             raise _unreachable(exc) from None
 
     async def close(self) -> None:
-        """Commit everything enqueued, then close every connection."""
+        """Let in-flight writes finish, then close every connection."""
         self._closing = True
-        if self._writer is not None:
-            self._queue.put_nowait(None)
-            await self._writer
-            self._writer = None
+        if self._inflight:
+            await asyncio.gather(*self._inflight, return_exceptions=True)
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
             self._listener = None
-        await self._drop_writer()
-        while not self._readers.empty():
-            conn = self._readers.get_nowait()
-            if conn is not None:
-                await conn.close()
-
-    async def _drop_writer(self) -> None:
-        conn, self._write_conn = self._write_conn, None
-        if conn is not None:
-            with contextlib.suppress(psycopg.Error):
-                await conn.close()
+        await self._writers.close()
+        await self._readers.close()
 
     # ------------------------------------------------------------------ writes
 
-    def _enqueue(self, game_id: str, rows: _Rows) -> asyncio.Future[None]:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Job(game_id, rows, fut))
-        return fut
+    def _tracked(self, coro: Awaitable[T]) -> asyncio.Future[T]:
+        task = asyncio.ensure_future(coro)
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+        return task
 
     def create(
         self, record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
     ) -> Awaitable[None]:
         gid = record.game_id
-        rows = _Rows(
-            games=[
-                (
-                    gid,
-                    json.dumps(record.public_json(), sort_keys=True),
-                    codec.canonical_text(header),
-                    str(record.seed),
-                    record.salt,
-                )
-            ],
-            entries=[(gid, 0, None, None, codec.canonical_text(deal))],
-            tokens=[(h, gid, v) for h, v in tokens],
+        game_row = (
+            gid,
+            json.dumps(record.public_json(), sort_keys=True),
+            codec.canonical_text(header),
+            str(record.seed),
+            record.salt,
+            deal["hash"],
+            deal["at_ms"],
+            self.server_id,
+            _auto(record),
         )
-        return self._enqueue(gid, rows)
+        deal_row = (gid, codec.canonical_text(deal))
+        token_rows = [(h, gid, v) for h, v in tokens]
 
-    def append(
-        self,
-        game_id: str,
-        entry: LogLine | None,
-        action_id: str | None,
-        end: LogLine | None,
-        rejection: StoredRejection | None,
-    ) -> Awaitable[None]:
-        rows = _Rows()
-        if entry is not None:
-            rows.entries.append(
-                (game_id, entry["seq"], entry["seat"], action_id, codec.canonical_text(entry))
-            )
-        if end is not None:
-            rows.ends.append((codec.canonical_text(end), game_id))
-        if rejection is not None:
-            r = rejection
-            rows.rejections.append((game_id, r.seat, r.action_id, r.command, r.code, r.detail))
-        return self._enqueue(game_id, rows)
+        async def write(conn: Conn) -> None:
+            async with conn.transaction(), conn.cursor() as cur:
+                await cur.execute(_INSERT_GAME, game_row)
+                await cur.execute(_INSERT_DEAL, deal_row)
+                await cur.executemany(_INSERT_TOKEN, token_rows)
 
-    async def _write_loop(self) -> None:
-        q = self._queue
-        stop = False
-        while not stop:
-            first = await q.get()
-            if first is None:
-                break
-            batch = [first]
-            while len(batch) < MAX_BATCH:
-                try:
-                    nxt = q.get_nowait()
-                except asyncio.QueueEmpty:
-                    break
-                if nxt is None:
-                    stop = True
-                    break
-                batch.append(nxt)
-            try:
-                results = await self._commit(batch)
-            except Exception as exc:  # a bug must not leave callers waiting forever
-                log.error("store_write_crashed", error=type(exc).__name__)
-                self._poisoned.update(j.game_id for j in batch)
-                results = [StoreError("write failed")] * len(batch)
-            for job, err in zip(batch, results, strict=True):
-                if job.future.done():
-                    continue
-                if err is None:
-                    job.future.set_result(None)
-                else:
-                    job.future.set_exception(err)
+        return self._tracked(self._writers.run(write, retry=False))
 
-    async def _writer_conn(self) -> Conn:
-        if self._write_conn is None or self._write_conn.closed:
-            conn = await self._connect(autocommit=True)
-            await conn.execute("SET synchronous_commit = on")
-            self._write_conn = conn
-        return self._write_conn
+    async def commit(self, commit: Commit) -> int:
+        gid = commit.game_id
+        if not commit.writes:
+            return await self._confirm(gid, commit.version)
+        check_chain(commit)
+        entries = commit.entries
+        first = entries[0][0] if entries else None
+        last = entries[-1][0] if entries else None
+        params = {
+            "g": gid,
+            "v": commit.version,
+            "first_seq": first["seq"] if first else None,
+            "prev": first["prev"] if first else None,
+            "first_at": first["at_ms"] if first else None,
+            "last_seq": last["seq"] if last else None,
+            "last_hash": last["hash"] if last else None,
+            "last_at": last["at_ms"] if last else None,
+            "end": codec.canonical_text(commit.end) if commit.end is not None else None,
+            "owner": commit.owner,
+            "seqs": [e["seq"] for e, _ in entries],
+            "seats": [e["seat"] for e, _ in entries],
+            "aids": [aid for _, aid in entries],
+            "lines": [codec.canonical_text(e) for e, _ in entries],
+            "r_seats": [r.seat for r in commit.rejections],
+            "r_aids": [r.action_id for r in commit.rejections],
+            "r_cmds": [r.command for r in commit.rejections],
+            "r_codes": [r.code for r in commit.rejections],
+            "r_details": [r.detail for r in commit.rejections],
+            "channel": CHANNEL,
+            "writer": self.server_id,
+        }
 
-    async def _execute(self, jobs: Sequence[_Job]) -> None:
-        """One transaction for ``jobs`` (with their notifications); raises on any failure."""
-        rows = _Rows()
-        for job in jobs:
-            r = job.rows
-            rows.games += r.games
-            rows.entries += r.entries
-            rows.tokens += r.tokens
-            rows.ends += r.ends
-            rows.rejections += r.rejections
-        games = sorted({job.game_id for job in jobs})
-        conn = await self._writer_conn()
-        async with conn.transaction(), conn.cursor() as cur:
-            for sql, params in (
-                (_INSERT_GAME, rows.games),
-                (_INSERT_ENTRY, rows.entries),
-                (_INSERT_TOKEN, rows.tokens),
-                (_SET_END, rows.ends),
-                (_INSERT_REJECTION, rows.rejections),
-            ):
-                if params:
-                    await cur.executemany(sql, params)
-            await cur.execute(_NOTIFY, (CHANNEL, self.writer_id, games))
+        async def write(conn: Conn) -> tuple[Any, ...] | None:
+            cur = await conn.execute(_CAS, params)
+            return await cur.fetchone()
 
-    async def _failed(self, exc: psycopg.Error) -> StoreError:
-        if self._write_conn is not None and (self._write_conn.closed or self._write_conn.broken):
-            await self._drop_writer()
-        return StoreError(f"write failed: {type(exc).__name__}")
+        row = await self._tracked(self._writers.run(write, retry=False))
+        if row is None:
+            raise Conflict(gid)
+        self.commits += 1
+        return int(row[0])
 
-    async def _commit(self, batch: list[_Job]) -> list[BaseException | None]:
-        """One transaction for the batch; if it fails, each job alone (to isolate the bad one).
-        A job of a game whose earlier write failed fails too: it was decided on top of it."""
-        live = [j for j in batch if j.game_id not in self._poisoned]
-        try:
-            if live:
-                await self._execute(live)
-                self.commits += 1
-                self.writes += len(live)
-            return [
-                StoreError("an earlier write of this game failed")
-                if j.game_id in self._poisoned
-                else None
-                for j in batch
-            ]
-        except psycopg.OperationalError as exc:
-            # The connection is gone: nothing tells which of these committed. Fail them all;
-            # the games are rebuilt from whatever is durable.
-            err = await self._failed(exc)
-            self._poisoned.update(j.game_id for j in batch)
-            return [err] * len(batch)
-        except psycopg.Error:
-            pass
-        results: list[BaseException | None] = []
-        for job in batch:
-            if job.game_id in self._poisoned:
-                results.append(StoreError("an earlier write of this game failed"))
-                continue
-            try:
-                await self._execute([job])
-            except psycopg.Error as exc:
-                self._poisoned.add(job.game_id)
-                results.append(await self._failed(exc))
-            else:
-                self.commits += 1
-                self.writes += 1
-                results.append(None)
-        return results
+    async def _confirm(self, game_id: str, version: int) -> int:
+        """A commit that writes nothing: the game must still be at ``version``."""
 
-    def forgive(self, game_id: str) -> None:
-        """Accept writes of a game again (after it was rebuilt from the store)."""
-        self._poisoned.discard(game_id)
+        async def fetch(conn: Conn) -> tuple[Any, ...] | None:
+            cur = await conn.execute("SELECT version FROM games WHERE game_id = %s", (game_id,))
+            return await cur.fetchone()
+
+        row = await self._writers.run(fetch, retry=True)
+        if row is None or int(row[0]) != version:
+            raise Conflict(game_id)
+        return version
+
+    # ------------------------------------------------------------------ leases and owners
+
+    async def renew_lease(self) -> set[str]:
+        async def renew(conn: Conn) -> set[str]:
+            await conn.execute(_RENEW, (self.server_id, LEASE_TTL_S))
+            cur = await conn.execute(_OWNED, (self.server_id,))
+            return {str(r[0]) for r in await cur.fetchall()}
+
+        return await self._writers.run(renew, retry=True)
+
+    async def claim_orphans(self, limit: int) -> list[tuple[str, str | None]]:
+        async def claim(conn: Conn) -> list[tuple[str, str | None]]:
+            cur = await conn.execute(_CLAIM, {"me": self.server_id, "limit": limit})
+            return [(str(g), None if o is None else str(o)) for g, o in await cur.fetchall()]
+
+        return await self._writers.run(claim, retry=False)
+
+    async def release(self) -> None:
+        async def release(conn: Conn) -> None:
+            async with conn.transaction():
+                await conn.execute(
+                    "UPDATE games SET owner = NULL WHERE owner = %s AND end_line IS NULL",
+                    (self.server_id,),
+                )
+                await conn.execute("DELETE FROM servers WHERE server_id = %s", (self.server_id,))
+
+        await self._writers.run(release, retry=False)
 
     # ------------------------------------------------------------------ notifications
 
-    def watch(self, on_change: Callable[[str | None], None]) -> None:
+    def watch(self, on_change: Callable[[str | None, int | None], None]) -> None:
         self._watchers.append(on_change)
 
-    def _hint(self, game_id: str | None) -> None:
+    def _hint(self, game_id: str | None, version: int | None) -> None:
         for watcher in self._watchers:
             try:
-                watcher(game_id)
+                watcher(game_id, version)
             except Exception as exc:
                 log.error("store_watcher_failed", error=type(exc).__name__)
 
     def _on_notify(self, payload: str) -> None:
-        writer, _, game_id = payload.partition(" ")
-        if writer == self.writer_id:
+        parts = payload.split(" ")
+        if parts[0] == self.server_id:
             return  # our own commit: already in memory
-        self._hint(game_id if game_id and " " not in game_id else None)
+        if len(parts) == 3 and parts[2].isdigit():
+            self._hint(parts[1], int(parts[2]))
+        else:
+            self._hint(None, None)
 
     async def _listen_loop(self, ready: asyncio.Future[None]) -> None:
         backoff = 0.1
@@ -413,7 +482,7 @@ class PostgresStore:
                 await conn.execute(f"LISTEN {CHANNEL}")
                 if opened:
                     log.info("store_listener_reopened")
-                    self._hint(None)  # what was sent while we were away is lost
+                    self._hint(None, None)  # what was sent while we were away is lost
                 opened = True
                 backoff = 0.1
                 if not ready.done():
@@ -431,28 +500,7 @@ class PostgresStore:
     # ------------------------------------------------------------------ reads
 
     async def _read(self, fn: Callable[[Conn], Awaitable[T]]) -> T:
-        """Run ``fn`` on a read connection; a lost connection is replaced and ``fn`` retried
-        once, then :class:`~.store.StoreError`."""
-        for attempt in range(2):
-            conn = await self._readers.get()
-            try:
-                if conn is None or conn.closed:
-                    conn = await self._connect(autocommit=True)
-                    await conn.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
-                    await conn.set_read_only(True)
-                return await fn(conn)
-            except psycopg.OperationalError as exc:
-                if conn is not None:
-                    with contextlib.suppress(psycopg.Error):
-                        await conn.close()
-                conn = None
-                if attempt == 1:
-                    raise StoreError(f"read failed: {type(exc).__name__}") from None
-            except psycopg.Error as exc:
-                raise StoreError(f"read failed: {type(exc).__name__}") from None
-            finally:
-                self._readers.put_nowait(conn)
-        raise AssertionError("unreachable")
+        return await self._readers.run(fn, retry=True)
 
     async def tokens(self) -> dict[str, tuple[str, str]]:
         async def fetch(c: Conn) -> list[tuple[Any, ...]]:
@@ -482,7 +530,8 @@ class PostgresStore:
         async def fetch(c: Conn) -> tuple[Any, ...]:
             async with c.transaction():  # one snapshot for the three reads
                 cur = await c.execute(
-                    "SELECT record, header, seed, salt, end_line FROM games WHERE game_id = %s",
+                    "SELECT record, header, seed, salt, end_line, version, owner FROM games"
+                    " WHERE game_id = %s",
                     (game_id,),
                 )
                 game = await cur.fetchone()
@@ -503,33 +552,26 @@ class PostgresStore:
         game, entries, rejections = await self._read(fetch)
         return stored_game(game_id, game, entries, rejections)
 
-    async def tail(self, game_id: str, from_seq: int) -> Tail:
-        """The entries from ``from_seq`` on, and the end line (one statement: one snapshot)."""
+    async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
+        async def fetch(c: Conn) -> tuple[Any, ...]:
+            async with c.transaction():  # one snapshot
+                cur = await c.execute(
+                    "SELECT version, end_line, owner FROM games WHERE game_id = %s", (game_id,)
+                )
+                game = await cur.fetchone()
+                cur = await c.execute(
+                    "SELECT seq, action_id, line FROM entries WHERE game_id = %s AND seq >= %s"
+                    " ORDER BY seq",
+                    (game_id, from_seq),
+                )
+                entries = await cur.fetchall()
+                cur = await c.execute(
+                    "SELECT seat, action_id, command, code, detail FROM rejections"
+                    " WHERE game_id = %s AND version > %s",
+                    (game_id, from_version),
+                )
+                rejections = await cur.fetchall()
+            return game, entries, rejections
 
-        async def fetch(c: Conn) -> list[tuple[Any, ...]]:
-            cur = await c.execute(
-                "SELECT e.seq, e.action_id, e.line, g.end_line FROM entries e"
-                " JOIN games g ON g.game_id = e.game_id"
-                " WHERE e.game_id = %s AND e.seq >= %s ORDER BY e.seq",
-                (game_id, from_seq),
-            )
-            return await cur.fetchall()
-
-        rows = await self._read(fetch)
-        entries = [(int(seq), json.loads(line), aid) for seq, aid, line, _ in rows]
-        end = json.loads(rows[-1][3]) if rows and rows[-1][3] is not None else None
-        return Tail(entries, end)
-
-    async def rejection(self, game_id: str, seat: int, action_id: str) -> StoredRejection | None:
-        async def fetch(c: Conn) -> tuple[Any, ...] | None:
-            cur = await c.execute(
-                "SELECT command, code, detail FROM rejections"
-                " WHERE game_id = %s AND seat = %s AND action_id = %s",
-                (game_id, seat, action_id),
-            )
-            return await cur.fetchone()
-
-        row = await self._read(fetch)
-        if row is None:
-            return None
-        return StoredRejection(seat, action_id, str(row[0]), str(row[1]), str(row[2]))
+        game, entries, rejections = await self._read(fetch)
+        return make_tail(game_id, game, entries, rejections)
