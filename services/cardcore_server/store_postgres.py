@@ -196,6 +196,16 @@ WHERE g.game_id = orphan.game_id AND EXISTS (
     SELECT 1 FROM servers s WHERE s.server_id = %(me)s AND s.expires_at > now())
 RETURNING g.game_id, orphan.owner
 """
+_TAIL: Final = """
+SELECT g.version, g.end_line, g.owner,
+    (SELECT coalesce(json_agg(json_build_array(e.seq, e.action_id, e.line) ORDER BY e.seq),
+                     '[]'::json)
+     FROM entries e WHERE e.game_id = g.game_id AND e.seq >= %(seq)s),
+    (SELECT coalesce(json_agg(json_build_array(r.seat, r.action_id, r.command, r.code,
+                                               r.detail)), '[]'::json)
+     FROM rejections r WHERE r.game_id = g.game_id AND r.version > %(v)s)
+FROM games g WHERE g.game_id = %(g)s
+"""
 _FORGET_DEAD: Final = "DELETE FROM servers WHERE expires_at < now() - interval '1 day'"
 
 T = TypeVar("T")
@@ -553,25 +563,15 @@ class PostgresStore:
         return stored_game(game_id, game, entries, rejections)
 
     async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
-        async def fetch(c: Conn) -> tuple[Any, ...]:
-            async with c.transaction():  # one snapshot
-                cur = await c.execute(
-                    "SELECT version, end_line, owner FROM games WHERE game_id = %s", (game_id,)
-                )
-                game = await cur.fetchone()
-                cur = await c.execute(
-                    "SELECT seq, action_id, line FROM entries WHERE game_id = %s AND seq >= %s"
-                    " ORDER BY seq",
-                    (game_id, from_seq),
-                )
-                entries = await cur.fetchall()
-                cur = await c.execute(
-                    "SELECT seat, action_id, command, code, detail FROM rejections"
-                    " WHERE game_id = %s AND version > %s",
-                    (game_id, from_version),
-                )
-                rejections = await cur.fetchall()
-            return game, entries, rejections
+        """One statement (one snapshot, one round trip): the game's version, end line and
+        owner, its entries from ``from_seq`` and its rejections after ``from_version``."""
 
-        game, entries, rejections = await self._read(fetch)
-        return make_tail(game_id, game, entries, rejections)
+        async def fetch(c: Conn) -> tuple[Any, ...] | None:
+            cur = await c.execute(_TAIL, {"g": game_id, "seq": from_seq, "v": from_version})
+            return await cur.fetchone()
+
+        row = await self._read(fetch)
+        if row is None:
+            return make_tail(game_id, None, [], [])
+        version, end_line, owner, entries, rejections = row
+        return make_tail(game_id, (version, end_line, owner), entries, rejections)
