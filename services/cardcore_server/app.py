@@ -289,8 +289,9 @@ class Application:
     async def _lease_tick(self) -> None:
         """Renew this server's lease, line up which games it owns, take over orphans."""
         assert self.shared is not None
+        loaded = list(self.games.items())  # not games created while we ask (they are ours)
         owned = await self.shared.renew_lease()
-        for game_id, live in list(self.games.items()):
+        for game_id, live in loaded:
             live.set_owned(game_id in owned)
         claimed = await self.shared.claim_orphans(CLAIM_BATCH)
         for game_id, previous in claimed:
@@ -550,7 +551,7 @@ class Application:
             raise invalid("action_id", "already used for a different command") from None
         except (StoreError, Unavailable):
             raise _unavailable(
-                "the action was not recorded; retry with the same action_id"
+                "the store did not confirm the action; retry with the same action_id"
             ) from None
         _note(seq=accepted.seq, replayed=accepted.replayed)
         return SubmitResult(

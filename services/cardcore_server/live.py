@@ -578,7 +578,7 @@ class LiveGame:
         if tail.version < self.version:
             return  # an older snapshot than what we committed: nothing new in it
         try:
-            grew = self._apply_tail(tail)
+            self._apply_tail(tail)
         except (RebuildError, DecodeError, Rejected, ValueError, KeyError) as exc:
             log.error("catch_up_failed", game_id=self.game_id, error=str(exc))
             self._rewind()
@@ -593,9 +593,9 @@ class LiveGame:
                     "game_ownership", game_id=self.game_id, owned=owned, owner=tail.owner or ""
                 )
                 self.owned = owned
-                grew = True
-        if grew:
-            self.plan()
+        # Always: a timer that came due while a round was in flight was skipped (_fire), and a
+        # refused round re-plans nowhere else.
+        self.plan()
 
     def _apply_tail(self, tail: Tail) -> bool:
         """Apply the tail's rows; whether it had new entries."""

@@ -604,53 +604,50 @@ class SqliteStore:
         )
         return [r[0] for r in rows]
 
-    async def load(self, game_id: str) -> StoredGame | None:
-        def fetch(c: sqlite3.Connection) -> Any:
+    async def _snapshot(self, *queries: tuple[str, tuple[Any, ...]]) -> list[list[Any]]:
+        """The rows of each query, all read in one transaction (one snapshot)."""
+
+        def fetch(c: sqlite3.Connection) -> list[list[Any]]:
             c.execute("BEGIN")
             try:
-                game = c.execute(
-                    "SELECT record, header, seed, salt, end_line, version FROM games"
-                    " WHERE game_id=?",
-                    (game_id,),
-                ).fetchone()
-                entries = c.execute(
-                    "SELECT seq, seat, action_id, line FROM entries WHERE game_id=? ORDER BY seq",
-                    (game_id,),
-                ).fetchall()
-                rejections = c.execute(
-                    "SELECT seat, action_id, command, code, detail FROM rejections WHERE game_id=?",
-                    (game_id,),
-                ).fetchall()
+                return [c.execute(sql, params).fetchall() for sql, params in queries]
             finally:
                 c.execute("COMMIT")
-            return game, entries, rejections
 
-        game, entries, rejections = await self._read(fetch)
-        return stored_game(game_id, game, entries, rejections)
+        result: list[list[Any]] = await self._read(fetch)
+        return result
+
+    async def load(self, game_id: str) -> StoredGame | None:
+        game, entries, rejections = await self._snapshot(
+            (
+                "SELECT record, header, seed, salt, end_line, version FROM games WHERE game_id=?",
+                (game_id,),
+            ),
+            (
+                "SELECT seq, seat, action_id, line FROM entries WHERE game_id=? ORDER BY seq",
+                (game_id,),
+            ),
+            (
+                "SELECT seat, action_id, command, code, detail FROM rejections WHERE game_id=?",
+                (game_id,),
+            ),
+        )
+        return stored_game(game_id, game[0] if game else None, entries, rejections)
 
     async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
-        def fetch(c: sqlite3.Connection) -> Any:
-            c.execute("BEGIN")
-            try:
-                game = c.execute(
-                    "SELECT version, end_line FROM games WHERE game_id=?", (game_id,)
-                ).fetchone()
-                entries = c.execute(
-                    "SELECT seq, action_id, line FROM entries WHERE game_id=? AND seq>=?"
-                    " ORDER BY seq",
-                    (game_id, from_seq),
-                ).fetchall()
-                rejections = c.execute(
-                    "SELECT seat, action_id, command, code, detail FROM rejections"
-                    " WHERE game_id=? AND version>?",
-                    (game_id, from_version),
-                ).fetchall()
-            finally:
-                c.execute("COMMIT")
-            return game, entries, rejections
-
-        game, entries, rejections = await self._read(fetch)
-        return make_tail(game_id, game, entries, rejections)
+        game, entries, rejections = await self._snapshot(
+            ("SELECT version, end_line FROM games WHERE game_id=?", (game_id,)),
+            (
+                "SELECT seq, action_id, line FROM entries WHERE game_id=? AND seq>=? ORDER BY seq",
+                (game_id, from_seq),
+            ),
+            (
+                "SELECT seat, action_id, command, code, detail FROM rejections"
+                " WHERE game_id=? AND version>?",
+                (game_id, from_version),
+            ),
+        )
+        return make_tail(game_id, game[0] if game else None, entries, rejections)
 
 
 def make_tail(
