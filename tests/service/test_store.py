@@ -254,11 +254,50 @@ class StoreContract:
 
         run(body())
 
+    def test_a_database_of_an_earlier_cardcore_is_upgraded(
+        self, factory: Factory, downgrade: Callable[[], None]
+    ) -> None:
+        """Opening a database written before the compare-and-set commit adds its columns and
+        fills each game's version and head from its last entry: the games carry on."""
+
+        async def body() -> None:
+            async with opened(factory) as store:
+                rec, _ = await new_game(store)
+                gid = rec.game_id
+                await store.commit(Commit(gid, 0, entries(entry(1), aid="a")))
+                await store.commit(Commit(gid, 1, entries(entry(2, 1))))
+            downgrade()  # as an earlier cardcore left it
+            async with opened(factory) as store:
+                got = await store.load(gid)
+                assert got is not None and got.lines[1:] == [entry(0, None), entry(1), entry(2, 1)]
+                assert got.action_ids == {(0, "a"): 1}
+                with pytest.raises(Conflict):  # the head was filled in: it is checked
+                    await store.commit(Commit(gid, got.version, entries(entry(3, prev="zz"))))
+                assert await store.commit(Commit(gid, got.version, entries(entry(3)))) > 0
+                got = await store.load(gid)
+                assert got is not None and len(got.lines) == 1 + 4
+
+        run(body())
+
 
 class TestSqliteStore(StoreContract):
     @pytest.fixture
     def factory(self, tmp_path: Path) -> Factory:
         return lambda: SqliteStore(str(tmp_path / "store.db"))
+
+    @pytest.fixture
+    def downgrade(self, tmp_path: Path) -> Callable[[], None]:
+        def drop() -> None:
+            import sqlite3
+
+            conn = sqlite3.connect(tmp_path / "store.db")
+            for column in ("version", "head_seq", "head_hash", "head_at_ms"):
+                conn.execute(f"ALTER TABLE games DROP COLUMN {column}")
+            conn.execute("ALTER TABLE rejections DROP COLUMN version")
+            conn.commit()
+            conn.close()
+
+        return drop
 
     def test_open_store_picks_the_backend(self, tmp_path: Path) -> None:
         plain = open_store(str(tmp_path / "a.db"))
@@ -276,6 +315,22 @@ class TestPostgresStore(StoreContract):
         from cardcore_server.store_postgres import PostgresStore
 
         return lambda: PostgresStore(pg_url)
+
+    @pytest.fixture
+    def downgrade(self, pg_url: str) -> Callable[[], None]:
+        def drop() -> None:
+            import psycopg
+
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(
+                    "ALTER TABLE games DROP COLUMN version, DROP COLUMN head_seq,"
+                    " DROP COLUMN head_hash, DROP COLUMN head_at_ms, DROP COLUMN owner,"
+                    " DROP COLUMN auto"
+                )
+                conn.execute("ALTER TABLE rejections DROP COLUMN version")
+                conn.execute("DROP TABLE servers")
+
+        return drop
 
     def test_open_store_picks_postgres(self, pg_url: str) -> None:
         from cardcore_server.store_postgres import PostgresStore
