@@ -331,7 +331,10 @@ class LiveGame:
         self._queue.append(
             _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
         )
-        self._kick()
+        if self._runner is None and len(self._queue) == 1 and not self._stale:
+            await self._round_inline()
+        else:
+            self._kick()
         result = await asyncio.shield(fut)
         if isinstance(result, Rejected):
             raise result
@@ -358,6 +361,24 @@ class LiveGame:
             return
         self._stale = True
         self._kick()
+
+    async def _round_inline(self) -> None:
+        """The sequencer is idle: the caller runs the round itself (a task of its own would
+        cost two more event-loop turns per action). Whatever else arrived meanwhile, or a
+        store failure, goes to the sequencer task."""
+        task = asyncio.current_task()
+        self._runner = task
+        self._committing = True
+        try:
+            await self._round()
+        except StoreError:
+            self._stale = True  # the sequencer catches up (with backoff) and retries
+        finally:
+            self._committing = False
+            if self._runner is task:
+                self._runner = None
+            if self._queue or self._stale or self._sync_waiters:
+                self._kick()
 
     def _kick(self) -> None:
         if self._runner is None and not self.closed:
