@@ -32,6 +32,12 @@ if TYPE_CHECKING:
 log = structlog.get_logger("cardcore_server")
 
 MAX_MESSAGE: int = 4 * 1024 * 1024
+MAX_PENDING_CALLS: int = 20_000
+"""Calls gRPC core holds for the handlers before it refuses more. Its defaults (1,000, then
+3,000 at most) answer a burst beyond them ``CANCELLED`` without reaching a handler: a reconnect
+storm after a restart (every client resubmitting, every stream resuming at once) would lose
+hundreds of calls. A pending call costs a few KiB; past twice this many gRPC core refuses with
+``RESOURCE_EXHAUSTED``."""
 
 
 def is_loopback(host: str) -> bool:
@@ -98,6 +104,8 @@ async def start(options: ServerOptions) -> Running:
             ("grpc.max_receive_message_length", MAX_MESSAGE),
             ("grpc.max_send_message_length", MAX_MESSAGE),
             ("grpc.so_reuseport", 0),
+            ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
         ]
     )
     server.add_generic_rpc_handlers((GameServiceHandlers(app).generic_handler(),))
