@@ -39,7 +39,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from cardcore import codec
 from cardcore.log import LogLine
@@ -159,10 +159,25 @@ class Commit:
         return bool(self.entries or self.rejections)
 
 
-def check_chain(commit: Commit) -> None:
-    """The links the store checks in memory before it writes (the link to the stored head is
-    checked against the database in the same statement as the write): consecutive ``seq``,
-    each ``prev`` the hash before, ``at_ms`` never going backwards, the end after the last."""
+class HeadMove(NamedTuple):
+    """What a writing commit checks the stored head against (its first entry's ``seq``, ``prev``
+    and ``at_ms``) and moves it to (its last entry's); all ``None`` for a commit of rejections
+    only. ``end`` is the end line's canonical JSON, if any."""
+
+    first_seq: int | None
+    first_prev: str | None
+    first_at_ms: int | None
+    last_seq: int | None
+    last_hash: str | None
+    last_at_ms: int | None
+    end: str | None
+
+
+def head_move(commit: Commit) -> HeadMove:
+    """The commit's :class:`HeadMove`, once the links the store checks in memory hold (the link
+    to the stored head is checked against the database in the same statement as the write):
+    consecutive ``seq``, each ``prev`` the hash before, ``at_ms`` never going backwards, the end
+    after the last. Raises :class:`StoreError` otherwise."""
     entries = commit.entries
     for (a, _), (b, _) in itertools.pairwise(entries):
         if b["seq"] != a["seq"] + 1 or b["prev"] != a["hash"] or b["at_ms"] < a["at_ms"]:
@@ -170,6 +185,13 @@ def check_chain(commit: Commit) -> None:
     if commit.end is not None:
         if not entries or commit.end["prev"] != entries[-1][0]["hash"]:
             raise StoreError(f"game {commit.game_id}: the end line does not follow the last entry")
+    end = codec.canonical_text(commit.end) if commit.end is not None else None
+    if not entries:
+        return HeadMove(None, None, None, None, None, None, end)
+    first, last = entries[0][0], entries[-1][0]
+    return HeadMove(
+        first["seq"], first["prev"], first["at_ms"], last["seq"], last["hash"], last["at_ms"], end
+    )
 
 
 class EventStore(Protocol):
@@ -491,23 +513,13 @@ class SqliteStore:
             if row is None or int(row[0]) != commit.version:
                 raise Conflict(gid)
             return commit.version
-        check_chain(commit)
-        entries = commit.entries
-        first = entries[0][0] if entries else None
-        last = entries[-1][0] if entries else None
+        h = head_move(commit)
+        # in the order of _CAS's placeholders: the new head, the game, the head it must be at
         cas = (
-            last["seq"] if last else None,
-            last["hash"] if last else None,
-            last["at_ms"] if last else None,
-            _text(commit.end) if commit.end is not None else None,
-            gid,
-            commit.version,
-            first["seq"] if first else None,
-            first["seq"] if first else None,
-            first["prev"] if first else None,
-            first["at_ms"] if first else None,
+            *(h.last_seq, h.last_hash, h.last_at_ms, h.end, gid, commit.version),
+            *(h.first_seq, h.first_seq, h.first_prev, h.first_at_ms),
         )
-        entry_rows = [(gid, e["seq"], e["seat"], aid, _text(e)) for e, aid in entries]
+        entry_rows = [(gid, e["seq"], e["seat"], aid, _text(e)) for e, aid in commit.entries]
         version = commit.version + 1
         rej_rows = [
             (gid, r.seat, r.action_id, r.command, r.code, r.detail, version)
@@ -665,10 +677,7 @@ def make_tail(
         version=int(game[0]),
         entries=[(int(seq), json.loads(line), aid) for seq, aid, line in entries],
         end=end,
-        rejections=[
-            StoredRejection(int(seat), str(aid), str(cmd), str(code), str(detail))
-            for seat, aid, cmd, code, detail in rejections
-        ],
+        rejections=[_rejection(row) for row in rejections],
         owner=str(game[2]) if len(game) > 2 and game[2] is not None else None,
     )
 
@@ -711,11 +720,16 @@ def stored_game(
             stored.action_ids[(int(seat), str(action_id))] = int(seq)
     if end_line is not None:
         lines.append(json.loads(end_line))
-    for seat, action_id, command, code, detail in rejections:
-        stored.rejections[(int(seat), str(action_id))] = StoredRejection(
-            int(seat), str(action_id), str(command), str(code), str(detail)
-        )
+    for row in rejections:
+        rej = _rejection(row)
+        stored.rejections[(rej.seat, rej.action_id)] = rej
     return stored
+
+
+def _rejection(row: Sequence[Any]) -> StoredRejection:
+    """A :class:`StoredRejection` from a row ``seat, action_id, command, code, detail``."""
+    seat, action_id, command, code, detail = row
+    return StoredRejection(int(seat), str(action_id), str(command), str(code), str(detail))
 
 
 def _settle(batch: list[_Job], results: list[Any]) -> None:

@@ -56,7 +56,7 @@ from .store import (
     StoredGame,
     StoreError,
     Tail,
-    check_chain,
+    head_move,
     make_tail,
     stored_game,
 )
@@ -280,7 +280,6 @@ class PostgresStore:
         self._closing = False
         self.commits = 0
         """Rounds committed (for benchmarks)."""
-        self.writes = self.commits
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -376,20 +375,18 @@ class PostgresStore:
         gid = commit.game_id
         if not commit.writes:
             return await self._confirm(gid, commit.version)
-        check_chain(commit)
+        h = head_move(commit)
         entries = commit.entries
-        first = entries[0][0] if entries else None
-        last = entries[-1][0] if entries else None
         params = {
             "g": gid,
             "v": commit.version,
-            "first_seq": first["seq"] if first else None,
-            "prev": first["prev"] if first else None,
-            "first_at": first["at_ms"] if first else None,
-            "last_seq": last["seq"] if last else None,
-            "last_hash": last["hash"] if last else None,
-            "last_at": last["at_ms"] if last else None,
-            "end": codec.canonical_text(commit.end) if commit.end is not None else None,
+            "first_seq": h.first_seq,
+            "prev": h.first_prev,
+            "first_at": h.first_at_ms,
+            "last_seq": h.last_seq,
+            "last_hash": h.last_hash,
+            "last_at": h.last_at_ms,
+            "end": h.end,
             "owner": commit.owner,
             "seqs": [e["seq"] for e, _ in entries],
             "seats": [e["seat"] for e, _ in entries],
