@@ -577,7 +577,7 @@ class Application:
                 raise _unavailable("the game is being rebuilt; resume from your last seq")
             seen = live.durable_lines
             durable = live.durable_seq
-            over = live.durably_over
+            over = live.over
             if next_seq < durable:
                 upto = min(durable, next_seq + batch)
                 entries = tuple(live.redacted(s, viewer) for s in range(next_seq, upto))

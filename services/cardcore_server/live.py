@@ -175,12 +175,9 @@ class LiveGame:
         self.rejections: dict[tuple[int, str], StoredRejection] = {}
         self.durable_lines = len(self.lines)
         """How many of :attr:`lines` are durable (header included)."""
-        self.durable = self._durable_state()
         self._durable_cp: Checkpoint = match.checkpoint()
         self.broken = False
         self.closed = False
-        self.conflicts = 0
-        """Rounds the store refused because another server wrote first (decided again)."""
         self._queue: deque[_Intent] = deque()
         self._stale = False
         self._sync_waiters: list[asyncio.Future[None]] = []
@@ -263,13 +260,15 @@ class LiveGame:
 
     # ------------------------------------------------------------------ state
 
-    def _durable_state(self) -> DurableState:
-        m = self.match
-        return DurableState(self.game, m.state, m.seq, m.outcome)
+    @property
+    def durable(self) -> DurableState:
+        """The state the store holds (what every view is computed from)."""
+        cp = self._durable_cp
+        return DurableState(self.game, cp.state, cp.seq, cp.outcome)
 
     @property
     def over(self) -> bool:
-        return self.durable.outcome is not None
+        return self._durable_cp.outcome is not None
 
     @property
     def durable_seq(self) -> int:
@@ -278,10 +277,6 @@ class LiveGame:
         if n > 0 and self.lines[self.durable_lines - 1].get("type") == "end":
             n -= 1
         return max(n, 0)
-
-    @property
-    def durably_over(self) -> bool:
-        return self.over
 
     def entry_line(self, seq: int) -> LogLine:
         return self.lines[1 + seq]
@@ -296,7 +291,6 @@ class LiveGame:
     def _mark_durable(self) -> None:
         """Everything the match holds is in the store."""
         self.durable_lines = len(self.lines)
-        self.durable = self._durable_state()
         self._durable_cp = self.match.checkpoint()
         self._changed.set()
         self._changed = asyncio.Event()
@@ -368,13 +362,11 @@ class LiveGame:
         store failure, goes to the sequencer task."""
         task = asyncio.current_task()
         self._runner = task
-        self._committing = True
         try:
             await self._round()
         except StoreError:
             self._stale = True  # the sequencer catches up (with backoff) and retries
         finally:
-            self._committing = False
             if self._runner is task:
                 self._runner = None
             if self._queue or self._stale or self._sync_waiters:
@@ -397,15 +389,9 @@ class LiveGame:
                         try:
                             await self._catch_up()
                         finally:
-                            for w in waiters:
-                                if not w.done():
-                                    w.set_result(None)
+                            _release(waiters)
                     elif self._queue:
-                        self._committing = True
-                        try:
-                            await self._round()
-                        finally:
-                            self._committing = False
+                        await self._round()
                     else:
                         return
                 except StoreError as exc:
@@ -442,19 +428,15 @@ class LiveGame:
                 keep.append(intent)
         self._queue = keep
         waiters, self._sync_waiters = self._sync_waiters, []
-        for w in waiters:
-            if not w.done():
-                w.set_result(None)
+        _release(waiters)
 
     def _fail_all(self, exc: BaseException) -> None:
         while self._queue:
             intent = self._queue.popleft()
             if not intent.future.done():
                 intent.future.set_exception(exc)
-        for w in self._sync_waiters:
-            if not w.done():
-                w.set_result(None)
-        self._sync_waiters.clear()
+        waiters, self._sync_waiters = self._sync_waiters, []
+        _release(waiters)
 
     def _take_round(self) -> list[_Intent]:
         """The next round: either one timed action (it carries the owner's fence) or the
@@ -469,7 +451,13 @@ class LiveGame:
 
     async def _round(self) -> None:
         """Decide one round on the durable state and commit it (see the module docstring)."""
-        batch = self._take_round()
+        self._committing = True  # close() lets it land rather than cancel it
+        try:
+            await self._decide_and_commit(self._take_round())
+        finally:
+            self._committing = False
+
+    async def _decide_and_commit(self, batch: list[_Intent]) -> None:
         match = self.match
         timed = batch[0].planned_seq is not None
         was_over = match.outcome is not None
@@ -480,8 +468,6 @@ class LiveGame:
         new_rejections: dict[tuple[int, str], StoredRejection] = {}
         confirm = False
         for intent in batch:
-            if intent.future.done():
-                continue  # the caller went away (cancelled)
             key = (intent.seat, intent.action_id) if intent.action_id else None
             if intent.planned_seq is not None and match.seq != intent.planned_seq:
                 answers.append((intent, Superseded()))
@@ -526,13 +512,12 @@ class LiveGame:
                 tuple(entries),
                 end,
                 tuple(rejections),
-                owner=self.server_id if timed and self.shared is not None else None,
+                owner=self.server_id if timed else None,  # None on a store of our own
             )
             try:
                 version = await self.store.commit(commit)
             except Conflict:
                 self._rewind()
-                self.conflicts += 1
                 self._stale = True
                 if timed:  # re-planned after the catch-up if it still applies
                     self._fenced_at = self.version
@@ -618,8 +603,8 @@ class LiveGame:
         # refused round re-plans nowhere else.
         self.plan()
 
-    def _apply_tail(self, tail: Tail) -> bool:
-        """Apply the tail's rows; whether it had new entries."""
+    def _apply_tail(self, tail: Tail) -> None:
+        """Apply the tail's rows (each entry re-decided and checked line for line)."""
         match = self.match
         grew = False
         for seq, line, action_id in tail.entries:
@@ -642,7 +627,6 @@ class LiveGame:
         self.version = tail.version
         if grew:
             self._mark_durable()
-        return grew
 
     # ------------------------------------------------------------------ streams
 
@@ -767,6 +751,13 @@ class LiveGame:
                 await asyncio.wait_for(asyncio.shield(runner), 10)
         self._fail_all(_Unavailable())
         self._changed.set()
+
+
+def _release(waiters: list[asyncio.Future[None]]) -> None:
+    """Wake the callers of :meth:`LiveGame.sync` (they then read the durable state)."""
+    for w in waiters:
+        if not w.done():
+            w.set_result(None)
 
 
 def _answer(intent: _Intent, answer: Accepted | Rejected | BaseException) -> None:
