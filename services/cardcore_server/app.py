@@ -56,6 +56,10 @@ LEASE_RENEW_S: Final = 1.0
 lease lasts :data:`.store_postgres.LEASE_TTL_S`)."""
 CLAIM_BATCH: Final = 16
 """Orphaned games one server takes over per look (spreads a dead server's games)."""
+COMMAND_CACHE: Final = 4096
+"""Decoded commands kept, by game, kind and JSON text."""
+COMMAND_CACHE_TEXT: Final = 256
+"""Only commands sent as at most this many characters are kept (so the cache stays small)."""
 REBUILD_RETRY_S: Final = 5.0
 """How long a game whose stored log did not rebuild is answered ``UNAVAILABLE`` before the
 rebuild is tried again (a store that could not be read is retried at once)."""
@@ -208,6 +212,7 @@ class Application:
         """Games whose stored log did not rebuild → when to try again (monotonic seconds)."""
         self._loading: dict[str, asyncio.Lock] = {}
         self._catalogue: tuple[CatalogueEntry, ...] | None = None
+        self._commands: dict[tuple[str, str, str], tuple[Any, str]] = {}
         self.closing = False
         self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
         """Set when other server processes serve the same games (PostgreSQL)."""
@@ -522,19 +527,7 @@ class Application:
             )
         if action_id and not _ACTION_ID_RE.match(action_id):
             raise invalid("action_id", "1 to 128 printable ASCII characters")
-        game = live.game
-        data = _parse_json(command_json, "command.json")
-        if not isinstance(data, dict):
-            raise invalid("command.json", "must be a JSON object")
-        if kind and data.get(codec.KIND, kind) != kind:
-            raise invalid("command.kind", "differs from the kind in command.json")
-        if kind and codec.KIND not in data:
-            data = {**data, codec.KIND: kind}
-        try:
-            command = game.decode_command(data, "command.json")
-        except DecodeError as exc:
-            raise invalid(exc.field or "command.json", exc.message) from None
-        text = codec.canonical_text(codec.encode(command))
+        command, text = self._command(live.game, kind, command_json)
         try:
             accepted = await live.submit(viewer, command, text, action_id or None)
         except Rejected as exc:
@@ -557,6 +550,31 @@ class Application:
         return SubmitResult(
             live.redacted(accepted.seq, viewer), accepted.outcome, accepted.replayed
         )
+
+    def _command(self, game: AnyGame, kind: str, command_json: str) -> tuple[Any, str]:
+        """The command and its canonical JSON. Clients send the same few commands over and over
+        (``{"kind":"Play"}``), so decoded ones are kept (they are immutable values)."""
+        key = (game.info.name, kind, command_json)
+        known = self._commands.get(key)
+        if known is not None:
+            return known
+        data = _parse_json(command_json, "command.json")
+        if not isinstance(data, dict):
+            raise invalid("command.json", "must be a JSON object")
+        if kind and data.get(codec.KIND, kind) != kind:
+            raise invalid("command.kind", "differs from the kind in command.json")
+        if kind and codec.KIND not in data:
+            data = {**data, codec.KIND: kind}
+        try:
+            command = game.decode_command(data, "command.json")
+        except DecodeError as exc:
+            raise invalid(exc.field or "command.json", exc.message) from None
+        known = (command, codec.canonical_text(codec.encode(command)))
+        if len(command_json) <= COMMAND_CACHE_TEXT:
+            if len(self._commands) >= COMMAND_CACHE:
+                self._commands.clear()  # bounded; refilled by what clients send next
+            self._commands[key] = known
+        return known
 
     async def stream(
         self, token: str | None, game_id: str, from_seq: int = 0

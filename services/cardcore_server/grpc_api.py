@@ -23,6 +23,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from cardcore.engine import Outcome
 
+from . import logs
 from ._pb import game_service_pb2 as pb
 from .app import Application, GameSpec, StreamBatch, request_fields
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
@@ -187,7 +188,7 @@ class GameServiceHandlers:
         self,
         name: str,
         request_type: type[M],
-        impl: Callable[[M, Context], Awaitable[message.Message]],
+        impl: Callable[[M, Context], Awaitable[message.Message | bytes]],
     ) -> Callable[[bytes, Context], Awaitable[bytes]]:
         async def handle(raw: bytes, context: Context) -> bytes:
             fields: dict[str, Any] = {"rpc": name}
@@ -197,7 +198,7 @@ class GameServiceHandlers:
             try:
                 request = _parse(request_type, raw)
                 response = await impl(request, context)
-                return response.SerializeToString()
+                return response if isinstance(response, bytes) else response.SerializeToString()
             except ServiceError as err:
                 code = err.status.value
                 fields.setdefault("reason", err.reason)
@@ -306,9 +307,7 @@ class GameServiceHandlers:
             header_json=created.header_json,
         )
 
-    async def submit_action(
-        self, request: pb.SubmitActionRequest, context: Context
-    ) -> pb.SubmitActionResponse:
+    async def submit_action(self, request: pb.SubmitActionRequest, context: Context) -> bytes:
         result = await self.app.submit(
             _token(context),
             request.game_id,
@@ -317,10 +316,16 @@ class GameServiceHandlers:
             action_id=request.action_id,
             as_seat=request.as_seat if request.HasField("as_seat") else None,
         )
-        response = pb.SubmitActionResponse(entry=_entry(result.entry), replayed=result.replayed)
+        # A SubmitActionResponse written from the entry's cached encoding (the same bytes its
+        # streams send), rather than parsed back into a message and serialised again.
+        entry = _entry_bytes(result.entry)
+        parts = [b"\x0a", _varint(len(entry)), entry]
         if result.outcome is not None:
-            response.outcome.CopyFrom(_outcome(result.outcome))
-        return response
+            ob = _outcome(result.outcome).SerializeToString()
+            parts += (b"\x12", _varint(len(ob)), ob)
+        if result.replayed:
+            parts.append(b"\x18\x01")
+        return b"".join(parts)
 
     async def get_view(self, request: pb.GetViewRequest, context: Context) -> pb.GetViewResponse:
         result = await self.app.view(_token(context), request.game_id)
@@ -362,6 +367,8 @@ async def _abort(context: Context, err: ServiceError) -> None:
 
 
 def _request_line(fields: dict[str, Any], code: str, start: float) -> None:
+    if not logs.requests_logged():
+        return
     log.info(
         "request",
         code=code,

@@ -185,7 +185,7 @@ class LiveGame:
         self._fenced_at: int | None = None
         self._committing = False
         self._changed = asyncio.Event()
-        self._cache: dict[Viewer, list[RedactedEntry]] = {}
+        self._views = redaction.EntryViews(game)
         self._timers: list[asyncio.TimerHandle] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._legal_since: dict[tuple[int, str], int] = {}
@@ -633,11 +633,7 @@ class LiveGame:
     def redacted(self, seq: int, viewer: Viewer) -> RedactedEntry:
         if seq >= self.durable_seq:
             raise IndexError(f"entry {seq} is not durable")
-        cache = self._cache.setdefault(viewer, [])
-        while len(cache) <= seq:
-            n = len(cache)
-            cache.append(redaction.entry(self.game, self.entry_line(n), self.events[n], viewer))
-        return cache[seq]
+        return self._views.get(self.entry_line(seq), self.events[seq], viewer)
 
     async def wait_change(self, seen_lines: int) -> None:
         """Return once more lines are durable than ``seen_lines``, or on :meth:`wake` (the

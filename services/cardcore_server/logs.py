@@ -35,8 +35,18 @@ def scrub(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[st
     return event
 
 
+_level = [logging.INFO]  # as configured (a list: set by configure, read on every request)
+
+
+def requests_logged() -> bool:
+    """Whether the per-request line is written (level ``info`` or below): the transports skip
+    building it otherwise, as it would be dropped anyway."""
+    return _level[0] <= logging.INFO
+
+
 def configure(stream: TextIO | None = None, level: str = "info") -> None:
     """JSON lines on ``stream`` (stderr by default)."""
+    _level[0] = logging.getLevelNamesMapping()[level.upper()]
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

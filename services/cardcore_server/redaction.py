@@ -3,8 +3,9 @@
 boardgame.io's lesson (style.md): one choke point applies the per-viewer projection to every
 path out of the server, so no path can forget it. Here that is:
 
-* :func:`entry` — a log entry as a stream or a submit response shows it (events redacted with the
-  game's own ``redact``; entry hashes are left out, as they differ with hidden cards);
+* :class:`EntryViews` (and :func:`entry`) — a log entry as a stream or a submit response shows
+  it (events redacted with the game's own ``redact``; entry hashes are left out, as they differ
+  with hidden cards), made once per distinct view and shared by the viewers who see the same;
 * :func:`view` and :func:`legal_commands` — the viewer's view and its own legal commands;
 * :func:`log` — the downloadable log (:func:`cardcore.log.redact_log`: redacted until the end,
   complete with the revealed seed after it);
@@ -61,13 +62,61 @@ class RedactedEntry:
 def entry(game: AnyGame, line: LogLine, events: Sequence[Any], viewer: Viewer) -> RedactedEntry:
     """``line`` is the full log entry, ``events`` its decoded events."""
     redact = game.redact
+    return _make(line, tuple(Value.of(codec.encode(redact(e, viewer))) for e in events))
+
+
+def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:
     return RedactedEntry(
         seq=int(line["seq"]),
         at_ms=int(line["at_ms"]),
         seat=line["seat"],
         action=Value.of(line["action"]),
-        events=tuple(Value.of(codec.encode(redact(e, viewer))) for e in events),
+        events=events,
     )
+
+
+_PLAIN: Final = object()
+"""The key of the entry as logged (every event shown as it is)."""
+
+
+class EntryViews:
+    """Every durable entry of one game as each viewer sees it, made once per distinct view.
+
+    An entry is redacted for a viewer when the viewer first asks for it (a submitter, a stream),
+    never for viewers nobody serves. Viewers who see the same events (for most entries: all of
+    them, as nothing in it is hidden) share one :class:`RedactedEntry`, so its JSON and each
+    transport's encoding (``RedactedEntry.wire``) are made once per entry, not per subscriber."""
+
+    __slots__ = ("_game", "_seqs")
+
+    def __init__(self, game: AnyGame) -> None:
+        self._game = game
+        self._seqs: dict[int, dict[Any, RedactedEntry]] = {}
+
+    def get(self, line: LogLine, events: Sequence[Any], viewer: Viewer) -> RedactedEntry:
+        """``line`` is the full log entry, ``events`` its decoded events."""
+        seq = int(line["seq"])
+        views = self._seqs.get(seq)
+        if views is None:
+            views = self._seqs[seq] = {}
+        found = views.get(viewer)
+        if found is not None:
+            return found
+        redact = self._game.redact
+        shown = tuple(redact(e, viewer) for e in events)
+        key: Any = _PLAIN if all(a is b for a, b in zip(shown, events, strict=True)) else shown
+        try:
+            found = views.get(key)
+        except TypeError:  # an unhashable event: this viewer's own copy
+            key = (viewer,)
+        if found is None:
+            if key is _PLAIN:  # the logged JSON is the encoding already
+                texts = tuple(Value.of(e) for e in line["events"])
+            else:
+                texts = tuple(Value.of(codec.encode(e)) for e in shown)
+            found = views[key] = _make(line, texts)
+        views[viewer] = found
+        return found
 
 
 class Shown(Protocol):

@@ -53,6 +53,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from cardcore.engine import Outcome as CoreOutcome
 
+from . import logs
 from .app import Application, GameSpec, StreamBatch, request_fields
 from .errors import FieldViolation, Reason, ServiceError, Status
 from .redaction import RedactedEntry, Value
@@ -875,12 +876,13 @@ def _request_log(app: ASGIApp) -> ASGIApp:
             if isinstance(operation, str):
                 fields.setdefault("rpc", operation)
             fields.setdefault("code", "OK" if status < 400 else str(status))
-            log.info(
-                "request",
-                http_status=status,
-                duration_ms=round((time.perf_counter() - start) * 1000, 3),
-                **fields,
-            )
+            if logs.requests_logged():
+                log.info(
+                    "request",
+                    http_status=status,
+                    duration_ms=round((time.perf_counter() - start) * 1000, 3),
+                    **fields,
+                )
             request_fields.reset(reset)
 
     return middleware
