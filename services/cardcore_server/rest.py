@@ -36,7 +36,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
 import structlog
@@ -263,10 +263,6 @@ def _outcome(o: CoreOutcome | None) -> Outcome | None:
     if o is None:
         return None
     return Outcome(o.termination.value, list(o.winners), list(o.losers), list(o.scores))
-
-
-def _entry(e: RedactedEntry) -> Entry:
-    return Entry(e.seq, e.at_ms, e.seat, _obj(e.action), [_obj(x) for x in e.events])
 
 
 def _entry_json(e: RedactedEntry) -> bytes:
@@ -537,7 +533,10 @@ class RestApi:
                 action_id=data.action_id,
                 as_seat=data.as_seat,
             )
-            return Submitted(_entry(result.entry), result.replayed, _outcome(result.outcome))
+            # The entry goes out as the bytes its event streams send (cached per view), not
+            # decoded into an Entry to be encoded again: msgspec writes a Raw as it is.
+            entry = cast(Entry, msgspec.Raw(_entry_json(result.entry)))
+            return Submitted(entry, result.replayed, _outcome(result.outcome))
 
         @get(
             "/games/{game_id:str}/view",

@@ -53,7 +53,8 @@ def _run(rest_server: RestServer, tmp_path: Path) -> None:
     assert done.returncode == 0, out[-3000:] + done.stderr[-3000:]
     assert "ratscrew" in out.splitlines()[0]
     assert '"legal_commands":[{"kind":"Play"}]' in out  # the view
-    assert '"action_id"' not in out and '"entry":{"seq":1' in out  # the first play
+    assert '"action_id"' not in out  # the first play's answer: its entry, seq 1
+    assert re.search(r'"entry":\{"action":\{"kind":"Play"\},"at_ms":\d+,"events":.*"seq":1\}', out)
     events = (tmp_path / "events.txt").read_text()
     assert events.startswith("retry: 1000") and "id: 0\nevent: entry" in events
     assert events.rstrip().splitlines()[-2] == "event: outcome"
