@@ -16,9 +16,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import json.encoder
+import operator
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, Final, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
@@ -34,15 +36,39 @@ T = TypeVar("T")
 KIND: Final = "kind"
 
 
+# What json.dumps runs: the string escaper of ensure_ascii=False and (on CPython) the C encoder,
+# here built once instead of on every call.
+_json_string: Final[Callable[[str], str]] = json.encoder.encode_basestring
+_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+
+
+def _not_json(o: object) -> Any:
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+if _make_encoder is not None:
+    _c_canonical = _make_encoder(None, _not_json, _json_string, None, ":", ",", True, False, False)
+
+    def canonical_text(value: JSON) -> str:
+        """:func:`canonical_bytes` as text."""
+        return "".join(_c_canonical(value, 0))
+
+else:  # pragma: no cover - other Pythons
+    _py_canonical = json.JSONEncoder(
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+    def canonical_text(value: JSON) -> str:
+        """:func:`canonical_bytes` as text."""
+        return _py_canonical.encode(value)
+
+
 def canonical_bytes(value: JSON) -> bytes:
-    """The canonical encoding of a JSON value: sorted keys, compact, UTF-8, integers only."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode()
+    """The canonical encoding of a JSON value: sorted keys, compact, UTF-8, integers only.
 
-
-def canonical_text(value: JSON) -> str:
-    return canonical_bytes(value).decode()
+    Byte for byte ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False, allow_nan=False).encode()`` (the same C encoder, built once)."""
+    return canonical_text(value).encode()
 
 
 def parse_json(data: bytes | str) -> JSON:
@@ -62,10 +88,71 @@ def parse_json(data: bytes | str) -> JSON:
 
 def encode(value: object) -> JSON:
     """The JSON value of a cardcore value (dataclass, card, tuple, enum, scalar)."""
-    return _encoder(type(value))(value)
+    cls = type(value)
+    if cls in _ATOMS:
+        return value
+    if cls is Card:
+        return value.text  # type: ignore[attr-defined]
+    fn = _ENCODERS.get(cls)
+    if fn is None:
+        fn = _encoder(cls)
+    return fn(value)
 
+
+def canonical_text_of(value: object) -> str:
+    """``canonical_text(encode(value))``, in one pass and without the intermediate JSON value.
+
+    For hot paths that need the canonical text of a cardcore value (a command, an event, a
+    redacted event, a view): per-class encoders that write the sorted keys directly."""
+    return encode_with_text(value)[1]
+
+
+def encode_with_text(value: object) -> tuple[JSON, str]:
+    """``(encode(value), canonical_text_of(value))`` in one pass: the log's hot path, which keeps
+    the JSON value in the line and hashes (and stores) the canonical text.
+
+    The value is exactly what :func:`encode` returns (same types, same key order); the text is
+    exactly ``canonical_text`` of it (tests/unit/test_codec_fast.py checks both)."""
+    cls = type(value)
+    if cls is int:
+        return value, str(value)
+    if cls is Card:
+        text: str = value.text  # type: ignore[attr-defined]
+        return text, _json_string(text)
+    fn = _PAIRS.get(cls)
+    if fn is None:
+        fn = _pair_encoder(cls)
+    return fn(value)
+
+
+def encoder_with_text(cls: type) -> Callable[[Any], tuple[JSON, str]]:
+    """The function :func:`encode_with_text` applies to values of type ``cls`` (built once per
+    type), for callers that encode many values of few types."""
+    fn = _PAIRS.get(cls)
+    return fn if fn is not None else _pair_encoder(cls)
+
+
+def encode_all_with_text(values: Iterable[object]) -> tuple[list[JSON], str]:
+    """``([encode(v) for v in values], canonical_text(that list))`` in one pass: a log entry's
+    events, as the line holds them and as they are hashed."""
+    out: list[JSON] = []
+    texts: list[str] = []
+    pairs = _PAIRS
+    for value in values:
+        fn = pairs.get(type(value))
+        if fn is None:
+            fn = _pair_encoder(type(value))
+        item, text = fn(value)
+        out.append(item)
+        texts.append(text)
+    return out, "[" + ",".join(texts) + "]"
+
+
+_ATOMS: Final[frozenset[type]] = frozenset({int, str, bool, type(None)})
+"""Types that :func:`encode` returns as they are (exact types: subclasses take the slow path)."""
 
 _ENCODERS: dict[type, Callable[[Any], JSON]] = {}
+_PAIRS: dict[type, Callable[[Any], tuple[JSON, str]]] = {}
 
 
 def _encoder(cls: type) -> Callable[[Any], JSON]:
@@ -73,23 +160,14 @@ def _encoder(cls: type) -> Callable[[Any], JSON]:
     if fn is not None:
         return fn
     if dataclasses.is_dataclass(cls):
-        names = tuple(f.name for f in dataclasses.fields(cls))
-        kind = cls.__name__
-
-        def encode_dataclass(v: Any) -> JSON:
-            out: dict[str, JSON] = {KIND: kind}
-            for n in names:
-                out[n] = encode(getattr(v, n))
-            return out
-
-        fn = encode_dataclass
+        fn = _dataclass_encoder(cls)
     elif cls is Card:
         fn = _card_text
     elif cls is Hidden:
         fn = _hidden_text
     elif issubclass(cls, Enum):
         fn = _enum_value
-    elif cls in (int, str, bool, type(None)):
+    elif cls in _ATOMS:
         fn = _identity
     elif issubclass(cls, tuple | list):
         fn = _encode_sequence
@@ -101,6 +179,30 @@ def _encoder(cls: type) -> Callable[[Any], JSON]:
         raise TypeError(f"cardcore cannot encode a {cls.__name__}")
     _ENCODERS[cls] = fn
     return fn
+
+
+def _dataclass_encoder(cls: type) -> Callable[[Any], JSON]:
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    kind = cls.__name__
+    base: dict[str, JSON] = {KIND: kind}
+    for n in names:
+        base[n] = None  # every key in declaration order (a field named "kind" keeps its place)
+    atoms, card = _ATOMS, Card
+
+    def encode_dataclass(v: Any) -> JSON:
+        out = base.copy()
+        for n in names:
+            x = getattr(v, n)
+            t = type(x)
+            if t in atoms:
+                out[n] = x
+            elif t is card:
+                out[n] = x.text
+            else:
+                out[n] = encode(x)
+        return out
+
+    return encode_dataclass
 
 
 def _card_text(v: Card) -> str:
@@ -120,7 +222,12 @@ def _identity(v: object) -> JSON:
 
 
 def _encode_sequence(v: tuple[object, ...]) -> JSON:
-    return [encode(x) for x in v]
+    kinds = {*map(type, v)}
+    if kinds <= _ATOMS:
+        return list(v)
+    if kinds <= _TEXTED:
+        return list(map(_text_of, v))
+    return list(map(encode, v))
 
 
 def _encode_set(v: frozenset[object]) -> JSON:
@@ -130,6 +237,171 @@ def _encode_set(v: frozenset[object]) -> JSON:
 
 def _encode_mapping(v: Mapping[object, object]) -> JSON:
     return {str(encode(k)): encode(x) for k, x in v.items()}
+
+
+# The one-pass encoders behind encode_with_text, built per type on first use like _encoder's: each
+# returns the JSON value exactly as encode() builds it and its canonical text, written directly.
+
+
+def _pair_encoder(cls: type) -> Callable[[Any], tuple[JSON, str]]:
+    fn = _PAIRS.get(cls)
+    if fn is not None:
+        return fn
+    if dataclasses.is_dataclass(cls):
+        fn = _dataclass_pair(cls)
+    elif cls is Card:
+        fn = _card_pair
+    elif cls is Hidden:
+        fn = _hidden_pair
+    elif issubclass(cls, Enum):
+        fn = _enum_pair
+    elif cls in _ATOMS:
+        fn = _atom_pair
+    elif issubclass(cls, tuple | list):
+        fn = _sequence_pair
+    elif issubclass(cls, frozenset | set):
+        fn = _set_pair
+    elif issubclass(cls, Mapping):
+        fn = _mapping_pair
+    else:
+        raise TypeError(f"cardcore cannot encode a {cls.__name__}")
+    _PAIRS[cls] = fn
+    return fn
+
+
+def _dataclass_pair(cls: type) -> Callable[[Any], tuple[JSON, str]]:
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    kind = cls.__name__
+    if KIND in names:  # a field shadows the tag: encode() decides, canonical_text writes
+        value_of = _encoder(cls)
+
+        def generic_dataclass_pair(v: Any) -> tuple[JSON, str]:
+            out = value_of(v)
+            return out, canonical_text(out)
+
+        return generic_dataclass_pair
+    # The canonical text is written in key order: each field's text after its key (and after
+    # "kind", wherever that sorts). The JSON value starts as a copy of a dict holding every key
+    # in declaration order, as encode() makes it, whatever order the fields are filled in.
+    base: dict[str, JSON] = {KIND: kind, **dict.fromkeys(names)}
+    plan: list[tuple[str, str]] = []
+    pending = "{"
+    for key in sorted((*names, KIND)):
+        piece = ("," if len(pending) > 1 or plan else "") + _json_string(key) + ":"
+        if key == KIND:
+            pending += piece + _json_string(kind)
+        else:
+            plan.append((key, pending + piece))
+            pending = ""
+    in_key_order = tuple(plan)
+    end = pending + "}"
+    if not names:
+        empty_text = end
+
+        def empty_dataclass_pair(v: Any) -> tuple[JSON, str]:
+            return {KIND: kind}, empty_text
+
+        return empty_dataclass_pair
+    card, card_json = Card, _CARD_JSON
+
+    def dataclass_pair(v: Any) -> tuple[JSON, str]:
+        out = base.copy()
+        text = ""
+        for n, key in in_key_order:
+            x = getattr(v, n)
+            t = type(x)
+            if t is int:
+                out[n] = x
+                text += f"{key}{x}"
+            elif t is card:
+                out[n] = x.text
+                text += key + card_json[x]
+            elif x is None:  # already None in the copy
+                text += key + "null"
+            elif t is bool:
+                out[n] = x
+                text += key + ("true" if x else "false")
+            elif t is str:
+                out[n] = x
+                text += key + _json_string(x)
+            elif t is tuple:
+                out[n], item = _sequence_pair(x)
+                text += key + item
+            else:
+                out[n], item = encode_with_text(x)
+                text += key + item
+        return out, text + end
+
+    return dataclass_pair
+
+
+def _card_pair(v: Card) -> tuple[JSON, str]:
+    return v.text, _json_string(v.text)
+
+
+def _hidden_pair(v: Hidden) -> tuple[JSON, str]:
+    return "??", '"??"'
+
+
+def _enum_pair(v: Enum) -> tuple[JSON, str]:
+    out = v.value
+    return out, canonical_text(out)
+
+
+def _atom_pair(v: object) -> tuple[JSON, str]:
+    if v is None:
+        return None, "null"
+    if type(v) is str:
+        return v, _json_string(v)
+    return v, canonical_text(v)
+
+
+_CARD_JSON: Final[dict[Card, str]] = {c: _json_string(c.text) for c in _CARD_BY_TEXT.values()}
+"""Every card's JSON text (cards are interned: these are all the Card objects there are)."""
+_TEXTED: Final[frozenset[type]] = frozenset({Card, Hidden})
+"""Types whose JSON is their ``text`` (never in need of escaping: ``"QS"``, ``"10H"``, ``"??"``)."""
+_TUPLE_ONLY: Final[frozenset[type]] = frozenset({tuple})
+_text_of: Final = operator.attrgetter("text")
+
+
+def _sequence_pair(v: tuple[object, ...]) -> tuple[JSON, str]:
+    if not v:
+        return [], "[]"
+    if type(v[0]) is int:
+        for x in v:
+            if type(x) is not int:
+                break
+        else:  # ints (a list's repr is "[1, 2]": the JSON, with spaces)
+            ints = list(v)
+            return ints, repr(ints).replace(" ", "")
+    kinds = {*map(type, v)}
+    if kinds <= _TEXTED:  # cards (and hidden cards)
+        out: list[JSON] = list(map(_text_of, v))
+        return out, '["' + '","'.join(out) + '"]'
+    each: Callable[[Any], tuple[JSON, str]] = (
+        _sequence_pair if kinds == _TUPLE_ONLY else encode_with_text
+    )
+    pairs = list(map(each, v))
+    return [p[0] for p in pairs], "[" + ",".join([p[1] for p in pairs]) + "]"
+
+
+def _set_pair(v: frozenset[object]) -> tuple[JSON, str]:
+    pairs = sorted(map(encode_with_text, v), key=_second)
+    return [p[0] for p in pairs], "[" + ",".join([p[1] for p in pairs]) + "]"
+
+
+def _second(pair: tuple[JSON, str]) -> str:
+    return pair[1]
+
+
+def _mapping_pair(v: Mapping[object, object]) -> tuple[JSON, str]:
+    out: dict[str, JSON] = {}
+    texts: dict[str, str] = {}
+    for k, x in v.items():
+        key = str(encode(k))
+        out[key], texts[key] = encode_with_text(x)
+    inner = ",".join([_json_string(k) + ":" + texts[k] for k in sorted(texts)])
+    return out, "{" + inner + "}"
 
 
 # --------------------------------------------------------------------------- decoding

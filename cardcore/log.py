@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -51,7 +51,30 @@ def _plain_hash(line: LogLine) -> str:
 
 def _keyed_hash(salt: bytes, line: LogLine) -> str:
     body = {k: v for k, v in line.items() if k != "hash"}
-    return hmac.new(salt, codec.canonical_bytes(body), hashlib.sha256).hexdigest()
+    return hmac.digest(salt, codec.canonical_bytes(body), "sha256").hex()
+
+
+def _hmac_pads(key: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256 under ``key`` (RFC 2104) with its two padded key blocks hashed once: for a
+    message, ``outer.copy()`` updated with the digest of ``inner.copy()`` updated with the
+    message gives ``hmac.new(key, msg, hashlib.sha256)`` (tests/unit/test_log_fast.py) for two
+    sha256 copies instead of a new HMAC's key set-up."""
+    if len(key) > _SHA256_BLOCK:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(_SHA256_BLOCK, b"\0")
+    return hashlib.sha256(key.translate(hmac.trans_36)), hashlib.sha256(
+        key.translate(hmac.trans_5C)
+    )
+
+
+def _hmac_hex(pads: tuple[Any, Any], msg: bytes) -> str:
+    inner, outer = pads[0].copy(), pads[1].copy()
+    inner.update(msg)
+    outer.update(inner.digest())
+    return str(outer.hexdigest())
+
+
+_SHA256_BLOCK: Final = 64
 
 
 def encode_outcome(outcome: Outcome) -> dict[str, Any]:
@@ -66,7 +89,12 @@ def decode_outcome(data: Any, path: str = "outcome") -> Outcome:
 
 
 class LogWriter:
-    """Builds the lines of one game's log as its actions are accepted."""
+    """Builds the lines of one game's log as its actions are accepted.
+
+    :attr:`lines` holds each line as a JSON object. :meth:`line_bytes` gives the same line's
+    canonical bytes in O(1), from the text the line was hashed with, so a host that persists the
+    log need not serialise a line again. Lines are append-only: do not edit them in place (copy
+    them, as :func:`redact_log` does); :meth:`truncate` drops trailing lines."""
 
     def __init__(
         self,
@@ -78,7 +106,11 @@ class LogWriter:
         if len(salt) != SALT_BYTES:
             raise ValueError(f"salt must be {SALT_BYTES} bytes")
         self._salt = salt
+        self._inner, self._outer = _hmac_pads(salt)
         self._seed = setup.seed
+        public = setup.public_json()
+        public_text = codec.canonical_text(public)
+        setup_hash = hashlib.sha256(public_text.encode()).hexdigest()  # Setup.setup_hash()
         header: LogLine = {
             "type": "header",
             "format": FORMAT,
@@ -86,46 +118,185 @@ class LogWriter:
             "rules_version": game.info.rules_version,
             "cardcore": __version__,
             "rng": rng.ALGORITHM,
-            "setup": setup.public_json(),
-            "setup_hash": setup.setup_hash(),
+            "setup": public,
+            "setup_hash": setup_hash,
             "commitment": commitment(setup.seed, salt),
             "game_id": game_id,
         }
-        header["hash"] = _plain_hash(header)
+        # Its canonical text, keys in sorted order, written around where "hash" goes.
+        before = (
+            f'{{"cardcore":{_text(__version__)},"commitment":"{header["commitment"]}",'
+            f'"format":{FORMAT},"game":{_text(game.info.name)},"game_id":{_text(game_id)}'
+        )
+        after = (
+            f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(game.info.rules_version)},'
+            f'"setup":{public_text},"setup_hash":"{setup_hash}","type":"header"}}'
+        )
+        digest = hashlib.sha256(f"{before},{after}".encode()).hexdigest()
+        header["hash"] = digest
+        full = f'{before},"hash":"{digest}",{after}'.encode()
         self.lines: list[LogLine] = [header]
+        self._bytes: list[bytes | tuple[bytes]] = [(full,)]
+        """Per line: for an entry it wrote, the bytes it hashed (the canonical entry without
+        ``hash``, which :meth:`line_bytes` puts in); for any other line, a 1-tuple of its
+        canonical bytes."""
+        self._tip = digest
+        """The last hash this writer made: a hex string, so its JSON needs no escaping."""
 
     @property
     def last_hash(self) -> str:
         return str(self.lines[-1]["hash"])
 
+    def line_bytes(self, i: int) -> bytes:
+        """The canonical bytes of ``lines[i]``, hash included, without a newline: exactly
+        ``codec.canonical_bytes(lines[i])``, the ``i``-th line of :func:`dumps`. O(1), from the
+        bytes the line was hashed with (nothing is serialised again). ``i`` may be negative."""
+        if len(self._bytes) != len(self.lines):
+            self._sync()
+        kept = self._bytes[i]
+        if isinstance(kept, tuple):
+            return kept[0]
+        # The hash goes just before the entry's top-level "prev", the last ',"prev":' in it (a
+        # quote inside a JSON string is escaped, and events come before prev).
+        at = kept.rfind(b',"prev":')
+        digest = codec.canonical_bytes(self.lines[i]["hash"])
+        return b"".join((kept[:at], b',"hash":', digest, kept[at:]))
+
+    def line_text(self, i: int) -> str:
+        """:meth:`line_bytes` as text: ``codec.canonical_text(lines[i])``."""
+        return self.line_bytes(i).decode()
+
+    def truncate(self, n: int) -> None:
+        """Keep only the first ``n`` lines (line 0 is the header): how a match rewinds."""
+        del self.lines[n:]
+        del self._bytes[n:]
+
+    def _sync(self) -> None:
+        # :attr:`lines` is a public list: should it have been cut or extended directly, bring
+        # the bytes in step (a line added from outside is serialised here).
+        lines, kept, n = self.lines, self._bytes, len(self.lines)
+        if len(kept) > n:
+            del kept[n:]
+        else:
+            kept.extend((codec.canonical_bytes(line),) for line in lines[len(kept) :])
+
     def entry(
         self, seq: int, at_ms: int, seat: int | None, action: Any, events: list[Any]
     ) -> LogLine:
+        """Append an entry from JSON values: the action and the list of events, encoded."""
+        action_text, events_text = codec.canonical_text(action), codec.canonical_text(events)
+        return self._append(seq, at_ms, seat, (action, action_text), (events, events_text))
+
+    def record(
+        self, seq: int, at_ms: int, seat: int | None, command: Any, events: Sequence[Any]
+    ) -> LogLine:
+        """Append an entry from typed values: ``command`` (None for the deal, logged as
+        :data:`DEAL_ACTION`) and the events, each encoded once into its JSON value and its
+        canonical text (:func:`codec.encode_with_text`). The line is the one :meth:`entry` of
+        their encodings gives, faster. Nothing is appended if a value does not encode."""
+        if command is None:
+            action: tuple[Any, str] = (dict(DEAL_ACTION), _DEAL_TEXT)
+        else:
+            action = (_ENCODERS.get(type(command)) or _encoder(type(command)))(command)
+        if len(events) == 1:
+            event = events[0]
+            value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
+            return self._append(seq, at_ms, seat, action, ([value], f"[{text}]"))
+        return self._append(seq, at_ms, seat, action, codec.encode_all_with_text(events))
+
+    def _append(
+        self,
+        seq: int,
+        at_ms: int,
+        seat: int | None,
+        action: tuple[Any, str],
+        events: tuple[list[Any], str],
+    ) -> LogLine:
+        """Link, hash and append an entry; ``action`` and ``events`` are each a JSON value and
+        its canonical text."""
+        lines = self.lines
+        if len(self._bytes) != len(lines):
+            self._sync()
+        prev = lines[-1]["hash"]
+        if prev is self._tip:  # the hash made last: hex, so its JSON needs no escaping
+            prev_text = f'"{prev}"'
+        else:
+            prev = str(prev)
+            prev_text = codec.canonical_text(prev)
+        # The canonical entry assembled from its parts, keys in sorted order: action, at_ms,
+        # events, prev, seat, seq, type (and "hash" between events and prev; see line_bytes).
+        body = (
+            f'{{"action":{action[1]},'
+            f'"at_ms":{at_ms if type(at_ms) is int else codec.canonical_text(at_ms)},'
+            f'"events":{events[1]},'
+            f'"prev":{prev_text},'
+            f'"seat":{seat if type(seat) is int else codec.canonical_text(seat)},'
+            f'"seq":{seq if type(seq) is int else codec.canonical_text(seq)},'
+            '"type":"entry"}'
+        ).encode()
+        inner, outer = self._inner.copy(), self._outer.copy()  # HMAC-SHA256, see _hmac_pads
+        inner.update(body)
+        outer.update(inner.digest())
+        self._tip = digest = outer.hexdigest()
         line: LogLine = {
             "type": "entry",
             "seq": seq,
             "at_ms": at_ms,
             "seat": seat,
-            "action": action,
-            "events": events,
-            "prev": self.last_hash,
+            "action": action[0],
+            "events": events[0],
+            "prev": prev,
+            "hash": digest,
         }
-        line["hash"] = _keyed_hash(self._salt, line)
-        self.lines.append(line)
+        lines.append(line)
+        self._bytes.append(body)
         return line
 
     def end(self, seq: int, outcome: Outcome) -> LogLine:
+        if len(self._bytes) != len(self.lines):
+            self._sync()
+        prev = self.last_hash
         line: LogLine = {
             "type": "end",
             "seq": seq,
             "outcome": encode_outcome(outcome),
             "seed": self._seed,
             "salt": self._salt.hex(),
-            "prev": self.last_hash,
+            "prev": prev,
         }
-        line["hash"] = _plain_hash(line)
+        # Every key sorts after "hash": the canonical line is "hash" then the hashed body.
+        body = (
+            f'{{"outcome":{codec.canonical_text(line["outcome"])},"prev":{_text(prev)},'
+            f'"salt":"{line["salt"]}","seed":{_text(self._seed)},"seq":{_text(seq)},"type":"end"}}'
+        )
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        line["hash"] = digest
         self.lines.append(line)
+        self._bytes.append((f'{{"hash":"{digest}",{body[1:]}'.encode(),))
+        self._tip = digest
         return line
+
+
+def _text(value: Any) -> str:
+    """``codec.canonical_text(value)``, quicker for a string or an int."""
+    if type(value) is str:
+        return _json_string(value)
+    if type(value) is int:
+        return str(value)
+    return codec.canonical_text(value)
+
+
+_DEAL_TEXT: Final = codec.canonical_text(DEAL_ACTION)
+_ENCODERS: Final[dict[type, Callable[[Any], tuple[Any, str]]]] = {}
+"""codec.encoder_with_text per type, looked up without a Python call on the hot path."""
+
+
+def _encoder(cls: type) -> Callable[[Any], tuple[Any, str]]:
+    fn = _ENCODERS[cls] = codec.encoder_with_text(cls)
+    return fn
+
+
+_json_string: Final = codec._json_string
 
 
 # --------------------------------------------------------------------------- reading and writing

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from . import codec
 from .engine import C, E, Game, Outcome, R, S, Setup, Termination, V, Viewer
 from .errors import RejectCode, Rejected
-from .log import DEAL_ACTION, SALT_BYTES, LogWriter
+from .log import SALT_BYTES, LogWriter
 
 
 def simulation_salt(seed: int) -> bytes:
@@ -72,7 +71,7 @@ class Match(Generic[S, C, E, V, R]):
         self.events_applied = 0
         self.last_at_ms = at_ms
         self.outcome: Outcome | None = None
-        self._apply(None, DEAL_ACTION, game.deal(setup) if deal is None else deal, at_ms)
+        self._apply(None, None, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
     def from_deal(
@@ -82,15 +81,18 @@ class Match(Generic[S, C, E, V, R]):
         events = [game.decode_event(e, f"events[{i}]") for i, e in enumerate(deal_json or [])]
         return cls(game, setup, at_ms=at_ms, deal=events)
 
-    def _apply(self, seat: int | None, action: Any, events: Sequence[E], at_ms: int) -> None:
+    def _apply(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
+        """Apply and record one action; ``command`` None (with ``seat`` None) is the deal.
+
+        Nothing changes if an event does not apply or a value does not encode."""
         game = self.game
         state = self.state
         for event in events:
             state = game.evolve(state, event)
+        if self.writer is not None:
+            self.writer.record(self.seq, at_ms, seat, command, events)
         self.state = state
         self.events_applied += len(events)
-        if self.writer is not None:
-            self.writer.entry(self.seq, at_ms, seat, action, [codec.encode(e) for e in events])
         self.seq += 1
         self.last_at_ms = at_ms
         outcome = game.outcome(state)
@@ -118,7 +120,7 @@ class Match(Generic[S, C, E, V, R]):
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         events = self.game.decide(self.state, seat, command)
-        self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
+        self._apply(seat, command, events, at_ms)
         return events
 
     def apply(self, seat: int, command: C, events: Sequence[E], at_ms: int) -> None:
@@ -126,7 +128,7 @@ class Match(Generic[S, C, E, V, R]):
         :meth:`check` followed by a commit). No rules are consulted."""
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        self._apply(seat, codec.encode(command) if self.writer else None, events, at_ms)
+        self._apply(seat, command, events, at_ms)
 
     def checkpoint(self) -> Checkpoint:
         """The match as it stands now, to :meth:`rewind` to: a host that sequences actions
@@ -147,7 +149,7 @@ class Match(Generic[S, C, E, V, R]):
         self.last_at_ms = cp.last_at_ms
         self.outcome = cp.outcome
         if self.writer is not None:
-            del self.writer.lines[cp.lines :]
+            self.writer.truncate(cp.lines)
 
     def view(self, viewer: Viewer) -> V:
         return self.game.view(self.state, viewer)

@@ -463,6 +463,9 @@ class LiveGame:
         was_over = match.outcome is not None
         answers: list[tuple[_Intent, Accepted | Rejected | BaseException]] = []
         entries: list[tuple[LogLine, str | None]] = []
+        texts: list[str] = []
+        writer = match.writer
+        assert writer is not None  # a live match records its log
         rejections: list[StoredRejection] = []
         new_ids: dict[tuple[int, str], int] = {}
         new_rejections: dict[tuple[int, str], StoredRejection] = {}
@@ -497,8 +500,10 @@ class LiveGame:
             seq = match.seq - 1
             self.events.append(tuple(events))
             over = match.outcome is not None
-            line = self.lines[-2] if over else self.lines[-1]
+            at = -2 if over else -1
+            line = self.lines[at]
             entries.append((line, intent.action_id))
+            texts.append(writer.line_text(at))
             if key is not None:
                 new_ids[key] = seq
             answers.append(
@@ -513,6 +518,7 @@ class LiveGame:
                 end,
                 tuple(rejections),
                 owner=self.server_id if timed else None,  # None on a store of our own
+                texts=tuple(texts),
             )
             try:
                 version = await self.store.commit(commit)

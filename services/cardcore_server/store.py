@@ -161,10 +161,19 @@ class Commit:
     owner: str | None = None
     """Write only while this server owns the game (timed actions and bots: a fence, so a
     server that lost its lease never acts for the game again)."""
+    texts: tuple[str, ...] = ()
+    """The entries' canonical JSON (``codec.canonical_text(line)``) in the same order, when the
+    sequencer has it already (its log writer made it while hashing the line); else empty."""
 
     @property
     def writes(self) -> bool:
         return bool(self.entries or self.rejections)
+
+    def entry_texts(self) -> Sequence[str]:
+        """The text stored for each entry: :attr:`texts`, or made now."""
+        if self.texts:
+            return self.texts
+        return [codec.canonical_text(e) for e, _ in self.entries]
 
 
 class HeadMove(NamedTuple):
@@ -540,7 +549,10 @@ class SqliteStore:
             *(h.last_seq, h.last_hash, h.last_at_ms, h.end, gid, commit.version),
             *(h.first_seq, h.first_seq, h.first_prev, h.first_at_ms),
         )
-        entry_rows = [(gid, e["seq"], e["seat"], aid, _text(e)) for e, aid in commit.entries]
+        entry_rows = [
+            (gid, e["seq"], e["seat"], aid, text)
+            for (e, aid), text in zip(commit.entries, commit.entry_texts(), strict=True)
+        ]
         version = commit.version + 1
         rej_rows = [
             (gid, r.seat, r.action_id, r.command, r.code, r.detail, version)

@@ -391,7 +391,7 @@ class PostgresStore:
             "seqs": [e["seq"] for e, _ in entries],
             "seats": [e["seat"] for e, _ in entries],
             "aids": [aid for _, aid in entries],
-            "lines": [codec.canonical_text(e) for e, _ in entries],
+            "lines": list(commit.entry_texts()),
             "r_seats": [r.seat for r in commit.rejections],
             "r_aids": [r.action_id for r in commit.rejections],
             "r_cmds": [r.command for r in commit.rejections],
