@@ -67,7 +67,9 @@ def canonical_bytes(value: JSON) -> bytes:
     """The canonical encoding of a JSON value: sorted keys, compact, UTF-8, integers only.
 
     Byte for byte ``json.dumps(value, sort_keys=True, separators=(",", ":"),
-    ensure_ascii=False, allow_nan=False).encode()`` (the same C encoder, built once)."""
+    ensure_ascii=False, allow_nan=False).encode()``: the same C encoder, built once, and without
+    the check for circular references (a JSON value is a tree; a cycle fails with RecursionError
+    instead of ValueError)."""
     return canonical_text(value).encode()
 
 
@@ -133,8 +135,8 @@ def encoder_with_text(cls: type) -> Callable[[Any], tuple[JSON, str]]:
 
 
 def encode_all_with_text(values: Iterable[object]) -> tuple[list[JSON], str]:
-    """``([encode(v) for v in values], canonical_text(that list))`` in one pass: a log entry's
-    events, as the line holds them and as they are hashed."""
+    """``([encode(v) for v in values], canonical_text(that list))`` in one pass (a log entry's
+    events as the line holds them, and as they are hashed)."""
     out: list[JSON] = []
     texts: list[str] = []
     pairs = _PAIRS
@@ -325,8 +327,12 @@ def _dataclass_pair(cls: type) -> Callable[[Any], tuple[JSON, str]]:
                 out[n] = x
                 text += key + _json_string(x)
             elif t is tuple:
-                out[n], item = _sequence_pair(x)
-                text += key + item
+                if x:
+                    out[n], item = _sequence_pair(x)
+                    text += key + item
+                else:
+                    out[n] = []
+                    text += key + "[]"
             else:
                 out[n], item = encode_with_text(x)
                 text += key + item
@@ -381,13 +387,15 @@ def _sequence_pair(v: tuple[object, ...]) -> tuple[JSON, str]:
     each: Callable[[Any], tuple[JSON, str]] = (
         _sequence_pair if kinds == _TUPLE_ONLY else encode_with_text
     )
-    pairs = list(map(each, v))
-    return [p[0] for p in pairs], "[" + ",".join([p[1] for p in pairs]) + "]"
+    values, texts = zip(*map(each, v), strict=True)
+    return list(values), "[" + ",".join(texts) + "]"
 
 
 def _set_pair(v: frozenset[object]) -> tuple[JSON, str]:
-    pairs = sorted(map(encode_with_text, v), key=_second)
-    return [p[0] for p in pairs], "[" + ",".join([p[1] for p in pairs]) + "]"
+    if not v:
+        return [], "[]"
+    values, texts = zip(*sorted(map(encode_with_text, v), key=_second), strict=True)
+    return list(values), "[" + ",".join(texts) + "]"
 
 
 def _second(pair: tuple[JSON, str]) -> str:

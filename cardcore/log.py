@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json.encoder
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -65,13 +66,6 @@ def _hmac_pads(key: bytes) -> tuple[Any, Any]:
     return hashlib.sha256(key.translate(hmac.trans_36)), hashlib.sha256(
         key.translate(hmac.trans_5C)
     )
-
-
-def _hmac_hex(pads: tuple[Any, Any], msg: bytes) -> str:
-    inner, outer = pads[0].copy(), pads[1].copy()
-    inner.update(msg)
-    outer.update(inner.digest())
-    return str(outer.hexdigest())
 
 
 _SHA256_BLOCK: Final = 64
@@ -184,8 +178,10 @@ class LogWriter:
         self, seq: int, at_ms: int, seat: int | None, action: Any, events: list[Any]
     ) -> LogLine:
         """Append an entry from JSON values: the action and the list of events, encoded."""
-        action_text, events_text = codec.canonical_text(action), codec.canonical_text(events)
-        return self._append(seq, at_ms, seat, (action, action_text), (events, events_text))
+        encoded = [_Encoded(e, codec.canonical_text(e)) for e in events]
+        return self.record(
+            seq, at_ms, seat, _Encoded(action, codec.canonical_text(action)), encoded
+        )
 
     def record(
         self, seq: int, at_ms: int, seat: int | None, command: Any, events: Sequence[Any]
@@ -194,26 +190,24 @@ class LogWriter:
         :data:`DEAL_ACTION`) and the events, each encoded once into its JSON value and its
         canonical text (:func:`codec.encode_with_text`). The line is the one :meth:`entry` of
         their encodings gives, faster. Nothing is appended if a value does not encode."""
+        # The playouts' hot path: one Python call per value encoded, everything else inline.
         if command is None:
-            action: tuple[Any, str] = (dict(DEAL_ACTION), _DEAL_TEXT)
+            action, action_text = dict(DEAL_ACTION), _DEAL_TEXT
         else:
-            action = (_ENCODERS.get(type(command)) or _encoder(type(command)))(command)
+            action, action_text = (_ENCODERS.get(type(command)) or _encoder(type(command)))(command)
         if len(events) == 1:
             event = events[0]
             value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
-            return self._append(seq, at_ms, seat, action, ([value], f"[{text}]"))
-        return self._append(seq, at_ms, seat, action, codec.encode_all_with_text(events))
-
-    def _append(
-        self,
-        seq: int,
-        at_ms: int,
-        seat: int | None,
-        action: tuple[Any, str],
-        events: tuple[list[Any], str],
-    ) -> LogLine:
-        """Link, hash and append an entry; ``action`` and ``events`` are each a JSON value and
-        its canonical text."""
+            values = [value]
+            events_text = f"[{text}]"
+        else:
+            values = []
+            texts = []
+            for event in events:
+                value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
+                values.append(value)
+                texts.append(text)
+            events_text = "[" + ",".join(texts) + "]"
         lines = self.lines
         if len(self._bytes) != len(lines):
             self._sync()
@@ -226,9 +220,9 @@ class LogWriter:
         # The canonical entry assembled from its parts, keys in sorted order: action, at_ms,
         # events, prev, seat, seq, type (and "hash" between events and prev; see line_bytes).
         body = (
-            f'{{"action":{action[1]},'
+            f'{{"action":{action_text},'
             f'"at_ms":{at_ms if type(at_ms) is int else codec.canonical_text(at_ms)},'
-            f'"events":{events[1]},'
+            f'"events":{events_text},'
             f'"prev":{prev_text},'
             f'"seat":{seat if type(seat) is int else codec.canonical_text(seat)},'
             f'"seq":{seq if type(seq) is int else codec.canonical_text(seq)},'
@@ -243,8 +237,8 @@ class LogWriter:
             "seq": seq,
             "at_ms": at_ms,
             "seat": seat,
-            "action": action[0],
-            "events": events[0],
+            "action": action,
+            "events": values,
             "prev": prev,
             "hash": digest,
         }
@@ -287,7 +281,21 @@ def _text(value: Any) -> str:
 
 
 _DEAL_TEXT: Final = codec.canonical_text(DEAL_ACTION)
-_ENCODERS: Final[dict[type, Callable[[Any], tuple[Any, str]]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A JSON value with its canonical text: what :meth:`LogWriter.entry` records."""
+
+    value: Any
+    text: str
+
+
+def _encoded_pair(e: _Encoded) -> tuple[Any, str]:
+    return e.value, e.text
+
+
+_ENCODERS: Final[dict[type, Callable[[Any], tuple[Any, str]]]] = {_Encoded: _encoded_pair}
 """codec.encoder_with_text per type, looked up without a Python call on the hot path."""
 
 
@@ -296,7 +304,8 @@ def _encoder(cls: type) -> Callable[[Any], tuple[Any, str]]:
     return fn
 
 
-_json_string: Final = codec._json_string
+_json_string: Final = json.encoder.encode_basestring
+"""The JSON of a string as canonical JSON writes it (json.dumps with ensure_ascii=False)."""
 
 
 # --------------------------------------------------------------------------- reading and writing

@@ -10,14 +10,21 @@ arbitrary JSON values (escapes, non-ASCII, nesting).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum, IntEnum, StrEnum
+from typing import Any, NamedTuple
 
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardcore import codec, registry
+from cardcore.cards import _BY_TEXT as _CARDS
+from cardcore.cards import HIDDEN, Card, Hidden
 from cardcore.log import verify
 from cardcore.match import Match
 
@@ -85,3 +92,165 @@ json_values = st.recursive(
 def test_canonical_text_is_json_dumps(value: Any) -> None:
     assert codec.canonical_text(value) == reference(value)
     assert codec.canonical_bytes(value) == reference(value).encode()
+
+
+# --------------------------------------------------------------------------- every type, any value
+
+
+def reference_encode(value: Any) -> Any:
+    """The generic recursive encoder the per-class encoders replaced (the definition)."""
+    cls = type(value)
+    if dataclasses.is_dataclass(cls):
+        out: dict[str, Any] = {"kind": cls.__name__}
+        for f in dataclasses.fields(cls):
+            out[f.name] = reference_encode(getattr(value, f.name))
+        return out
+    if cls is Card:
+        return value.text
+    if cls is Hidden:
+        return "??"
+    if issubclass(cls, Enum):
+        return value.value
+    if cls in (int, str, bool, type(None)):
+        return value
+    if issubclass(cls, tuple | list):
+        return [reference_encode(x) for x in value]
+    if issubclass(cls, frozenset | set):
+        return sorted([reference_encode(x) for x in value], key=reference)
+    if issubclass(cls, Mapping):
+        return {str(reference_encode(k)): reference_encode(x) for k, x in value.items()}
+    raise TypeError(f"cardcore cannot encode a {cls.__name__}")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal with the same types and key order (``True`` is not ``1``, ``[1]`` is not ``(1,)``)."""
+    return json.dumps(a) == json.dumps(b) and type(a) is type(b)
+
+
+def check(value: Any) -> None:
+    try:
+        expected = reference_encode(value)
+        text = reference(expected)
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            codec.encode_with_text(value)
+        with pytest.raises(type(exc)):
+            codec.encode(value)
+        return
+    got, got_text = codec.encode_with_text(value)
+    assert same(got, expected), (value, got, expected)
+    assert got_text == text, (value, got_text, text)
+    assert same(codec.encode(value), expected)
+    assert codec.canonical_text_of(value) == text
+    assert codec.canonical_text(expected) == text
+    assert codec.encode_all_with_text([value, value]) == ([expected, expected], f"[{text},{text}]")
+
+
+class Colour(StrEnum):
+    RED = "red"
+    ODD = 'o"d\\d'
+
+
+class Level(IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Pair(NamedTuple):
+    left: int
+    right: str
+
+
+@dataclass(frozen=True)
+class Empty:
+    pass
+
+
+@dataclass(frozen=True)
+class Tricky:
+    """Fields of every shape the codec handles, with values the games never send."""
+
+    name: str
+    count: int
+    flag: bool
+    maybe: int | None
+    card: Card | Hidden
+    colour: Colour
+    level: Level
+    tags: frozenset[str]
+    counts: dict[str, int]
+    by_number: dict[int, str]
+    nested: tuple[tuple[int, ...], ...]
+    mixed: tuple[int | bool | str | Card | None, ...]
+    listed: list[Any]
+    pair: Pair
+    inner: Empty | None
+    deep: Any
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """A field named like the tag: encode() lets it win, as it always did."""
+
+    kind: str
+    b: int
+
+
+cards = st.sampled_from(sorted(_CARDS.values(), key=lambda c: c.index))
+st.register_type_strategy(Card, cards)
+st.register_type_strategy(Hidden, st.just(HIDDEN))
+texts = st.text(
+    st.characters(codec="utf-8") | st.sampled_from('"\\/\b\f\n\r\t\x00\x1f\u2028\ud800')
+)
+scalars = st.none() | st.booleans() | st.integers() | texts | cards | st.just(HIDDEN)
+anything = st.recursive(
+    scalars | st.floats(allow_nan=False) | st.sampled_from([Colour.ODD, Level.HIGH, Empty()]),
+    lambda inner: (
+        st.tuples(inner, inner)
+        | st.lists(inner, max_size=3)
+        | st.frozensets(st.integers() | texts, max_size=3)
+        | st.dictionaries(st.integers() | texts | st.booleans(), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+tricky = st.builds(
+    Tricky,
+    name=texts,
+    maybe=st.none() | st.integers(),
+    tags=st.frozensets(texts, max_size=4),
+    counts=st.dictionaries(texts, st.integers(), max_size=3),
+    by_number=st.dictionaries(st.integers(), texts, max_size=3),
+    nested=st.lists(st.lists(st.integers(), max_size=3).map(tuple), max_size=3).map(tuple),
+    mixed=st.lists(scalars, max_size=5).map(tuple),
+    listed=st.lists(scalars, max_size=3),
+    pair=st.builds(Pair, st.integers(), texts),
+    inner=st.none() | st.just(Empty()),
+    deep=anything,
+)
+game_types = [
+    cls
+    for game in registry.GAMES
+    for cls in (*game.command_types, *game.event_types, game.view_type, game.rules_type)
+]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of([st.builds(cls) for cls in game_types]))
+def test_any_value_of_every_game_type_is_the_generic_encoding(value: Any) -> None:
+    check(value)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(tricky | st.builds(Shadow, texts, st.integers()) | anything)
+def test_strings_that_need_escaping_and_odd_types_too(value: Any) -> None:
+    check(value)
+
+
+def test_every_card_and_edge_value() -> None:
+    for card in [*_CARDS.values(), HIDDEN]:
+        check(card)
+        check((card, card))
+    for value in [(), [], frozenset(), {}, Empty(), (True, 1), (1, True), (0, False), [2**80, -3]]:
+        check(value)
+    for value in [1.0, (1, 1.0), Shadow("x", 1.5), {1.5: 1}, object()]:
+        check(value)  # the same TypeError (or ValueError) either way
