@@ -3,7 +3,7 @@
 boardgame.io's lesson (style.md): one choke point applies the per-viewer projection to every
 path out of the server, so no path can forget it. Here that is:
 
-* :class:`EntryViews` (and :func:`entry`) — a log entry as a stream or a submit response shows
+* :class:`EntryViews` — a log entry as a stream or a submit response shows
   it (events redacted with the game's own ``redact``; entry hashes are left out, as they differ
   with hidden cards), made once per distinct view and shared by the viewers who see the same;
 * :func:`view` and :func:`legal_commands` — the viewer's view and its own legal commands;
@@ -57,12 +57,6 @@ class RedactedEntry:
     action: Value
     events: tuple[Value, ...]
     wire: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
-
-
-def entry(game: AnyGame, line: LogLine, events: Sequence[Any], viewer: Viewer) -> RedactedEntry:
-    """``line`` is the full log entry, ``events`` its decoded events."""
-    redact = game.redact
-    return _make(line, tuple(Value.of(codec.encode(redact(e, viewer))) for e in events))
 
 
 def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:
