@@ -157,29 +157,34 @@ _ENCODERS: dict[type, Callable[[Any], JSON]] = {}
 _PAIRS: dict[type, Callable[[Any], tuple[JSON, str]]] = {}
 
 
+def _family(cls: type) -> str:
+    """Which way values of ``cls`` are encoded: the one classification that both
+    :func:`_encoder` and :func:`_pair_encoder` dispatch on."""
+    if dataclasses.is_dataclass(cls):
+        return "dataclass"
+    if cls is Card:
+        return "card"
+    if cls is Hidden:
+        return "hidden"
+    if issubclass(cls, Enum):
+        return "enum"
+    if cls in _ATOMS:
+        return "atom"
+    if issubclass(cls, tuple | list):
+        return "sequence"
+    if issubclass(cls, frozenset | set):
+        return "set"
+    if issubclass(cls, Mapping):
+        return "mapping"
+    raise TypeError(f"cardcore cannot encode a {cls.__name__}")
+
+
 def _encoder(cls: type) -> Callable[[Any], JSON]:
     fn = _ENCODERS.get(cls)
-    if fn is not None:
-        return fn
-    if dataclasses.is_dataclass(cls):
-        fn = _dataclass_encoder(cls)
-    elif cls is Card:
-        fn = _card_text
-    elif cls is Hidden:
-        fn = _hidden_text
-    elif issubclass(cls, Enum):
-        fn = _enum_value
-    elif cls in _ATOMS:
-        fn = _identity
-    elif issubclass(cls, tuple | list):
-        fn = _encode_sequence
-    elif issubclass(cls, frozenset | set):
-        fn = _encode_set
-    elif issubclass(cls, Mapping):
-        fn = _encode_mapping
-    else:
-        raise TypeError(f"cardcore cannot encode a {cls.__name__}")
-    _ENCODERS[cls] = fn
+    if fn is None:
+        family = _family(cls)
+        fn = _dataclass_encoder(cls) if family == "dataclass" else _VALUE_BY_FAMILY[family]
+        _ENCODERS[cls] = fn
     return fn
 
 
@@ -247,27 +252,10 @@ def _encode_mapping(v: Mapping[object, object]) -> JSON:
 
 def _pair_encoder(cls: type) -> Callable[[Any], tuple[JSON, str]]:
     fn = _PAIRS.get(cls)
-    if fn is not None:
-        return fn
-    if dataclasses.is_dataclass(cls):
-        fn = _dataclass_pair(cls)
-    elif cls is Card:
-        fn = _card_pair
-    elif cls is Hidden:
-        fn = _hidden_pair
-    elif issubclass(cls, Enum):
-        fn = _enum_pair
-    elif cls in _ATOMS:
-        fn = _atom_pair
-    elif issubclass(cls, tuple | list):
-        fn = _sequence_pair
-    elif issubclass(cls, frozenset | set):
-        fn = _set_pair
-    elif issubclass(cls, Mapping):
-        fn = _mapping_pair
-    else:
-        raise TypeError(f"cardcore cannot encode a {cls.__name__}")
-    _PAIRS[cls] = fn
+    if fn is None:
+        family = _family(cls)
+        fn = _dataclass_pair(cls) if family == "dataclass" else _PAIR_BY_FAMILY[family]
+        _PAIRS[cls] = fn
     return fn
 
 
@@ -410,6 +398,26 @@ def _mapping_pair(v: Mapping[object, object]) -> tuple[JSON, str]:
         out[key], texts[key] = encode_with_text(x)
     inner = ",".join([_json_string(k) + ":" + texts[k] for k in sorted(texts)])
     return out, "{" + inner + "}"
+
+
+_VALUE_BY_FAMILY: Final[dict[str, Callable[[Any], JSON]]] = {
+    "card": _card_text,
+    "hidden": _hidden_text,
+    "enum": _enum_value,
+    "atom": _identity,
+    "sequence": _encode_sequence,
+    "set": _encode_set,
+    "mapping": _encode_mapping,
+}
+_PAIR_BY_FAMILY: Final[dict[str, Callable[[Any], tuple[JSON, str]]]] = {
+    "card": _card_pair,
+    "hidden": _hidden_pair,
+    "enum": _enum_pair,
+    "atom": _atom_pair,
+    "sequence": _sequence_pair,
+    "set": _set_pair,
+    "mapping": _mapping_pair,
+}
 
 
 # --------------------------------------------------------------------------- decoding
