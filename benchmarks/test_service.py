@@ -305,6 +305,14 @@ def report(
             print(f"  {name:<28} {extra}")
 
 
+def compare(ours: dict[str, float], base: dict[str, float], **ratios: str) -> dict[str, float]:
+    """``{name}_ratio`` = ours ÷ base for each figure ``key=name``, and the server CPU per
+    action ours − base (``server_cpu_us_diff``): one run's cardcore figures next to its no-op's."""
+    out = {f"{name}_ratio": ours[key] / base[key] for key, name in ratios.items()}
+    out["server_cpu_us_diff"] = ours["server_cpu_us"] - base["server_cpu_us"]
+    return out
+
+
 @pytest.mark.parametrize("n_clients", [1, 8])
 def test_submit_action_vs_noop_unary(
     benchmark: Any,
@@ -327,12 +335,7 @@ def test_submit_action_vs_noop_unary(
 
     rows = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
     base, ours = rows["noop unary"], rows["SubmitAction"]
-    ratios = {
-        "throughput_ratio": ours["per_s"] / base["per_s"],
-        "p50_ratio": ours["p50_ms"] / base["p50_ms"],
-        "p99_ratio": ours["p99_ms"] / base["p99_ms"],
-        "server_cpu_us_diff": ours["server_cpu_us"] - base["server_cpu_us"],
-    }
+    ratios = compare(ours, base, per_s="throughput", p50_ms="p50", p99_ms="p99")
     benchmark.extra_info.update({"noop": base, "submit": ours, **ratios})
     report(
         capsys, f"SubmitAction vs no-op unary, {n_clients} client(s)", {**rows, "ratios": ratios}
@@ -621,13 +624,14 @@ def test_fanout_vs_noop_fanout(
 
     rows = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
     base, ours = rows["noop unary + 8 streams"], rows["SubmitAction + 8 streams"]
-    ratios = {
-        "throughput_ratio": ours["per_s"] / base["per_s"],
-        "all_seen_p50_ratio": ours["all_seen_p50_ms"] / base["all_seen_p50_ms"],
-        "all_seen_p99_ratio": ours["all_seen_p99_ms"] / base["all_seen_p99_ms"],
-        "ack_p50_ratio": ours["ack_p50_ms"] / base["ack_p50_ms"],
-        "server_cpu_us_diff": ours["server_cpu_us"] - base["server_cpu_us"],
-    }
+    ratios = compare(
+        ours,
+        base,
+        per_s="throughput",
+        all_seen_p50_ms="all_seen_p50",
+        all_seen_p99_ms="all_seen_p99",
+        ack_p50_ms="ack_p50",
+    )
     benchmark.extra_info.update({"noop": base, "fanout": ours, **ratios})
     report(
         capsys,
