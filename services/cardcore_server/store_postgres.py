@@ -141,6 +141,37 @@ WHERE g.game_id = h.game_id AND g.version IS NULL;
 CREATE INDEX IF NOT EXISTS games_owner ON games(owner) WHERE end_line IS NULL;
 """
 
+# Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
+# lock on any table). Servers that start beside running ones must not run _SCHEMA's DDL when
+# there is nothing to do: even a no-op ``ALTER TABLE … ADD COLUMN IF NOT EXISTS`` takes an
+# ACCESS EXCLUSIVE lock, queues behind a running server's transaction and, when that
+# transaction asks for a second lock on the same table, deadlocks with it.
+_SCHEMA_COLUMNS: Final = {
+    "games": ("version", "head_seq", "head_hash", "head_at_ms", "owner", "auto"),
+    "rejections": ("version",),
+}
+_SCHEMA_RELATIONS: Final = (
+    "games",
+    "games_unfinished",
+    "entries",
+    "entries_action_id",
+    "rejections",
+    "tokens",
+    "servers",
+    "games_owner",
+)
+_SCHEMA_CURRENT: Final = (
+    "SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(%(relations)s::text[]) AS r"
+    " UNION ALL SELECT count(*) = %(n_columns)s FROM pg_attribute a"
+    " JOIN unnest(%(tables)s::text[], %(columns)s::text[]) AS c(t, col)"
+    " ON a.attrelid = to_regclass(c.t) AND a.attname = c.col AND NOT a.attisdropped"
+)
+# A schema upgrade beside running servers waits at most this long for a table's lock before it
+# gives way and tries again (a queued ACCESS EXCLUSIVE request blocks every later reader and
+# writer of the table, so it must not wait long); a deadlock is retried the same way.
+SCHEMA_LOCK_TIMEOUT_MS: Final = 2000
+SCHEMA_ATTEMPTS: Final = 5
+
 _INSERT_GAME: Final = (
     "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq, head_hash,"
     " head_at_ms, owner, auto) VALUES (%s, %s, %s, %s, %s, 0, 0, %s, %s, %s, %s)"
@@ -210,6 +241,40 @@ _FORGET_DEAD: Final = "DELETE FROM servers WHERE expires_at < now() - interval '
 
 T = TypeVar("T")
 Conn = psycopg.AsyncConnection[Any]
+
+
+async def _schema_current(conn: Conn) -> bool:
+    tables = [t for t, cols in _SCHEMA_COLUMNS.items() for _ in cols]
+    columns = [c for cols in _SCHEMA_COLUMNS.values() for c in cols]
+    cursor = await conn.execute(
+        _SCHEMA_CURRENT,
+        {
+            "relations": list(_SCHEMA_RELATIONS),
+            "tables": tables,
+            "columns": columns,
+            "n_columns": len(columns),
+        },
+    )
+    return all(bool(row[0]) for row in await cursor.fetchall())
+
+
+async def _upgrade_schema(conn: Conn) -> None:
+    """Create or upgrade the tables unless they are current. One process at a time (an
+    advisory lock: several may start together); the DDL waits for table locks at most
+    ``SCHEMA_LOCK_TIMEOUT_MS`` and a lock time-out or deadlock is retried from the start."""
+    for attempt in range(SCHEMA_ATTEMPTS):
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext('cardcore_schema'))")
+                if await _schema_current(conn):
+                    return
+                await conn.execute(f"SET LOCAL lock_timeout = {SCHEMA_LOCK_TIMEOUT_MS}")
+                await conn.execute(_SCHEMA)
+            return
+        except (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable):
+            if attempt == SCHEMA_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.1 * 2**attempt)
 
 
 def _unreachable(exc: BaseException) -> ConnectionError:
@@ -307,10 +372,8 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise _unreachable(exc) from None
         try:
-            async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(hashtext('cardcore_schema'))")
-                await conn.execute(_SCHEMA)
-                await conn.execute(_FORGET_DEAD)
+            await _upgrade_schema(conn)
+            await conn.execute(_FORGET_DEAD)
             await conn.execute(_RENEW, (self.server_id, LEASE_TTL_S))
         except psycopg.Error as exc:
             raise _unreachable(exc) from None

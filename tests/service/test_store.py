@@ -379,6 +379,33 @@ class TestPostgresStore(StoreContract):
 
         run(body())
 
+    def test_a_server_starts_beside_busy_ones(self, factory: Factory, pg_url: str) -> None:
+        """A store opening on a current schema takes no table lock: it opens while another
+        server's transaction holds the games table (before, its no-op ``ALTER TABLE`` queued an
+        ACCESS EXCLUSIVE lock behind that transaction, which deadlocked when the transaction
+        then asked for a second lock: CI saw ``cannot reach PostgreSQL: deadlock detected``
+        from one of three servers started together). Five stores opening at once all open."""
+        import psycopg
+
+        async def body() -> None:
+            async with opened(factory):
+                pass  # the schema exists
+            async with await psycopg.AsyncConnection.connect(pg_url) as busy:
+                # as claim_orphans does: a row lock on games, then an UPDATE in the same
+                # transaction, left open while the next server starts
+                await busy.execute("SELECT game_id FROM games FOR UPDATE")
+                await busy.execute("UPDATE games SET owner = owner")
+                async with asyncio.timeout(10):
+                    async with opened(factory):
+                        pass
+                await busy.rollback()
+            stores = [factory() for _ in range(5)]
+            await asyncio.wait_for(asyncio.gather(*(s.open() for s in stores)), 30)
+            for store in stores:
+                await store.close()
+
+        run(body())
+
     def test_owners_leases_and_the_fence(self, factory: Factory, pg_url: str) -> None:
         """The creator owns a game with timers or bots; only its owner's fenced commits land;
         when the owner's lease lapses another server takes the game over (once), and the old
