@@ -20,5 +20,5 @@ class ProtoStubsHook(BuildHookInterface):  # type: ignore[type-arg]
         if self.target_name != "wheel":
             return
         script = Path(self.root) / "services" / "cardcore_server" / "_protogen.py"
-        subprocess.run([sys.executable, str(script)], check=True)
+        subprocess.run([sys.executable, str(script), "--if-stale"], check=True)
         build_data["artifacts"].append("services/cardcore_server/_pb/*")

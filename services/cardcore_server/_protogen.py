@@ -28,7 +28,20 @@ def _plugin(name: str) -> str | None:
     return shutil.which(name)
 
 
-def main() -> int:
+def _up_to_date() -> bool:
+    """Whether ``_pb`` was generated after every ``.proto`` and this script last changed."""
+    stamp = OUT / "__init__.py"
+    if not stamp.exists():
+        return False
+    sources = [*PROTO_ROOT.rglob("*.proto"), pathlib.Path(__file__)]
+    return all(stamp.stat().st_mtime >= source.stat().st_mtime for source in sources)
+
+
+def main(argv: list[str]) -> int:
+    if "--if-stale" in argv and _up_to_date():
+        # a wheel or editable build in a checkout that has them: keep them (pip's isolated build
+        # env has no mypy-protobuf, and regenerating would drop the dev tree's typed stubs)
+        return 0
     from grpc_tools import protoc  # build-time dependency only
 
     protos = sorted(str(p.relative_to(PROTO_ROOT)) for p in PROTO_ROOT.rglob("*.proto"))
@@ -75,4 +88,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
