@@ -257,6 +257,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     if last_state is not None:
         print(f"\nstate as {viewer_name(viewer)} sees it:", file=out)
         print(render_view(game.view(last_state, viewer)), file=out)
+        if game.format_position is not None:
+            # the notation as this viewer may see it (hidden cards ??); the referee's parses
+            print(f"position: {game.format_position(last_state, viewer)}", file=out)
     end = lines[-1] if lines and lines[-1].get("type") == "end" else None
     if end is not None and (args.at is None or args.at >= end["seq"]):
         print(f"\nend: {codec.canonical_text(end['outcome'])}", file=out)

@@ -29,7 +29,7 @@ from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
 from . import codec
 from .cards import Card
-from .errors import DecodeError, InvalidSetup
+from .errors import DecodeError, InvalidSeat, InvalidSetup
 from .rng import MAX_SEED, Rng
 
 S = TypeVar("S")
@@ -170,6 +170,43 @@ def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) ->
     return rules_type(**kwargs)
 
 
+def check_rules(rules: object) -> None:
+    """Validate a rules dataclass built directly, exactly as :func:`parse_rules` validates JSON
+    flags (types, ``Literal`` values, bounds), and normalise each value to its declared type (a
+    ``set`` of slap rules becomes a ``frozenset``). Every game's ``Rules.__post_init__`` calls
+    it, so ``Rules(...)`` and ``make_setup`` accept exactly the same variants."""
+    hints, fields = _rule_fields(cast(type, type(rules)))
+    for name, f in fields.items():
+        value = getattr(rules, name)
+        path = f"rules.{name}"
+        try:
+            data = codec.encode(value)
+        except (TypeError, ValueError):
+            raise InvalidSetup(path, f"not a valid value: {value!r:.80}") from None
+        try:
+            decoded = codec.decode(hints[name], data, path)
+        except DecodeError as exc:
+            raise InvalidSetup(exc.field, exc.message) from None
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if isinstance(decoded, int) and not isinstance(decoded, bool):
+            if lo is not None and decoded < lo:
+                raise InvalidSetup(path, f"must be at least {lo}, got {decoded}")
+            if hi is not None and decoded > hi:
+                raise InvalidSetup(path, f"must be at most {hi}, got {decoded}")
+        if type(decoded) is not type(value):
+            object.__setattr__(rules, name, decoded)  # frozen: normalised once, at construction
+
+
+def check_seat(seats: int, seat: object) -> int:
+    """``seat`` when it is a seat of a ``seats``-seat game; else :class:`InvalidSeat` (a clear
+    ``ValueError``, never an ``IndexError`` deep in a game). ``True`` is not seat 1."""
+    if type(seat) is not int:
+        raise InvalidSeat(f"a seat must be an int, got {type(seat).__name__} {seat!r:.40}")
+    if not 0 <= seat < seats:
+        raise InvalidSeat(f"no seat {seat} in a {seats}-seat game")
+    return seat
+
+
 @dataclass(frozen=True, slots=True)
 class Setup(Generic[R]):
     """Everything that fixes a game before the first action: seats, seed, rules, event limit.
@@ -238,6 +275,18 @@ class Game(Generic[S, C, E, V, R]):
     legal but not sensible.)"""
     check_setup: Callable[[Setup[R]], None] | None = None
     """The game's own cross-checks of seats and rules; raises :class:`InvalidSetup`."""
+    check_position: Callable[[S], None] | None = None
+    """Raises :class:`~cardcore.errors.InvalidPosition` naming the field at fault when a state
+    is not a position this game could reach (cards not conserved, seats out of range, phase
+    and turn inconsistent, ...). Every game's ``position(...)`` calls it."""
+    format_position: Callable[[S, Viewer], str] | None = None
+    """The position in the game's one-line notation (docs/notation.md). For a viewer other than
+    the referee, the cards it may not see are written ``??`` (such a text is for display: it
+    does not parse back)."""
+    parse_position: Callable[[str, R | None], S] | None = None
+    """The position a referee's notation text describes, under these rules (default rules when
+    None), checked; raises :class:`~cardcore.errors.InvalidPosition` (``field`` "notation" or
+    the part at fault)."""
 
     @property
     def name(self) -> str:

@@ -63,6 +63,21 @@ class InvalidSetup(CardcoreError, ValueError):
         self.message = message
 
 
+class InvalidPosition(CardcoreError, ValueError):
+    """A position (a state built by hand, or parsed from its notation) that no game could reach.
+    ``field`` names the part at fault, e.g. ``"stacks[1]"``, ``"current"`` or ``"notation"``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class InvalidSeat(CardcoreError, ValueError):
+    """A seat that is not a seat of this game: not an ``int`` (a ``bool`` is not a seat), or out
+    of range. A programming error of the caller, not a rejected action: nothing is logged."""
+
+
 class UnknownGame(CardcoreError, ValueError):
     """No registered game has this name or alias."""
 

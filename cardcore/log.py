@@ -5,8 +5,11 @@ A log is a list of JSON objects, one per line (see ``docs/log-format.md``):
 ``header``
     ``format``, ``game``, ``rules_version``, ``cardcore``, ``rng``, ``setup`` (seats, rules, event
     limit — no seed), ``setup_hash``, ``commitment = sha256(seed as 8 bytes big-endian ‖ salt)``
-    and ``game_id`` (or null). Its ``hash`` is the plain sha256 of its other fields.
-``entry`` (one per accepted action; ``seq`` 0 is the deal, with seat null)
+    and ``game_id`` (or null); a game started from a position (:meth:`Match.from_position`)
+    also has ``position``, the referee's notation of it (docs/notation.md). Its ``hash`` is the
+    plain sha256 of its other fields.
+``entry`` (one per accepted action; ``seq`` 0 is the deal, with seat null; from a position its
+    events are empty)
     ``seq``, ``at_ms``, ``seat``, ``action``, ``events``, ``prev`` (the previous line's hash) and
     ``hash = HMAC-SHA256(salt, canonical(entry without hash))``. The key is the secret salt, so a
     player who sees an entry's hash but not its hidden cards cannot test guesses against it.
@@ -96,7 +99,10 @@ class LogWriter:
         setup: Setup[Any],
         salt: bytes,
         game_id: str | None,
+        position: str | None = None,
     ) -> None:
+        """``position``: the referee's notation of the position the game starts from, recorded
+        in the header (a header without it is a game dealt from the seed)."""
         if len(salt) != SALT_BYTES:
             raise ValueError(f"salt must be {SALT_BYTES} bytes")
         self._salt = salt
@@ -117,13 +123,16 @@ class LogWriter:
             "commitment": commitment(setup.seed, salt),
             "game_id": game_id,
         }
+        if position is not None:
+            header["position"] = position
         # Its canonical text, keys in sorted order, written around where "hash" goes.
         before = (
             f'{{"cardcore":{_text(__version__)},"commitment":"{header["commitment"]}",'
             f'"format":{FORMAT},"game":{_text(game.info.name)},"game_id":{_text(game_id)}'
         )
         after = (
-            f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(game.info.rules_version)},'
+            ("" if position is None else f'"position":{_text(position)},')
+            + f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(game.info.rules_version)},'
             f'"setup":{public_text},"setup_hash":"{setup_hash}","type":"header"}}'
         )
         digest = hashlib.sha256(f"{before},{after}".encode()).hexdigest()
@@ -396,6 +405,31 @@ def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -
     return setup
 
 
+def with_setup(state: Any, setup: Setup[Any]) -> Any:
+    """``state`` under ``setup`` (every game's state is a NamedTuple with a ``setup`` field)."""
+    return state._replace(setup=setup)
+
+
+def _start_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, setup: Setup[Any]) -> Any:
+    """The state before entry 0: the table before the deal, or the header's position."""
+    text = header.get("position")
+    if text is None:
+        return game.initial_state(setup)
+    if game.parse_position is None:
+        raise CorruptLog(None, f"{game.name} has no position notation")
+    if not isinstance(text, str):
+        raise CorruptLog(None, "the header's position is not a string")
+    try:
+        state = game.parse_position(text, setup.rules)
+    except CardcoreError as exc:
+        raise CorruptLog(None, f"the header's position does not parse: {exc}") from None
+    if state.setup.seats != setup.seats:
+        raise CorruptLog(
+            None, f"the position has {state.setup.seats} seats, the setup {setup.seats}"
+        )
+    return with_setup(state, setup)
+
+
 def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[ReplayStep]:
     """The state after each entry, applying the logged events (no rules, no RNG).
 
@@ -408,7 +442,7 @@ def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[Replay
         end = lines[-1] if lines[-1].get("type") == "end" else {}
         seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
     setup = _setup_of(game, header, seed)
-    state = game.initial_state(setup)
+    state = _start_of(game, header, setup)
     decode_event = codec.decoder(union_of(game.event_types))
     evolve = game.evolve
     for line in lines[1:]:
@@ -496,6 +530,12 @@ def verify(lines: Sequence[LogLine]) -> Report:
         if seq == 0:
             if line.get("seat") is not None or line.get("action") != DEAL_ACTION:
                 raise CorruptLog(0, "entry 0 must be the deal")
+            if "position" in header:
+                if logged_events:
+                    raise CorruptLog(0, "a game started from a position deals no cards")
+                match = Match(game, setup, at_ms=at_ms, deal=())
+                match.start_from(_start_of(game, header, setup), at_ms)
+                continue
             if salt is not None:
                 dealt = game.deal(setup)
                 if [codec.encode(e) for e in dealt] != logged_events:
@@ -570,6 +610,11 @@ def redact_log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:
     header = _header(lines)
     game = _game_of(header)
     out: list[LogLine] = [dict(header)]
+    if "position" in header and game.format_position is not None:
+        # The referee's notation names hidden cards: the viewer gets its own (hidden cards as
+        # ``??``). The header's hash then no longer matches: such a copy is for display.
+        start = _start_of(game, header, _setup_of(game, header, 0))
+        out[0]["position"] = game.format_position(start, viewer)
     for line in lines[1:]:
         red = dict(line)
         red["events"] = [

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from .engine import C, E, Game, Outcome, R, S, Setup, Termination, V, Viewer
-from .errors import RejectCode, Rejected
+from .engine import C, E, Game, Outcome, R, Role, S, Setup, Termination, V, Viewer, check_seat
+from .errors import InvalidPosition, RejectCode, Rejected
 from .log import SALT_BYTES, LogWriter
 
 
@@ -81,6 +81,56 @@ class Match(Generic[S, C, E, V, R]):
         events = [game.decode_event(e, f"events[{i}]") for i, e in enumerate(deal_json or [])]
         return cls(game, setup, at_ms=at_ms, deal=events)
 
+    @classmethod
+    def from_position(
+        cls,
+        game: Game[S, C, E, V, R],
+        state: S,
+        *,
+        seed: int = 0,
+        salt: bytes | None = None,
+        at_ms: int = 0,
+        game_id: str | None = None,
+        record: bool = True,
+        event_limit: int | None = None,
+    ) -> Match[S, C, E, V, R]:
+        """A match that starts from ``state`` (a game's ``position(...)`` or ``parse_position``)
+        instead of a deal: checked first (:class:`~cardcore.errors.InvalidPosition`), then
+        sequenced and logged like any game. The log's header carries the position in the
+        game's notation and entry 0 deals nothing, so the log replays and verifies. ``seed``
+        drives any later shuffle (a new round of Speed or Spit)."""
+        if game.check_position is None or game.format_position is None:
+            raise InvalidPosition("game", f"{game.name} has no position notation")
+        game.check_position(state)
+        old: Setup[R] = state.setup  # type: ignore[attr-defined]
+        setup = Setup(
+            old.seats, seed, old.rules, old.event_limit if event_limit is None else event_limit
+        )
+        start: S = state._replace(setup=setup)  # type: ignore[attr-defined]
+        match = cls(game, setup, at_ms=at_ms, deal=())  # no deal: start_from sets the state
+        if record:
+            match.writer = LogWriter(
+                game,
+                setup,
+                salt if salt is not None else simulation_salt(seed),
+                game_id,
+                position=game.format_position(start, Role.REFEREE),
+            )
+        match.start_from(start, at_ms)
+        return match
+
+    def start_from(self, state: S, at_ms: int) -> None:
+        """Start over from ``state``: entry 0 deals nothing (used by :meth:`from_position` and
+        by :func:`~cardcore.log.verify` on a log that starts from a position)."""
+        self.state = state
+        self.seq = 0
+        self.events_applied = 0
+        self.last_at_ms = at_ms
+        self.outcome = None
+        if self.writer is not None:
+            self.writer.truncate(1)
+        self._apply(None, None, (), at_ms)
+
     def _apply(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
         """Apply and record one action; ``command`` None (with ``seat`` None) is the deal.
 
@@ -115,8 +165,7 @@ class Match(Generic[S, C, E, V, R]):
         ``at_ms`` is the host's time stamp for this action; it must not go backwards."""
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        if not 0 <= seat < self.setup.seats:
-            raise ValueError(f"no seat {seat} in a {self.setup.seats}-seat game")
+        check_seat(self.setup.seats, seat)
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         events = self.game.decide(self.state, seat, command)

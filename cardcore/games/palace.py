@@ -53,7 +53,7 @@ from itertools import combinations, product
 from typing import Final, Literal, NamedTuple, assert_never, final
 
 from ..cards import HIDDEN, JOKER_RANK, Card, SeenCard, rank_name, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
+from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
 from ..errors import InvalidSetup, RejectCode, Rejected
 from ..rng import Rng, shuffled
 
@@ -97,6 +97,7 @@ class Rules:
     num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=4)
 
     def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         # parse_rules checks the bounds of JSON values; direct construction is checked here.
         if not 1 <= self.cards_per_area <= 8:
             raise InvalidSetup("rules.cards_per_area", f"must be 1..8, got {self.cards_per_area}")

@@ -30,6 +30,7 @@ from ..engine import (
     Setup,
     Termination,
     Viewer,
+    check_rules,
     flag,
 )
 from ..errors import InvalidSetup, RejectCode, Rejected
@@ -83,6 +84,7 @@ class Rules:
     jokers: int = flag(0, "jokers per deck", min=0, max=2)
 
     def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         for rank, count in self.challenge_counts.items():
             if rank not in RANKS:
                 raise InvalidSetup(

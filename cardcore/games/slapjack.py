@@ -35,6 +35,7 @@ from ..engine import (
     Setup,
     Termination,
     Viewer,
+    check_rules,
     flag,
 )
 from ..errors import InvalidSetup, RejectCode, Rejected
@@ -73,6 +74,7 @@ class Rules:
     num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=8)
 
     def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         # The game is Slapjack: a Jack is always a target; §4.4 lists double and sandwich as
         # additions ("+ double"). It also guarantees the end of §4.2 step 3 (a Jack resurfaces).
         if "jack" not in self.slap_targets:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never
 
 from ..cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
+from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
 from ..errors import InvalidSetup, RejectCode, Rejected
 from ..rng import Rng, shuffled
 
@@ -65,6 +65,7 @@ class Rules:
     best_of: int | None = flag(None, "play a best-of-N series of won rounds (odd N)", min=1)
 
     def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         if self.jokers not in (0, 2):
             raise InvalidSetup("rules.jokers", f"must be 0 or 2, got {self.jokers}")
         if self.best_of is not None:

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ..cards import HIDDEN, Card, SeenCard, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, flag
+from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
 from ..errors import InvalidSetup, RejectCode, Rejected
 from ..rng import Rng, shuffled
 
@@ -66,6 +66,7 @@ class Rules:
     )
 
     def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         if not 4 <= self.num_stock_piles <= 5:
             raise InvalidSetup(
                 "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
