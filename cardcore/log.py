@@ -367,13 +367,21 @@ class Report:
     """Entries that could not be re-decided because they shuffle and the seed is still secret."""
 
 
-def _game_of(header: LogLine) -> Game[Any, Any, Any, Any, Any]:
+def _game_of(
+    header: LogLine, game: Game[Any, Any, Any, Any, Any] | None = None
+) -> Game[Any, Any, Any, Any, Any]:
+    """The header's game: from the registry, or ``game`` (one that is not registered, e.g. a
+    game of your own) when its name is the header's."""
     from .registry import get_game
 
-    try:
-        game = get_game(str(header.get("game")))
-    except CardcoreError as exc:
-        raise CorruptLog(None, str(exc)) from None
+    if game is not None:
+        if header.get("game") != game.info.name:
+            raise CorruptLog(None, f"a log of {header.get('game')!r}, not of {game.name!r}")
+    else:
+        try:
+            game = get_game(str(header.get("game")))
+        except CardcoreError as exc:
+            raise CorruptLog(None, str(exc)) from None
     if header.get("rules_version") != game.info.rules_version:
         raise CorruptLog(
             None,
@@ -430,14 +438,19 @@ def _start_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, setup: Setup
     return with_setup(state, setup)
 
 
-def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[ReplayStep]:
+def replay(
+    lines: Sequence[LogLine],
+    seed: int | None = None,
+    *,
+    game: Game[Any, Any, Any, Any, Any] | None = None,
+) -> Iterator[ReplayStep]:
     """The state after each entry, applying the logged events (no rules, no RNG).
 
     Works on any log whose events are complete (the full log or the referee's); raises
     :class:`CorruptLog` where an event does not decode. The states carry the revealed seed (or
     ``seed``, or 0 while it is secret): only later shuffles would need it."""
     header = _header(lines)
-    game = _game_of(header)
+    game = _game_of(header, game)
     if seed is None:
         end = lines[-1] if lines[-1].get("type") == "end" else {}
         seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
@@ -466,18 +479,23 @@ def replay(lines: Sequence[LogLine], seed: int | None = None) -> Iterator[Replay
         yield ReplayStep(line, command, events, state)
 
 
-def verify(lines: Sequence[LogLine]) -> Report:
+def verify(
+    lines: Sequence[LogLine], *, game: Game[Any, Any, Any, Any, Any] | None = None
+) -> Report:
     """Check a whole log: header, commitment, hash chain, sequence, and that every action, re-
     decided by the rules from the revealed seed, gives exactly the logged events.
 
     Raises :class:`CorruptLog` naming the first bad entry's ``seq``. A log without its ``end``
     line (a game in progress) is checked for sequence and links, and every action that does not
     shuffle is re-decided (a shuffle cannot be re-drawn without the seed: those are counted in
-    ``unchecked``); hashes and the deal are not checked, and the report says ``revealed=False``."""
+    ``unchecked``); hashes and the deal are not checked, and the report says ``revealed=False``.
+
+    ``game`` (also for :func:`replay` and :func:`redact_log`): a game that is not in the
+    registry, e.g. one of your own; otherwise the header's game is looked up by name."""
     from .match import Match
 
     header = _header(lines)
-    game = _game_of(header)
+    game = _game_of(header, game)
     if header.get("hash") != _plain_hash(header):
         raise CorruptLog(None, "header hash mismatch: the header was altered")
     end = lines[-1] if lines[-1].get("type") == "end" else None
@@ -602,13 +620,18 @@ def verify(lines: Sequence[LogLine]) -> Report:
     return Report(game.name, len(body), end is not None, match.outcome, unchecked)
 
 
-def redact_log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:
+def redact_log(
+    lines: Sequence[LogLine],
+    viewer: Viewer,
+    *,
+    game: Game[Any, Any, Any, Any, Any] | None = None,
+) -> list[LogLine]:
     """The log as ``viewer`` may download it. Before the end: every event redacted for the
     viewer (hashes kept), no seed, no salt. After the end: the seed is public, so the whole log."""
     if lines and lines[-1].get("type") == "end":
         return [dict(line) for line in lines]
     header = _header(lines)
-    game = _game_of(header)
+    game = _game_of(header, game)
     out: list[LogLine] = [dict(header)]
     if "position" in header and game.format_position is not None:
         # The referee's notation names hidden cards: the viewer gets its own (hidden cards as
