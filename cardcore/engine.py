@@ -156,18 +156,23 @@ def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) ->
         f = fields.get(name)
         if f is None:
             raise InvalidSetup(path, f"unknown flag; known flags: {', '.join(fields)}")
-        try:
-            value = codec.decode(hints[name], raw, path)
-        except DecodeError as exc:
-            raise InvalidSetup(exc.field, exc.message) from None
-        lo, hi = f.metadata.get("min"), f.metadata.get("max")
-        if isinstance(value, int) and not isinstance(value, bool):
-            if lo is not None and value < lo:
-                raise InvalidSetup(path, f"must be at least {lo}, got {value}")
-            if hi is not None and value > hi:
-                raise InvalidSetup(path, f"must be at most {hi}, got {value}")
-        kwargs[name] = value
+        kwargs[name] = _flag_value(hints[name], f, raw, path)
     return rules_type(**kwargs)
+
+
+def _flag_value(hint: Any, f: dataclasses.Field[Any], data: codec.JSON, path: str) -> Any:
+    """A flag's value from its JSON: decoded to the declared type and within its bounds."""
+    try:
+        value = codec.decode(hint, data, path)
+    except DecodeError as exc:
+        raise InvalidSetup(exc.field, exc.message) from None
+    lo, hi = f.metadata.get("min"), f.metadata.get("max")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if lo is not None and value < lo:
+            raise InvalidSetup(path, f"must be at least {lo}, got {value}")
+        if hi is not None and value > hi:
+            raise InvalidSetup(path, f"must be at most {hi}, got {value}")
+    return value
 
 
 def check_rules(rules: object) -> None:
@@ -183,16 +188,7 @@ def check_rules(rules: object) -> None:
             data = codec.encode(value)
         except (TypeError, ValueError):
             raise InvalidSetup(path, f"not a valid value: {value!r:.80}") from None
-        try:
-            decoded = codec.decode(hints[name], data, path)
-        except DecodeError as exc:
-            raise InvalidSetup(exc.field, exc.message) from None
-        lo, hi = f.metadata.get("min"), f.metadata.get("max")
-        if isinstance(decoded, int) and not isinstance(decoded, bool):
-            if lo is not None and decoded < lo:
-                raise InvalidSetup(path, f"must be at least {lo}, got {decoded}")
-            if hi is not None and decoded > hi:
-                raise InvalidSetup(path, f"must be at most {hi}, got {decoded}")
+        decoded = _flag_value(hints[name], f, data, path)
         if type(decoded) is not type(value):
             object.__setattr__(rules, name, decoded)  # frozen: normalised once, at construction
 
