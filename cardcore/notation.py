@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, TypeVar
 
-from .cards import HIDDEN, Card, SeenCard
+from .cards import HIDDEN, Card, SeenCard, standard_deck
 from .errors import InvalidPosition
 
 T = TypeVar("T")
@@ -62,6 +62,9 @@ def card_text(card: SeenCard) -> str:
     return HIDDEN_TEXT if card is HIDDEN else str(card)
 
 
+_CARDS: Final[dict[str, Card]] = {str(c): c for c in standard_deck(1, 1)}
+
+
 def cards_text(cards: Iterable[SeenCard]) -> str:
     return ",".join(card_text(c) for c in cards) or EMPTY
 
@@ -69,12 +72,10 @@ def cards_text(cards: Iterable[SeenCard]) -> str:
 def parse_card(text: str, field: str) -> Card:
     if text == HIDDEN_TEXT:
         raise InvalidPosition(field, "a hidden card (??) cannot be parsed: use the referee's text")
-    if text != text.strip() or not text:
-        raise InvalidPosition(field, f"not a card: {text[:20]!r}")
-    try:
-        return Card.parse(text)
-    except ValueError:
-        raise InvalidPosition(field, f"not a card: {text[:20]!r}") from None
+    card = _CARDS.get(text)
+    if card is None:  # only the canonical text: not "qs", "TH", "Q♠" or "JOKER" (Card.parse's)
+        raise InvalidPosition(field, f"not a card: {text[:20]!r} (e.g. AS, 10H, QC, JK)")
+    return card
 
 
 def parse_cards(text: str, field: str) -> tuple[Card, ...]:
@@ -97,8 +98,8 @@ def int_text(value: int | None) -> str:
 
 
 def parse_int(text: str, field: str, *, lo: int = 0, hi: int | None = None) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
-        raise InvalidPosition(field, f"not a non-negative integer: {text[:20]!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 18 or text[0] == "0" != text:
+        raise InvalidPosition(field, f"not a non-negative integer: {text[:20]!r} (no leading 0)")
     value = int(text)
     if value < lo or (hi is not None and value > hi):
         bound = f"{lo}..{hi}" if hi is not None else f"at least {lo}"

@@ -12,15 +12,19 @@ very bottom, under every played card). Nobody sees any stack, its owner included
 played cards are face up.
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → redact/view →
-outcome/legal_commands → ``GAME``.
+outcome/legal_commands → narration → position check and notation (docs/notation/ratscrew.md) →
+``GAME``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
+from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, assert_never
 
+from .. import notation as nt
 from ..cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, standard_deck
 from ..engine import (
     Game,
@@ -31,9 +35,11 @@ from ..engine import (
     Termination,
     Viewer,
     check_rules,
+    check_seat,
     flag,
 )
-from ..errors import InvalidSetup, RejectCode, Rejected
+from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ..kit import double_or_sandwich, next_holder
 from ..rng import Rng, shuffled
 
 RULES_VERSION: Final = "1"
@@ -252,10 +258,13 @@ def position(
     owed_to: int | None = None,
     eliminated: Sequence[int] = (),
     epoch: int = 0,
+    allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction)."""
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    checked by :func:`check_position` (a finished game only with ``allow_over``).
+    ``played_by`` defaults to seat 0 for every played card."""
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in played)
-    return State(
+    state = State(
         setup=Setup(seats=len(stacks), seed=0, rules=rules or Rules()),
         stacks=tuple(tuple(s) for s in stacks),
         played=tuple(played),
@@ -267,6 +276,8 @@ def position(
         owed_to=owed_to,
         eliminated=frozenset(eliminated),
     )
+    check_position(state, allow_over=allow_over)
+    return state
 
 
 # --------------------------------------------------------------------------- view
@@ -299,7 +310,28 @@ def _sum_value(card: Card) -> int | None:
 
 _ROYAL_RANKS: Final = frozenset({1, 11, 12, 13})
 _MARRIAGE: Final = frozenset({12, 13})
-_SEED_RULES: Final = frozenset({"double", "sandwich"})
+
+
+def _plan(rules: frozenset[SlapRule]) -> tuple[bool, bool, tuple[SlapRule, ...]]:
+    """``rules`` as ``slap_match`` walks them: double on, sandwich on, the other rules in order."""
+    return (
+        "double" in rules,
+        "sandwich" in rules,
+        tuple(r for r in SLAP_RULE_ORDER[2:] if r in rules),
+    )
+
+
+_PLANS: Final[Mapping[frozenset[SlapRule], tuple[bool, bool, tuple[SlapRule, ...]]]] = (
+    MappingProxyType(
+        {
+            frozenset(subset): _plan(frozenset(subset))
+            for k in range(len(SLAP_RULE_ORDER) + 1)
+            for subset in combinations(SLAP_RULE_ORDER, k)
+        }
+    )
+)
+"""Every set of slap rules (2**8 of them), planned once at import: an immutable table, so
+``slap_match`` and ``is_sensible`` (asked for every seat at every step) do no set work."""
 
 
 def _tens(a: Card, b: Card) -> bool:
@@ -322,21 +354,15 @@ def slap_match(
     n = len(played)
     if n == 0:
         return None
+    plan = _PLANS.get(rules) if type(rules) is frozenset else None
+    double, sandwich, others = plan if plan is not None else _plan(frozenset(rules))
+    if n >= 2 and (double or sandwich):  # double and sandwich come first in the §1.4 table
+        pair = double_or_sandwich(played, double, sandwich)
+        if pair is not None:
+            return pair
     top = played[-1]
     r1 = top.rank
-    if n >= 2:
-        second = played[-2]
-        if "double" in rules and second.rank == r1:
-            return "double", (second, top)
-    if n >= 3 and "sandwich" in rules:
-        third, second = played[-3], played[-2]
-        if third.rank == r1 and second.rank != r1:
-            return "sandwich", (third, second, top)
-    if rules <= _SEED_RULES:  # fast path: the default rules are done
-        return None
-    for rule in SLAP_RULE_ORDER[2:]:
-        if rule not in rules:
-            continue
+    for rule in others:
         if rule == "top_bottom":
             if n >= 3 and played[0].rank == r1:
                 return rule, (played[0], top)
@@ -366,18 +392,6 @@ def slap_match(
 # --------------------------------------------------------------------------- decide
 
 
-def _next_player(
-    stacks: Sequence[Sequence[Card]], eliminated: frozenset[int], p: int
-) -> int | None:
-    """The first player after ``p``, other than ``p``, not eliminated, holding a card (§1.2)."""
-    n = len(stacks)
-    for i in range(1, n):
-        q = (p + i) % n
-        if stacks[q] and q not in eliminated:
-            return q
-    return None
-
-
 def _challenge_count(rules: Rules, card: Card) -> int | None:
     rank = card.rank
     if rank == JOKER_RANK:
@@ -391,9 +405,15 @@ def _game_over(state: State) -> None:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
-    _game_over(state)
-    if seat in state.eliminated:
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
+    A seat that is not one of this game's raises :class:`~cardcore.errors.InvalidSeat`."""
+    n = len(state.stacks)  # == setup.seats (check_position)
+    if type(seat) is not int or not 0 <= seat < n:  # inline: this runs on every action
+        check_seat(n, seat)
+    out = state.eliminated
+    if not state.played or len(out) >= n - 1:  # else outcome is None (its fast path)
+        _game_over(state)
+    if out and seat in out:
         raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
     if type(command) is Play:
         events = _decide_play(state, seat)
@@ -422,14 +442,15 @@ def _decide_play(state: State, p: int) -> list[Event]:
     rules = state.setup.rules
     card = stacks[p][0]
     left = len(stacks[p]) - 1
-    # _next_player never looks at p's own stack, so the stacks before this card will do.
+    # next_holder never looks at p's own stack, so the stacks before this card will do.
     eliminated = state.eliminated
     owed: int | None = None
     current: int | None
     challenge: tuple[int, int] | None
-    count = _challenge_count(rules, card)
+    rank = card.rank  # _challenge_count, inlined: this runs on every play
+    count = rules.challenge_counts.get(RANKS[rank - 1]) if rank != JOKER_RANK else None
     if count is not None:  # §1.2 play 1: a royal challenges the next player
-        current = _next_player(stacks, eliminated, p)
+        current = next_holder(stacks, eliminated, p)
         challenge = (p, count) if current is not None else None
         if current is None:
             owed = p
@@ -440,7 +461,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
         if remaining == 0:
             owed = challenger
         elif left == 0:  # §1.5 item 8: the challenged player ran out of cards
-            nxt = _next_player(stacks, eliminated, p)
+            nxt = next_holder(stacks, eliminated, p)
             if (
                 rules.challenge_exhausted == "pass_to_next"
                 and nxt is not None
@@ -451,7 +472,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
                 owed = challenger
     else:  # §1.2 play 3: a number card, no challenge
         challenge = None
-        current = _next_player(stacks, eliminated, p)
+        current = next_holder(stacks, eliminated, p)
         if current is None:
             if left:
                 current = p
@@ -515,7 +536,7 @@ def _false_slap(state: State, p: int) -> list[Event]:
         stacks = _after_penalty(state.stacks, p, k, receiver, stack)
         if state.challenge is not None:
             challenger = state.challenge[0]
-            nxt = _next_player(stacks, state.eliminated, p)
+            nxt = next_holder(stacks, state.eliminated, p)
             if (
                 rules.challenge_exhausted == "pass_to_next"
                 and nxt is not None
@@ -529,7 +550,7 @@ def _false_slap(state: State, p: int) -> list[Event]:
                     n = len(state.burned) + burned_now + len(state.played)
                     events.append(PileTaken(challenger, n, "collect"))
         else:
-            events.append(TurnPassed(_next_player(stacks, state.eliminated, p)))
+            events.append(TurnPassed(next_holder(stacks, state.eliminated, p)))
     return events
 
 
@@ -553,7 +574,7 @@ def _lapse_claims(state: State, p: int) -> list[Event]:
     if not claimed:
         return []
     eliminated = state.eliminated | {p}
-    nxt = _next_player(state.stacks, eliminated, p)
+    nxt = next_holder(state.stacks, eliminated, p)
     if nxt is not None:
         return [ChallengeLapsed(nxt)]
     for q in reversed(state.played_by):  # nobody holds a card: the most recent player takes it
@@ -587,13 +608,17 @@ _new = tuple.__new__
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision."""
     s = state
+    if type(event) is CardPlayed:  # most events by far: no pattern matching
+        p = event.seat
+        stacks = s.stacks
+        return _new(State, (
+            s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.played + (event.card,),
+            s.played_by + (p,), s.burned, s.epoch, event.current, event.challenge, s.owed_to,
+            s.eliminated,
+        ))  # fmt: skip
     match event:
-        case CardPlayed(p, card, current, challenge):
-            stacks = s.stacks
-            return _new(State, (
-                s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.played + (card,),
-                s.played_by + (p,), s.burned, s.epoch, current, challenge, s.owed_to, s.eliminated,
-            ))  # fmt: skip
+        case CardPlayed():  # applied above; listed so that the match stays exhaustive
+            raise AssertionError("unreachable")
         case Slapped():
             return s
         case PileTaken(p):
@@ -635,7 +660,7 @@ def evolve(state: State, event: Event) -> State:
             eliminated = s.eliminated | {p}
             current = s.current
             if current == p:
-                current = _next_player(s.stacks, eliminated, p)
+                current = next_holder(s.stacks, eliminated, p)
             return _new(State, (
                 s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current,
                 s.challenge, s.owed_to, eliminated,
@@ -671,6 +696,9 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 
 
 def view(state: State, viewer: Viewer) -> View:
+    """What ``viewer`` sees; a seat viewer that is not a seat raises ``InvalidSeat``."""
+    if not isinstance(viewer, str):  # a Role is a str; anything else must be a seat
+        check_seat(state.setup.seats, viewer)
     referee = viewer == Role.REFEREE
     stacks: tuple[tuple[SeenCard, ...], ...] = (
         state.stacks if referee else tuple((HIDDEN,) * len(s) for s in state.stacks)
@@ -693,7 +721,11 @@ def redact(event: Event, viewer: Viewer) -> Event:
     """The event as ``viewer`` sees it: stack and burned cards are face down but to the referee."""
     if viewer == Role.REFEREE:
         return event
+    if type(viewer) is not int and not isinstance(viewer, str):
+        check_seat(0, viewer)  # not a seat nor a Role (a bool, a float, ...): InvalidSeat
     if type(event) is Dealt:
+        if type(viewer) is int:  # the deal is the one event that knows the seat count
+            check_seat(len(event.stacks), viewer)
         return Dealt(tuple((HIDDEN,) * len(s) for s in event.stacks))
     if type(event) is PenaltyPaid:
         return PenaltyPaid(event.seat, HIDDEN, event.to)
@@ -747,33 +779,45 @@ _COLLECT_OR_SLAP: Final[tuple[Command, ...]] = (COLLECT, SLAP)
 
 
 def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
-    """Every command ``seat`` may make now (a false slap is legal)."""
-    if seat in state.eliminated:
+    """Every command ``seat`` may make now (a false slap is legal). Asked for every seat at
+    every step, so the common case (cards on the pile, several players left) comes first."""
+    stacks = state.stacks
+    if type(seat) is not int or not 0 <= seat < len(stacks):
+        check_seat(len(stacks), seat)
+    out = state.eliminated
+    if out and seat in out:
         return _NOTHING
-    if not state.played:
-        if outcome(state) is not None:
-            return _NOTHING
-        if state.owed_to == seat:
-            return (COLLECT,)
-        if state.owed_to is None and state.current == seat and state.stacks[seat]:
-            return (PLAY,)
+    if state.played:
+        if len(out) >= len(stacks) - 1:
+            return _NOTHING  # only one player left: the game is over
+        owed = state.owed_to
+        if owed is None:
+            if state.current == seat and stacks[seat]:
+                return _PLAY_OR_SLAP
+            return _JUST_SLAP
+        return _COLLECT_OR_SLAP if owed == seat else _JUST_SLAP
+    if outcome(state) is not None:
         return _NOTHING
-    if len(state.eliminated) >= len(state.stacks) - 1:
-        return _NOTHING  # only one player left: the game is over
-    owed = state.owed_to
-    if owed is None:
-        if state.current == seat and state.stacks[seat]:
-            return _PLAY_OR_SLAP
-    elif owed == seat:
-        return _COLLECT_OR_SLAP
-    return _JUST_SLAP
+    if state.owed_to == seat:
+        return (COLLECT,)
+    if state.owed_to is None and state.current == seat and stacks[seat]:
+        return (PLAY,)
+    return _NOTHING
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: slap only a slappable pile."""
-    if type(command) is Slap:
-        return slap_match(state.played, state.setup.rules.slap_rules) is not None
-    return True
+    stacks = state.stacks
+    if type(seat) is not int or not 0 <= seat < len(stacks):
+        check_seat(len(stacks), seat)
+    if type(command) is not Slap:
+        return True
+    played = state.played
+    rules = state.setup.rules.slap_rules
+    plan = _PLANS.get(rules)
+    if plan is not None and not plan[2]:  # only double/sandwich: straight to the shared check
+        return len(played) >= 2 and double_or_sandwich(played, plan[0], plan[1]) is not None
+    return slap_match(played, rules) is not None
 
 
 # --------------------------------------------------------------------------- narration
@@ -818,9 +862,244 @@ def narrate(event: Event) -> str:
             assert_never(event)
 
 
+# --------------------------------------------------------------------------- position, notation
+
+NAME: Final = "ratscrew"
+NOTATION_FIELDS: Final = (
+    "stacks",
+    "played",
+    "played_by",
+    "burned",
+    "epoch",
+    "current",
+    "challenge",
+    "owed_to",
+    "eliminated",
+)
+"""The fields of the notation after the game's name, in order (docs/notation/ratscrew.md)."""
+
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 8
+
+
+def check_position(state: State, *, allow_over: bool = False) -> None:
+    """Raise :class:`InvalidPosition` naming the field of ``state`` at fault when no ERS game
+    could reach it. Each check is a guarantee that ``decide``/``evolve`` keep between actions:
+
+    * every card comes from the setup's decks, none more often than they hold it (§0.3);
+    * ``played_by`` names one seat per played card; burned cards only go under a played card
+      (a false slap needs one), so a pile of burned cards alone never exists;
+    * an eliminated seat holds no card (it was out for a false slap at 0 cards, and no card is
+      ever given to an eliminated seat), not every seat is out, and nobody is out when no rule
+      eliminates (``slap_in`` with ``zero_card_false_slap="ignore"``); under ``slap_in=False`` a
+      seat at 0 cards is out unless it is owed the pile or is the challenger (§1.2);
+    * an owed pile (``owed_to``): nobody is to play and no challenge runs (``PileOwed``), the
+      collector is not eliminated (§1.5.15) and, under ``auto_collect``, it stays owed only when
+      nobody holds a card (the one ``PileOwed`` not followed by a collect);
+    * ``current`` is None only while the pile is owed or nobody holds a card; otherwise it is a
+      seat in the game holding a card (empty-handed players are skipped, §1.2);
+    * a challenge ``(challenger, remaining)``: the challenger is in the game and not the one to
+      play, the last royal on the pile is the challenger's, and ``remaining`` is its count less
+      the cards played on it, at least 1 (at 0 the pile is owed);
+    * the game is not over (``outcome``) unless ``allow_over``.
+    """
+    setup = state.setup
+    if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
+        raise InvalidPosition("setup", "must be a Setup with ratscrew Rules")
+    rules = setup.rules
+    stacks = state.stacks
+    if type(stacks) is not tuple or not MIN_SEATS <= len(stacks) <= MAX_SEATS:
+        raise InvalidPosition("stacks", f"must be a tuple of {MIN_SEATS}..{MAX_SEATS} stacks")
+    n = len(stacks)
+    if setup.seats != n:
+        raise InvalidPosition("stacks", f"{n} stacks for a {setup.seats}-seat setup")
+    for i, stack in enumerate(stacks):
+        if type(stack) is not tuple:
+            raise InvalidPosition(f"stacks[{i}]", "must be a tuple of cards")
+    played, by, burned = state.played, state.played_by, state.burned
+    for name, value in (("played", played), ("played_by", by), ("burned", burned)):
+        if type(value) is not tuple:
+            raise InvalidPosition(name, "must be a tuple")
+    _check_cards(state)
+    if len(by) != len(played):
+        raise InvalidPosition("played_by", f"{len(by)} seats for {len(played)} played cards")
+    for i, q in enumerate(by):
+        nt.check_seat_field(q, n, f"played_by[{i}]")
+    if burned and not played:
+        raise InvalidPosition("burned", "burned cards lie under a played card (§1.2 false slap)")
+    if type(state.epoch) is not int or state.epoch < 0:
+        raise InvalidPosition("epoch", f"must be a non-negative int, got {state.epoch!r:.40}")
+    out = state.eliminated
+    if type(out) is not frozenset:
+        raise InvalidPosition("eliminated", "must be a frozenset of seats")
+    for q in out:
+        nt.check_seat_field(q, n, "eliminated")
+    if len(out) == n:
+        raise InvalidPosition("eliminated", "every seat is eliminated")
+    if out and rules.slap_in and rules.zero_card_false_slap == "ignore":
+        raise InvalidPosition("eliminated", "no rule eliminates anybody under these rules")
+    for q in sorted(out):
+        if stacks[q]:
+            raise InvalidPosition(f"stacks[{q}]", f"seat {q} is eliminated: it holds no card")
+    current, challenge, owed = state.current, state.challenge, state.owed_to
+    nt.check_seat_field(current, n, "current", optional=True)
+    nt.check_seat_field(owed, n, "owed_to", optional=True)
+    if challenge is not None:
+        if type(challenge) is not tuple or len(challenge) != 2:
+            raise InvalidPosition("challenge", "must be (challenger, remaining) or None")
+        nt.check_seat_field(challenge[0], n, "challenge")
+        if type(challenge[1]) is not int or challenge[1] < 1:
+            raise InvalidPosition("challenge", f"remaining must be at least 1: {challenge!r:.40}")
+    if owed is not None:
+        if current is not None:
+            raise InvalidPosition("current", "nobody plays while the pile is owed (§1.2)")
+        if challenge is not None:
+            raise InvalidPosition("challenge", "the challenge is over once the pile is owed")
+        if owed in out:
+            raise InvalidPosition("owed_to", "an eliminated seat's claim lapses (§1.5.15)")
+        if not played:
+            raise InvalidPosition("owed_to", "an owed pile holds a played card")
+        if rules.auto_collect and any(stacks):
+            raise InvalidPosition("owed_to", "under auto_collect an owed pile is taken at once")
+    elif current is None:
+        if not played or any(stacks):
+            raise InvalidPosition(
+                "current", "None only while the pile is owed or nobody holds a card"
+            )
+    elif current in out:
+        raise InvalidPosition("current", f"seat {current} is eliminated")
+    elif not stacks[current]:
+        raise InvalidPosition("current", f"seat {current} holds no card: it would be skipped")
+    if challenge is not None:
+        _check_challenge(state, challenge)
+    over = outcome(state)
+    if over is None and not rules.slap_in:
+        claim = challenge[0] if challenge is not None else None
+        for q, stack in enumerate(stacks):
+            if not stack and q not in out and q != claim and q != owed:
+                raise InvalidPosition(
+                    f"stacks[{q}]", f"seat {q} holds no card and no claim: out (slap_in off)"
+                )
+    if over is not None and not allow_over:
+        field = "eliminated" if over.termination == Termination.LAST_STANDING else "stacks"
+        raise InvalidPosition(field, f"the game is already over ({over.termination})")
+
+
+def _check_cards(state: State) -> None:
+    """Conservation (§0.3), naming the first zone where a card is one too many."""
+    cards = deck(state.setup)
+    zones = [(f"stacks[{i}]", s) for i, s in enumerate(state.stacks)]
+    zones += [("played", state.played), ("burned", state.burned)]
+    try:
+        nt.check_cards([c for _, zone in zones for c in zone], cards)
+    except InvalidPosition:
+        seen: list[Card] = []
+        for name, zone in zones:  # again, zone by zone, to name the one at fault
+            seen.extend(zone)
+            nt.check_cards(seen, cards, name)
+        raise
+
+
+def _check_challenge(state: State, challenge: tuple[int, int]) -> None:
+    challenger, remaining = challenge
+    if challenger in state.eliminated:
+        raise InvalidPosition("challenge", "an eliminated challenger's claim lapses (§1.5.15)")
+    if state.current is None or state.current == challenger:
+        raise InvalidPosition("challenge", "a challenge is answered by another seat, to play")
+    rules = state.setup.rules
+    played = state.played
+    for j in range(len(played) - 1, -1, -1):
+        count = _challenge_count(rules, played[j])
+        if count is not None:
+            break
+    else:
+        raise InvalidPosition("challenge", "no royal on the pile")
+    if state.played_by[j] != challenger:
+        raise InvalidPosition(
+            "challenge", f"the last royal {played[j]} is seat {state.played_by[j]}'s"
+        )
+    expected = count - (len(played) - 1 - j)
+    if remaining != expected:
+        raise InvalidPosition(
+            "challenge", f"{played[j]} owes {count}, {len(played) - 1 - j} played: {expected} left"
+        )
+
+
+def format_position(state: State, viewer: Viewer) -> str:
+    """The position in ERS notation (docs/notation/ratscrew.md). Every viewer but the referee
+    sees stack and burned cards face down, as :func:`view` shows them: they are ``??``."""
+    if viewer == Role.REFEREE:
+        stacks = nt.per_seat_text(state.stacks, nt.cards_text)
+        burned = nt.cards_text(state.burned)
+    else:
+        if not isinstance(viewer, str):
+            check_seat(state.setup.seats, viewer)
+        stacks = nt.per_seat_text(state.stacks, lambda s: nt.cards_text((HIDDEN,) * len(s)))
+        burned = nt.cards_text((HIDDEN,) * len(state.burned))
+    challenge = state.challenge
+    return nt.join(
+        NAME,
+        (
+            stacks,
+            nt.cards_text(state.played),
+            ",".join(str(q) for q in state.played_by) or nt.EMPTY,
+            burned,
+            str(state.epoch),
+            nt.int_text(state.current),
+            nt.EMPTY if challenge is None else f"{challenge[0]},{challenge[1]}",
+            nt.int_text(state.owed_to),
+            nt.seats_text(state.eliminated),
+        ),
+    )
+
+
+def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = False) -> State:
+    """The position a referee's ERS notation describes, under ``rules`` (default rules when
+    None), checked by :func:`check_position`; raises :class:`InvalidPosition`. The setup is
+    rebuilt with the text's seats, seed 0 and the default event limit."""
+    fields = nt.split(text, NAME, NOTATION_FIELDS)
+    stacks_t, played_t, by_t, burned_t, epoch_t, current_t, challenge_t, owed_t, out_t = fields
+    stacks = nt.parse_per_seat(stacks_t, "stacks", nt.parse_cards)
+    n = len(stacks)
+    if not MIN_SEATS <= n <= MAX_SEATS:
+        raise InvalidPosition("stacks", f"ratscrew takes {MIN_SEATS}..{MAX_SEATS} seats, got {n}")
+    if rules is None:
+        rules = Rules()
+    elif not isinstance(rules, Rules):
+        raise InvalidPosition("rules", f"not ratscrew rules: {type(rules).__name__}")
+    by: tuple[int, ...] = ()
+    if by_t != nt.EMPTY:
+        by = tuple(nt.parse_int(t, "played_by", hi=n - 1) for t in by_t.split(","))
+    challenge: tuple[int, int] | None = None
+    if challenge_t != nt.EMPTY:
+        parts = challenge_t.split(",")
+        if len(parts) != 2:
+            raise InvalidPosition(
+                "challenge", f"must be challenger,remaining or -: {challenge_t[:20]!r}"
+            )
+        challenge = (
+            nt.parse_int(parts[0], "challenge", hi=n - 1),
+            nt.parse_int(parts[1], "challenge", lo=1),
+        )
+    state = State(
+        setup=Setup(n, 0, rules),
+        stacks=stacks,
+        played=nt.parse_cards(played_t, "played"),
+        played_by=by,
+        burned=nt.parse_cards(burned_t, "burned"),
+        epoch=nt.parse_int(epoch_t, "epoch"),
+        current=nt.parse_opt_int(current_t, "current", hi=n - 1),
+        challenge=challenge,
+        owed_to=nt.parse_opt_int(owed_t, "owed_to", hi=n - 1),
+        eliminated=nt.parse_seats(out_t, "eliminated", n),
+    )
+    check_position(state, allow_over=allow_over)
+    return state
+
+
 GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     info=GameInfo(
-        name="ratscrew",
+        name=NAME,
         title="Egyptian Ratscrew",
         rules_version=RULES_VERSION,
         min_seats=2,
@@ -855,4 +1134,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     cards_in_play=cards_in_play,
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
+    check_position=check_position,
+    format_position=format_position,
+    parse_position=parse_position,
 )
