@@ -59,6 +59,12 @@ class Match(Generic[S, C, E, V, R]):
         deal whose seed is still secret); such a match records no log."""
         self.game = game
         self.setup = setup
+        # The game's functions and the limits, bound once: submit is every playout's inner loop.
+        self._seats = setup.seats
+        self._event_limit = setup.event_limit
+        self._decide = game.decide
+        self._evolve = game.evolve
+        self._outcome = game.outcome
         self.writer: LogWriter | None = (
             LogWriter(
                 game, setup, salt if salt is not None else simulation_salt(setup.seed), game_id
@@ -135,23 +141,25 @@ class Match(Generic[S, C, E, V, R]):
         """Apply and record one action; ``command`` None (with ``seat`` None) is the deal.
 
         Nothing changes if an event does not apply or a value does not encode."""
-        game = self.game
         state = self.state
+        evolve = self._evolve
         for event in events:
-            state = game.evolve(state, event)
-        if self.writer is not None:
-            self.writer.record(self.seq, at_ms, seat, command, events)
+            state = evolve(state, event)
+        writer = self.writer
+        if writer is not None:
+            writer.record(self.seq, at_ms, seat, command, events)
         self.state = state
         self.events_applied += len(events)
         self.seq += 1
         self.last_at_ms = at_ms
-        outcome = game.outcome(state)
-        if outcome is None and self.events_applied >= self.setup.event_limit:
+        outcome = self._outcome(state)
+        if outcome is None:
+            if self.events_applied < self._event_limit:
+                return
             outcome = Outcome(Termination.EVENT_LIMIT)
-        if outcome is not None:
-            self.outcome = outcome
-            if self.writer is not None:
-                self.writer.end(self.seq, outcome)
+        self.outcome = outcome
+        if writer is not None:
+            writer.end(self.seq, outcome)
 
     def check(self, seat: int, command: C) -> Sequence[E]:
         """The events ``command`` by ``seat`` would produce now, without applying them."""
@@ -165,10 +173,11 @@ class Match(Generic[S, C, E, V, R]):
         ``at_ms`` is the host's time stamp for this action; it must not go backwards."""
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        check_seat(self.setup.seats, seat)
+        if type(seat) is not int or not 0 <= seat < self._seats:
+            check_seat(self._seats, seat)  # raises InvalidSeat with the reason
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
-        events = self.game.decide(self.state, seat, command)
+        events = self._decide(self.state, seat, command)
         self._apply(seat, command, events, at_ms)
         return events
 
