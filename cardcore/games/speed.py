@@ -25,21 +25,50 @@ Zones: draw piles and side piles are top first and face down to everyone; centre
 bottom→top and face up once started (face down in ``READY``); a hand is seen by its owner only.
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
-redact/view → outcome/legal_commands → narrate → ``GAME``.
+redact/view → outcome/legal_commands → narrate → position check → notation → ``GAME``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, NamedTuple, assert_never
+from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ..cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
-from ..errors import InvalidSetup, RejectCode, Rejected
+from ..engine import (
+    Game,
+    GameInfo,
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    check_rules,
+    check_seat,
+    flag,
+)
+from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ..kit import joint_call
+from ..notation import (
+    cards_text,
+    check_cards,
+    check_seat_field,
+    int_text,
+    join,
+    parse_cards,
+    parse_choice,
+    parse_int,
+    parse_opt_int,
+    parse_per_seat,
+    parse_seats,
+    per_seat_text,
+    seats_text,
+    split,
+)
 from ..rng import Rng, shuffled
 
 RULES_VERSION: Final = "1"
+T = TypeVar("T")
 
 Phase = Literal["READY", "PLAY", "OVER"]
 ScoreCounts = Literal["stock", "stock_and_hand"]
@@ -231,13 +260,6 @@ _CALLED: Final = tuple((FlipCalled(p, False), FlipCalled(p, True)) for p in (0, 
 """``_CALLED[seat][stalemate]``: the flip call events, created once."""
 
 
-def _shared(seat: int, to: int = 0) -> bool:
-    """May the events of ``seat`` (playing onto pile ``to``, 0 or 1) come from the shared tables?
-    (Values that are not the ints 0 or 1 — only a direct caller can pass one, e.g. ``True`` —
-    keep getting events built from the values themselves.)"""
-    return type(seat) is int and type(to) is int and 0 <= seat <= 1
-
-
 # --------------------------------------------------------------------------- state
 
 Piles = tuple[tuple[Card, ...], ...]
@@ -284,10 +306,14 @@ def position(
     wins: tuple[int, int] = (0, 0),
     round: int = 1,
     shuffles: int = 0,
+    winner: int | None = None,
+    allow_over: bool = False,
 ) -> State:
     """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
-    ``draws`` and ``sides`` are top first, ``centre`` piles bottom→top."""
-    return State(
+    ``draws`` and ``sides`` are top first, ``centre`` piles bottom→top. Checked by
+    :func:`check_position` (:class:`~cardcore.errors.InvalidPosition` names the field at fault);
+    a finished game (phase ``OVER``, with its ``winner``) only with ``allow_over``."""
+    state = State(
         setup=Setup(seats=2, seed=seed, rules=rules or Rules()),
         phase=phase,
         hands=tuple(tuple(h) for h in hands),
@@ -299,7 +325,10 @@ def position(
         wins=wins,
         round=round,
         shuffles=shuffles,
+        winner=winner,
     )
+    check_position(state, allow_over=allow_over)
+    return state
 
 
 # --------------------------------------------------------------------------- view
@@ -326,47 +355,56 @@ class View:
 # --------------------------------------------------------------------------- rank fitting
 
 Table = tuple[tuple[bool, ...], ...]
-_FIT_TABLES: dict[tuple[bool, bool], Table] = {}
-_last_rules: Rules | None = None
-_last_table: Table = ()
+
+
+def _build_table(wrap: bool, equal: bool) -> Table:
+    """The fit table of one (``wrap``, ``allow_equal_rank``) pair; see :func:`fit_table`."""
+    return tuple(
+        tuple(
+            a == 0 or b == 0 or ranks_adjacent(a, b, wrap=wrap) or (equal and a == b)
+            for b in range(14)
+        )
+        for a in range(14)
+    )
+
+
+_TABLES: Final = tuple(tuple(_build_table(w, e) for e in (False, True)) for w in (False, True))
+"""``_TABLES[wrap][allow_equal_rank]``: the four fit tables, built once at import (immutable, so
+no cache keyed on a rules object is needed: two index operations pick the table)."""
+_MASKS: Final = tuple(
+    tuple(tuple(sum(1 << b for b, ok in enumerate(row) if ok) for row in t) for t in by_equal)
+    for by_equal in _TABLES
+)
+"""``_MASKS[wrap][allow_equal_rank][a]``: bit ``b`` set when the table says rank ``a`` fits
+on rank ``b``."""
+# Every table is symmetric (adjacency, equal ranks and wild jokers all are): legal_commands reads
+# a top's row as "the hand ranks that fit on it".
+assert all(t[a][b] == t[b][a] for w in _TABLES for t in w for a in range(14) for b in range(14))
+_EITHER: Final = tuple(
+    tuple(
+        tuple(
+            tuple(tuple(x or y for x, y in zip(t[r0], t[r1], strict=True)) for r1 in range(14))
+            for r0 in range(14)
+        )
+        for t in by_equal
+    )
+    for by_equal in _TABLES
+)
+"""``_EITHER[wrap][allow_equal_rank][r0][r1][a]``: a card of rank ``a`` fits on a top of rank
+``r0`` or on one of rank ``r1`` (one test per hand card finds the cards that fit nowhere, most
+of them, at once)."""
 
 
 def fit_table(rules: Rules) -> Table:
     """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? One higher or lower
     (wrap-around with ``wrap``), equal with ``allow_equal_rank``; a joker (rank 0) is wild both
     ways (§3.2, §3.4)."""
-    global _last_rules, _last_table  # a pure cache: the same rules always give the same table
-    if rules is _last_rules:
-        return _last_table
-    key = (rules.wrap, rules.allow_equal_rank)
-    table = _FIT_TABLES.get(key)
-    if table is None:
-        table = _FIT_TABLES[key] = tuple(
-            tuple(
-                a == 0
-                or b == 0
-                or ranks_adjacent(a, b, wrap=rules.wrap)
-                or (rules.allow_equal_rank and a == b)
-                for b in range(14)
-            )
-            for a in range(14)
-        )
-    _last_rules, _last_table = rules, table
-    return table
-
-
-_FIT_MASKS: dict[tuple[bool, bool], tuple[int, ...]] = {}
+    return _TABLES[rules.wrap][rules.allow_equal_rank]
 
 
 def _fit_masks(rules: Rules) -> tuple[int, ...]:
     """``masks[a]``: bit ``b`` set when ``fit_table(rules)[a][b]``."""
-    key = (rules.wrap, rules.allow_equal_rank)
-    masks = _FIT_MASKS.get(key)
-    if masks is None:
-        masks = _FIT_MASKS[key] = tuple(
-            sum(1 << b for b, ok in enumerate(row) if ok) for row in fit_table(rules)
-        )
-    return masks
+    return _MASKS[rules.wrap][rules.allow_equal_rank]
 
 
 def fits(rules: Rules, card: Card, top: Card) -> bool:
@@ -386,17 +424,21 @@ def is_stuck(state: State) -> bool:
 def _stuck(state: State, cards: tuple[Card, ...]) -> bool:
     """:func:`is_stuck` in ``PLAY``, where no hand card outside ``cards`` fits either top."""
     rules = state.setup.rules
-    size = rules.hand_size
+    c0, c1 = state.centre
+    either = _EITHER[rules.wrap][rules.allow_equal_rank][c0[-1].rank][c1[-1].rank]
+    return _stuck_on(state, cards, either)
+
+
+def _stuck_on(state: State, cards: tuple[Card, ...], either: tuple[bool, ...]) -> bool:
+    """:func:`_stuck` given the tops' row of ``_EITHER`` (``either[rank]``: a card of that rank
+    fits on one of the tops)."""
+    size = state.setup.rules.hand_size
     h0, h1 = state.hands
     d0, d1 = state.draws
     if (d0 and len(h0) < size) or (d1 and len(h1) < size):
         return False
-    table = fit_table(rules)
-    c0, c1 = state.centre
-    r0, r1 = c0[-1].rank, c1[-1].rank
-    for c in cards:
-        row = table[c.rank]
-        if row[r0] or row[r1]:
+    for c in cards:  # noqa: SIM110 - a loop: all() over a generator costs more on this hot path
+        if either[c.rank]:
             return False
     return True
 
@@ -405,7 +447,10 @@ def _stuck(state: State, cards: tuple[Card, ...]) -> bool:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
+    A seat that is not 0 or 1 (a ``bool`` included) raises :class:`InvalidSeat`."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises: one inline test keeps the common case cheap
     phase = state.phase
     if phase == "OVER":
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
@@ -458,7 +503,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     hand = state.hands[seat]
     card = command.card
     rules = state.setup.rules
-    table = fit_table(rules)
+    table = _TABLES[rules.wrap][rules.allow_equal_rank]
     top = centre[to][-1]
     if not command.then:  # the common case: one card
         if card not in hand:
@@ -466,7 +511,10 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         if not table[card.rank][top.rank]:
             raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
         draw = state.draws[seat]
-        if _shared(seat, to):
+        if type(to) is int:  # ``True`` passes ``to == 1``: keep building its events from it
+            if draw and len(hand) == rules.hand_size and rules.auto_refill:
+                # The most common play of all: a full hand takes one card back (§3.2 refill).
+                return [_PLAYED[seat][to][card.index], _DRAWN[seat][draw[0].index]]
             events: list[Event] = [_PLAYED[seat][to][card.index]]
             if rules.auto_refill and draw and len(hand) <= rules.hand_size:
                 # §3.2 refill; a full hand (the common case) takes exactly one card back
@@ -507,11 +555,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
     """A joint call (§0.4.6): recorded; the effect happens when the other seat has called too."""
-    calls = state.calls
-    called: list[Event] = [
-        _CALLED[seat][stalemate] if _shared(seat) else FlipCalled(seat, stalemate)
-    ]
-    if seat in calls or (1 - seat) not in calls:
+    called: list[Event] = [_CALLED[seat][stalemate]]
+    if not joint_call(state.calls, seat, 2)[1]:
         return called
     if not stalemate:
         return called + [Started((state.centre[0][-1], state.centre[1][-1]))]
@@ -590,29 +635,29 @@ def evolve(state: State, event: Event) -> State:
     An ``isinstance`` chain, most frequent event first, rather than ``match``: a class pattern
     with positional fields costs several times more than the test and the attribute reads."""
     s = state
-    if isinstance(event, CardPlayed):
+    if isinstance(event, CardPlayed):  # the two events of nearly every action come first
+        # Unpacking the whole tuple at once is cheaper than reading the fields one by one.
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won = s
         p, card, to = event.seat, event.card, event.to
-        hands = s.hands
         hand = hands[p]
         i = hand.index(card)
         hand = hand[:i] + hand[i + 1 :]
-        centre = s.centre
         pile = centre[to] + (card,)
         return _new(State, (
-            s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand), s.draws,
-            s.sides, (pile, centre[1]) if to == 0 else (centre[0], pile), s.calls, s.scores,
-            s.wins, s.round, s.shuffles, s.winner,
+            setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand), draws, sides,
+            (pile, centre[1]) if to == 0 else (centre[0], pile), calls, scores, wins, rnd, shf,
+            won,
         ))  # fmt: skip
     if isinstance(event, CardDrawn):
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won = s
         p = event.seat
-        hands, draws = s.hands, s.draws
         draw = draws[p]
         hand = hands[p] + (draw[0],)
         draw = draw[1:]
         return _new(State, (
-            s.setup, s.phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
-            (draw, draws[1]) if p == 0 else (draws[0], draw), s.sides, s.centre, s.calls,
-            s.scores, s.wins, s.round, s.shuffles, s.winner,
+            setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
+            (draw, draws[1]) if p == 0 else (draws[0], draw), sides, centre, calls, scores,
+            wins, rnd, shf, won,
         ))  # fmt: skip
     if isinstance(event, FlipCalled):
         return _new(State, (
@@ -723,8 +768,19 @@ def _face_down(piles: Sequence[Sequence[SeenCard]]) -> tuple[tuple[SeenCard, ...
     return tuple((HIDDEN,) * len(p) for p in piles)
 
 
+_ROLES: Final = frozenset(Role)
+
+
+def _check_viewer(viewer: Viewer) -> None:
+    """A viewer is a role or a seat 0..1: an int out of range (or a bool) raises InvalidSeat
+    instead of being shown a spectator's table."""
+    if not (isinstance(viewer, str) and viewer in _ROLES):
+        check_seat(2, viewer)
+
+
 def view(state: State, viewer: Viewer) -> View:
     """The table as ``viewer`` sees it (a seat: its own hand and the face-up cards)."""
+    _check_viewer(viewer)
     referee = viewer == Role.REFEREE
     hands: tuple[tuple[SeenCard, ...], ...]
     if referee:
@@ -757,6 +813,7 @@ def redact(event: Event, viewer: Viewer) -> Event:
     but the referee sees a face-down card or a rebuilt side pile's order."""
     if viewer == Role.REFEREE:
         return event
+    _check_viewer(viewer)
     t = type(event)
     if t is CardDrawn:
         if event.seat == viewer:  # type: ignore[union-attr]
@@ -854,16 +911,22 @@ def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, .
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible)."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises InvalidSeat
     phase = state.phase
     if phase == "READY":
         return [FLIP]
     if phase != "PLAY":
         return []
     rules = state.setup.rules
-    table = fit_table(rules)
     hand = state.hands[seat]
-    c0, c1 = state.centre[0][-1], state.centre[1][-1]
+    p0, p1 = state.centre
+    c0, c1 = p0[-1], p1[-1]
     out: list[Command] = []
+    wrap, equal = rules.wrap, rules.allow_equal_rank
+    table = _TABLES[wrap][equal]
+    r0, r1 = c0.rank, c1.rank
+    either = _EITHER[wrap][equal][r0][r1]
     if rules.multi_card_play:
         for j, top in ((0, c0), (1, c1)):
             for run in _runs(table, top, hand):
@@ -872,27 +935,28 @@ def legal_commands(state: State, seat: int) -> list[Command]:
                     _PLAYS[j][first.index] if len(run) == 1 else Play(first, j, then=run[1:])
                 )
     else:
-        r0, r1 = c0.rank, c1.rank
+        fit0, fit1 = table[r0], table[r1]  # symmetric: the hand ranks that fit on each top
         on0, on1 = _PLAYS
         for c in hand:
-            row = table[c.rank]
-            if row[r0]:
-                out.append(on0[c.index])
-            if row[r1]:
-                out.append(on1[c.index])
+            a = c.rank
+            if either[a]:  # most cards fit nowhere: one test rules them out
+                if fit0[a]:
+                    out.append(on0[c.index])
+                if fit1[a]:
+                    out.append(on1[c.index])
         if rules.jokers and out:
             out = list(dict.fromkeys(out))  # two jokers in a hand: list each play once
     if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
         out.append(DRAW)
-    elif not out:  # no card of this hand fits: stuck if the other hand has none either
-        h0, h1 = state.hands
-        if _stuck(state, h1 if hand is h0 else h0):
-            out.append(FLIP)
+    elif not out and _stuck_on(state, state.hands[1 - seat], either):
+        out.append(FLIP)  # no card of this hand fits, nor of the other: stuck
     return out
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: never repeat a flip call this seat has already made (§0.4.6)."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises InvalidSeat
     if type(command) is Flip:
         return seat not in state.calls
     return True
@@ -951,6 +1015,221 @@ def narrate(event: Event) -> str:
             assert_never(event)
 
 
+# --------------------------------------------------------------------------- position check
+
+_PHASES: Final[tuple[Phase, ...]] = ("READY", "PLAY", "OVER")
+_ZONES: Final = ("hands", "draws", "sides", "centre")
+
+
+def _check_pair(value: object, field: str, item: type) -> None:
+    """``value`` is a 2-tuple (one per seat, or per pile) of ``item`` values (never a bool)."""
+    if type(value) is not tuple or len(value) != 2:
+        raise InvalidPosition(field, f"must be a tuple of 2 values, got {value!r:.60}")
+    for i, v in enumerate(value):
+        if type(v) is not item:
+            raise InvalidPosition(f"{field}[{i}]", f"must be {item.__name__}, got {v!r:.40}")
+
+
+def check_position(state: State, *, allow_over: bool = False) -> None:
+    """Raise :class:`~cardcore.errors.InvalidPosition`, naming the state's field, unless
+    ``state`` is a position Speed could reach (a hand-written one may hold fewer cards than the
+    deck). What the rules guarantee, and so what is checked:
+
+    * the zones are two piles each, of cards from the setup's deck, none more often than it
+      holds it (§0.3 conservation; the first zone where a card is one too many is named);
+    * a centre pile is never empty (the deal puts one card on each and nothing takes a top) and
+      holds exactly its dealt card in ``READY``; a hand never holds more than ``hand_size``, and
+      is as full as its draw pile allows after the deal and, with ``auto_refill``, after every
+      play (§3.2);
+    * in ``READY`` and ``PLAY`` each seat still has a card (emptying both ends the round);
+      ``OVER`` has a ``winner`` whose hand and draw pile are empty, and only ``OVER`` has one;
+    * calls (§0.4.6): never both seats (the second call takes effect and clears them), a
+      stalemate call only while stuck, none once over;
+    * totals: no round is won before the game ends without ``target_score``/``best_of``; a
+      total below the target (or the series not yet won) until ``OVER``, reached in ``OVER``;
+      points only with a win; won rounds fit the rounds played; ``round`` ≥ 1 and each re-deal
+      used a shuffle (``shuffles`` ≥ ``round`` − 1);
+    * not already over (``outcome`` is None) unless ``allow_over``.
+    """
+    setup = state.setup
+    if not isinstance(setup, Setup) or type(setup.rules) is not Rules or setup.seats != 2:
+        raise InvalidPosition("setup", f"must be a 2-seat Setup of speed Rules, got {setup!r:.80}")
+    rules = setup.rules
+    phase: object = state.phase  # a hand-built state may hold anything
+    if type(phase) is not str or phase not in _PHASES:
+        raise InvalidPosition("phase", f"must be one of {', '.join(_PHASES)}, got {phase!r:.20}")
+    pool = deck(setup)
+    seen: list[Card] = []
+    for name in _ZONES:
+        piles = getattr(state, name)
+        _check_pair(piles, name, tuple)
+        for i, pile in enumerate(piles):
+            seen += pile
+            check_cards(seen, pool, f"{name}[{i}]")
+    for name in ("scores", "wins"):
+        _check_pair(getattr(state, name), name, int)
+        for i, v in enumerate(getattr(state, name)):
+            if v < 0:
+                raise InvalidPosition(f"{name}[{i}]", f"must not be negative, got {v}")
+    if type(state.round) is not int or state.round < 1:
+        raise InvalidPosition("round", f"must be an integer ≥ 1, got {state.round!r:.20}")
+    if type(state.shuffles) is not int or state.shuffles < state.round - 1:
+        raise InvalidPosition(
+            "shuffles",
+            f"round {state.round} was dealt from at least stream {state.round - 1}, got "
+            f"{state.shuffles!r:.20}",
+        )
+    calls = state.calls
+    if type(calls) is not frozenset:
+        raise InvalidPosition("calls", f"must be a frozenset of seats, got {calls!r:.40}")
+    for seat in calls:
+        check_seat_field(seat, 2, "calls")
+    winner = state.winner
+    check_seat_field(winner, 2, "winner", optional=True)
+    if (phase == "OVER") != (winner is not None):
+        raise InvalidPosition("winner", "a game has a winner exactly when its phase is OVER")
+
+    hands, draws = state.hands, state.draws
+    for j, pile in enumerate(state.centre):
+        if not pile:
+            raise InvalidPosition(f"centre[{j}]", "a centre pile is never empty")
+        if phase == "READY" and len(pile) != 1:
+            raise InvalidPosition(
+                f"centre[{j}]", f"holds only its dealt card before the start, got {len(pile)}"
+            )
+    size = rules.hand_size
+    for p in (0, 1):
+        hand, draw = hands[p], draws[p]
+        if len(hand) > size:
+            raise InvalidPosition(f"hands[{p}]", f"holds {len(hand)} cards; hand_size is {size}")
+        refilled = phase == "READY" or (phase == "PLAY" and rules.auto_refill)
+        if refilled and draw and len(hand) < size:
+            raise InvalidPosition(
+                f"hands[{p}]",
+                f"holds {len(hand)} cards with {len(draw)} in the draw pile: the hand is "
+                f"refilled to {size} after the deal and every play",
+            )
+        if phase != "OVER" and not hand and not draw:
+            raise InvalidPosition(
+                f"hands[{p}]", "a seat without cards would have won the round (§3.2)"
+            )
+    if len(calls) == 2:
+        raise InvalidPosition("calls", "the second call takes effect and clears the calls")
+    if calls and phase == "OVER":
+        raise InvalidPosition("calls", "no call is recorded once the game is over")
+    if calls and phase == "PLAY" and not is_stuck(state):
+        raise InvalidPosition("calls", "a stalemate call is recorded only while stuck (§3.2)")
+
+    scores, wins = state.scores, state.wins
+    for p in (0, 1):
+        if scores[p] and not wins[p]:
+            raise InvalidPosition(f"scores[{p}]", "points are scored only by winning a round")
+    over = phase == "OVER"
+    if sum(wins) - over > state.round - 1:
+        raise InvalidPosition(
+            "wins", f"{sum(wins)} rounds won, more than round {state.round} allows"
+        )
+    if winner is not None:
+        loser = 1 - winner
+        if hands[winner] or draws[winner]:
+            raise InvalidPosition(f"hands[{winner}]", "the winner emptied hand and draw pile")
+        if not hands[loser] and not draws[loser]:
+            raise InvalidPosition(f"hands[{loser}]", "only the winner has emptied its cards")
+        if not wins[winner]:
+            raise InvalidPosition(f"wins[{winner}]", "the winner won the last round")
+    target, best_of = rules.target_score, rules.best_of
+    if target is not None:
+        for p in (0, 1):
+            if (scores[p] >= target) != (p == winner):
+                raise InvalidPosition(
+                    f"scores[{p}]",
+                    f"{scores[p]} points: the game ends when (and only when) a total reaches "
+                    f"target_score {target}",
+                )
+    elif best_of is not None:
+        need = best_of // 2 + 1
+        for p in (0, 1):
+            if (wins[p] >= need) != (p == winner):
+                raise InvalidPosition(
+                    f"wins[{p}]",
+                    f"{wins[p]} wins: the best-of-{best_of} series ends when (and only when) a "
+                    f"seat has {need}",
+                )
+    elif sum(wins) != over:
+        raise InvalidPosition("wins", "without target_score or best_of the first won round ends it")
+    if not allow_over and outcome(state) is not None:
+        raise InvalidPosition("phase", "the game is already over")
+
+
+# --------------------------------------------------------------------------- notation
+
+_FIELDS: Final = (
+    "phase", "hands", "draws", "sides", "centre", "calls", "scores", "wins", "round",
+    "shuffles", "winner",
+)  # fmt: skip
+"""The fields of the notation after the game's name (docs/notation/speed.md)."""
+
+
+def _piles_text(piles: Sequence[Sequence[SeenCard]]) -> str:
+    return per_seat_text(piles, cards_text)
+
+
+def format_position(state: State, viewer: Viewer) -> str:
+    """The position in Speed's one-line notation (docs/notation/speed.md). For a viewer other
+    than the referee, every card :func:`view` hides is ``??`` (so the sizes show)."""
+    v = view(state, viewer)
+    return join(
+        GAME.info.name,
+        (
+            v.phase,
+            _piles_text(v.hands),
+            _piles_text(v.draws),
+            _piles_text(v.sides),
+            _piles_text(v.centre),
+            seats_text(v.calls),
+            per_seat_text(v.scores, str),
+            per_seat_text(v.wins, str),
+            str(v.round),
+            str(state.shuffles),
+            int_text(v.winner),
+        ),
+    )
+
+
+def _parse_pair(text: str, field: str, item: Callable[[str, str], T]) -> tuple[T, T]:
+    values = parse_per_seat(text, field, item)
+    if len(values) != 2:
+        raise InvalidPosition(field, f"takes 2 values joined by '/', got {len(values)}")
+    return values[0], values[1]
+
+
+def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = False) -> State:
+    """The position a referee's notation text describes (docs/notation/speed.md), with
+    ``Setup(2, 0, rules or Rules())``, checked by :func:`check_position` (a finished game only
+    with ``allow_over``). Raises :class:`~cardcore.errors.InvalidPosition` and nothing else."""
+    if rules is not None and type(rules) is not Rules:
+        raise InvalidPosition("rules", f"must be speed Rules, got {type(rules).__name__}")
+    (
+        phase, hands, draws, sides, centre, calls, scores, wins, round_, shuffles, winner,
+    ) = split(text, GAME.info.name, _FIELDS)  # fmt: skip
+    state = State(
+        setup=Setup(2, 0, rules or Rules()),
+        phase=parse_choice(phase, "phase", _PHASES),  # type: ignore[arg-type]
+        hands=_parse_pair(hands, "hands", parse_cards),
+        draws=_parse_pair(draws, "draws", parse_cards),
+        sides=_parse_pair(sides, "sides", parse_cards),
+        centre=_parse_pair(centre, "centre", parse_cards),
+        calls=parse_seats(calls, "calls", 2),
+        scores=_parse_pair(scores, "scores", parse_int),
+        wins=_parse_pair(wins, "wins", parse_int),
+        round=parse_int(round_, "round", lo=1),
+        shuffles=parse_int(shuffles, "shuffles"),
+        winner=parse_opt_int(winner, "winner", hi=1),
+    )
+    check_position(state, allow_over=allow_over)
+    return state
+
+
 GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     info=GameInfo(
         name="speed",
@@ -987,4 +1266,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     cards_in_play=cards_in_play,
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
+    check_position=check_position,
+    format_position=format_position,
+    parse_position=parse_position,
 )

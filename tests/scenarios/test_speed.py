@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from cardcore import codec
-from cardcore.bots import seat_bots
+from cardcore.bots import ask, seat_bots
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards, standard_deck
 from cardcore.engine import Outcome, Role, Termination
 from cardcore.errors import InvalidSetup, RejectCode
@@ -174,8 +174,9 @@ def test_s3_2_registered_as_speed() -> None:
 
 
 def ready() -> State:
+    # Short hands, so no draw piles: the deal leaves every hand as full as its draw pile allows.
     return position(
-        (cs("3S 4S"), cs("3H 4H")), (cs("8C"), cs("8D")), centre=(cs("5D"), cs("KC")), phase="READY"
+        (cs("3S 4S"), cs("3H 4H")), ((), ()), centre=(cs("5D"), cs("KC")), phase="READY"
     )
 
 
@@ -273,14 +274,16 @@ def test_s3_4_allow_equal_rank_doubles() -> None:
 
 @pytest.mark.parametrize(("card", "top"), [("KS", "AD"), ("AD", "KS"), ("2S", "AD")])
 def test_s3_2_wrap_around_k_a_2(card: str, top: str) -> None:
-    state = playing(hands=(cs(f"{card} 4H"), cs("6H")), centre=(cs(top), cs("JC")))
+    state = playing(hands=(cs(f"{card} 4H"), cs("6H")), draws=((), ()), centre=(cs(top), cs("JC")))
     events, _ = act(state, 0, Play(c(card), 0))
     assert events[0] == CardPlayed(0, c(card), 0)
 
 
 def test_s3_4_wrap_off_k_and_a_are_not_adjacent() -> None:
     rules = Rules(wrap=False)
-    state = playing(hands=(cs("KS 2S"), cs("6H")), centre=(cs("AD"), cs("JC")), rules=rules)
+    state = playing(
+        hands=(cs("KS 2S"), cs("6H")), draws=((), ()), centre=(cs("AD"), cs("JC")), rules=rules
+    )
     assert_rejected(state, 0, Play(c("KS"), 0), RejectCode.ILLEGAL_CARD)
     events, _ = act(state, 0, Play(c("2S"), 0))
     assert events[0] == CardPlayed(0, c("2S"), 0)
@@ -334,7 +337,7 @@ def test_s3_4_hand_size_refills_to_the_configured_size() -> None:
 
 
 def test_s3_2_emptying_hand_and_draw_pile_wins_and_scores_opponents_draw_pile() -> None:
-    state = playing(hands=(cs("6S"), cs("6H 4S")), draws=((), cs("KH 3D 8S")))
+    state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D 8S")))
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0), RoundWon(0, 3, (3, 0), (1, 0), True)]
     assert after.phase == "OVER" and after.winner == 0
@@ -344,13 +347,16 @@ def test_s3_2_emptying_hand_and_draw_pile_wins_and_scores_opponents_draw_pile() 
 
 @pytest.mark.parametrize("command", [Play(c("6H"), 0), FLIP, DRAW])
 def test_s3_3_any_action_after_the_win_is_game_over(command: Command) -> None:
-    state = playing(hands=(cs("6S"), cs("6H 4S")), draws=((), cs("KH")))
+    state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH")))
     _, after = act(state, 0, Play(c("6S"), 0))
     assert_rejected(after, 1, command, RejectCode.GAME_OVER)
 
 
 def test_s3_2_last_hand_card_with_cards_left_to_draw_does_not_win() -> None:
-    state = playing(hands=(cs("6S"), cs("6H")), draws=(cs("KS"), ()))
+    # With auto_refill a hand runs short of hand_size only once the draw pile is empty: a
+    # one-card hand with cards left to draw needs hand_size 1.
+    rules = Rules(hand_size=1)
+    state = playing(hands=(cs("6S"), cs("6H")), draws=(cs("KS"), ()), rules=rules)
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0), CardDrawn(0, c("KS"))]
     assert outcome(after) is None
@@ -358,24 +364,24 @@ def test_s3_2_last_hand_card_with_cards_left_to_draw_does_not_win() -> None:
 
 def test_s3_5_3_score_counts_stock_and_hand() -> None:
     rules = Rules(score_counts="stock_and_hand")
-    state = playing(hands=(cs("6S"), cs("6H 4S")), draws=((), cs("KH 3D 8S")), rules=rules)
+    state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D 8S")), rules=rules)
     events, _ = act(state, 0, Play(c("6S"), 0))
-    assert events[-1] == RoundWon(0, 5, (5, 0), (1, 0), True)
+    assert events[-1] == RoundWon(0, 8, (8, 0), (1, 0), True)
 
 
 def test_s3_2_target_score_round_win_short_of_target_redeals_a_fresh_shuffle() -> None:
     rules = Rules(target_score=10)
     state = playing(
-        hands=(cs("6S"), cs("6H 4S")), draws=((), cs("KH 3D")), rules=rules, seed=9,
-        scores=(4, 7), wins=(1, 2), round=3, shuffles=4,
+        hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D")), rules=rules, seed=9,
+        scores=(4, 7), wins=(1, 2), round=4, shuffles=4,
     )  # fmt: skip
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [
         CardPlayed(0, c("6S"), 0),
         RoundWon(0, 2, (6, 7), (2, 2), False),
-        expected_deal(9, 5, 4),
+        expected_deal(9, 5, 5),
     ]
-    assert after.phase == "READY" and after.round == 4 and after.shuffles == 5
+    assert after.phase == "READY" and after.round == 5 and after.shuffles == 5
     assert after.scores == (6, 7) and after.wins == (2, 2) and outcome(after) is None
     assert Counter(GAME.cards_in_play(after)) == Counter(standard_deck())
     # During the re-deal nothing but the start call is allowed (§3.3).
@@ -385,15 +391,20 @@ def test_s3_2_target_score_round_win_short_of_target_redeals_a_fresh_shuffle() -
 
 def test_s3_2_target_score_reached_ends_the_match_with_totals() -> None:
     rules = Rules(target_score=10)
-    state = playing(hands=(cs("5S"), cs("6H")), draws=(cs("KS 3C"), ()), rules=rules, scores=(1, 8))
+    state = playing(
+        hands=(cs("5S 4H 9C QD 2S"), cs("6H")), draws=(cs("KS 3C"), ()), rules=rules,
+        scores=(1, 8), wins=(1, 1), round=3, shuffles=2,
+    )  # fmt: skip
     events, after = act(state, 1, Play(c("6H"), 0))
-    assert events == [CardPlayed(1, c("6H"), 0), RoundWon(1, 2, (1, 10), (0, 1), True)]
+    assert events == [CardPlayed(1, c("6H"), 0), RoundWon(1, 2, (1, 10), (1, 2), True)]
     assert outcome(after) == Outcome(Termination.TARGET_SCORE, (1,), scores=(1, 10))
 
 
 def test_s3_4_best_of_three_needs_two_round_wins() -> None:
     rules = Rules(best_of=3)
-    state = playing(hands=(cs("6S"), cs("6H")), draws=((), cs("KH")), rules=rules, seed=2)
+    state = playing(
+        hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH")), rules=rules, seed=2
+    )
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [
         CardPlayed(0, c("6S"), 0),
@@ -401,8 +412,8 @@ def test_s3_4_best_of_three_needs_two_round_wins() -> None:
         expected_deal(2, 1, 2),
     ]
     state = playing(
-        hands=(cs("6S"), cs("6H")), draws=((), cs("KH 2D")), rules=rules, wins=(1, 1),
-        scores=(1, 4),
+        hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D")), rules=rules,
+        wins=(1, 1), scores=(1, 4), round=3, shuffles=2,
     )  # fmt: skip
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events[-1] == RoundWon(0, 2, (3, 4), (2, 1), True)
@@ -454,7 +465,7 @@ def test_s3_3_first_player_to_empty_everything_wins_later_play_is_game_over() ->
 def test_s3_2_stalemate_definition() -> None:
     assert is_stuck(stuck())
     assert not is_stuck(stuck(centre=(cs("7C 5S"), cs("10H"))))  # JH and JD fit 10♥
-    assert not is_stuck(stuck(phase="READY"))
+    assert not is_stuck(stuck(phase="READY", centre=(cs("5S"), cs("9H"))))
 
 
 def test_s3_2_stalemate_flip_while_a_card_fits_is_not_stuck() -> None:
@@ -540,12 +551,12 @@ def test_s3_2_stalemate_pile_with_nothing_to_provide_turns_no_card() -> None:
 def test_s3_2_dead_stalemate_no_card_anywhere_can_unblock_voids_and_redeals() -> None:
     # Hands hold only A, 2, J, Q, K: only a 3, 10 or another of those ranks could take one.
     state = stuck(
-        centre=(cs("7C 5S"), cs("9H")), sides=(cs("6D 7D"), cs("8C 4H")), seed=13, shuffles=1,
+        centre=(cs("7C 5S"), cs("9H")), sides=(cs("6D 7D"), cs("8C 4H")), seed=13, shuffles=3,
         calls=[0], scores=(2, 5), wins=(1, 1), round=4, rules=Rules(target_score=30),
     )  # fmt: skip
     events, after = act(state, 1, FLIP)
-    assert events == [FlipCalled(1, True), RoundVoided(), expected_deal(13, 2, 5)]
-    assert after.phase == "READY" and after.round == 5 and after.shuffles == 2
+    assert events == [FlipCalled(1, True), RoundVoided(), expected_deal(13, 4, 5)]
+    assert after.phase == "READY" and after.round == 5 and after.shuffles == 4
     assert after.scores == (2, 5) and after.wins == (1, 1)  # totals kept; no win counted
     assert after.calls == frozenset() and outcome(after) is None
 
@@ -559,12 +570,12 @@ def test_s3_2_dead_stalemate_when_neither_side_pile_can_provide() -> None:
 
 def test_s3_2_not_dead_when_a_helpful_card_is_buried_under_a_centre_top() -> None:
     # A 3 under 5♠ would take the 2s: the rebuild makes it reachable, so the flip happens.
-    state = stuck(centre=(cs("3C 5S"), cs("9H")), sides=((), ()), calls=[0], seed=4)
+    state = stuck(centre=(cs("3S 5S"), cs("9H")), sides=((), ()), calls=[0], seed=4)
     events, _ = act(state, 1, FLIP)
     assert events == [
         FlipCalled(1, True),
-        SidePileRebuilt(0, 1, cs("3C")),
-        SideCardsTurned((c("3C"), None)),
+        SidePileRebuilt(0, 1, cs("3S")),
+        SideCardsTurned((c("3S"), None)),
     ]
 
 
@@ -603,7 +614,7 @@ def test_s3_4_draw_with_a_full_hand_is_hand_full_then_no_cards() -> None:
 
 
 def test_s3_4_draw_with_auto_refill_on_is_invalid_phase() -> None:
-    assert_rejected(playing(hands=(cs("6S"), cs("6H"))), 0, DRAW, RejectCode.INVALID_PHASE)
+    assert_rejected(playing(), 0, DRAW, RejectCode.INVALID_PHASE)
 
 
 def test_s3_4_a_short_hand_that_could_draw_is_not_stuck() -> None:
@@ -628,7 +639,7 @@ def test_s3_4_no_auto_refill_wins_only_with_draw_pile_empty() -> None:
 def test_s3_4_multi_card_play_places_a_run_then_refills() -> None:
     state = playing(
         hands=(cs("6S 7H 8C 2S"), cs("6H")), draws=(cs("KS 3C 4D"), ()),
-        rules=Rules(multi_card_play=True),
+        sides=(cs("7C"), cs("8H")), rules=Rules(multi_card_play=True, hand_size=4),
     )  # fmt: skip
     events, after = act(state, 0, Play(c("6S"), 0, then=cs("7H 8C")))
     assert events == [
@@ -643,20 +654,23 @@ def test_s3_4_multi_card_play_places_a_run_then_refills() -> None:
 
 
 def test_s3_4_multi_card_run_must_fit_card_after_card() -> None:
-    state = playing(hands=(cs("6S 8C 2S"), cs("6H")), rules=Rules(multi_card_play=True))
+    state = playing(
+        hands=(cs("6S 8C 2S"), cs("6H")), draws=((), ()), sides=(cs("7C"), cs("8H")),
+        rules=Rules(multi_card_play=True),
+    )  # fmt: skip
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("8C")), RejectCode.ILLEGAL_CARD)
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("6S")), RejectCode.CARD_NOT_AVAILABLE)
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("7S")), RejectCode.CARD_NOT_AVAILABLE)
 
 
 def test_s3_5_7_multiple_cards_at_once_are_off_by_default() -> None:
-    state = playing(hands=(cs("6S 7H"), cs("6H")))
+    state = playing(hands=(cs("6S 7H"), cs("6H")), draws=((), ()))
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("7H")), RejectCode.ILLEGAL_CARD)
 
 
 def test_s3_4_multi_card_legal_commands_list_every_run() -> None:
     state = playing(
-        hands=(cs("6S 7H 9C"), cs("6H")), centre=(cs("5D"), cs("8D")),
+        hands=(cs("6S 7H 9C"), cs("6H")), draws=((), ()), centre=(cs("5D"), cs("8D")),
         rules=Rules(multi_card_play=True),
     )  # fmt: skip
     assert set(legal_commands(state, 0)) == {
@@ -673,7 +687,9 @@ def test_s3_4_multi_card_legal_commands_list_every_run() -> None:
 
 def test_s3_4_jokers_are_wild_both_ways() -> None:
     rules = Rules(jokers=2)
-    state = playing(hands=(cs("JK 9C"), cs("JK")), centre=(cs("5D"), cs("JC")), rules=rules)
+    state = playing(
+        hands=(cs("JK 9C"), cs("JK")), draws=((), ()), centre=(cs("5D"), cs("JC")), rules=rules
+    )
     events, after = act(state, 0, Play(JOKER, 0))
     assert events[0] == CardPlayed(0, JOKER, 0)
     events, after = act(after, 0, Play(c("9C"), 0))  # anything goes on a joker
@@ -813,7 +829,7 @@ def test_variant_bot_games_end_and_keep_the_invariants(rules: dict[str, Any]) ->
             for s in (0, 1):
                 for cmd in legal_commands(state, s):
                     decide(state, s, cmd)
-            moves = [(p[0], b.seat, p[1]) for b in bots if (p := b.propose(GAME, state))]
+            moves = [(p[0], b.seat, p[1]) for b in bots if (p := ask(b, GAME, state))]
             assert moves, "stalled"
             delay, seat, cmd = min(moves, key=lambda m: (m[0], m[1]))
             for v in (0, 1, Role.SPECTATOR):
