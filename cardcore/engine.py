@@ -141,6 +141,16 @@ def _rule_fields(rules_type: type) -> tuple[dict[str, Any], dict[str, dataclasse
     return get_type_hints(rules_type), fields
 
 
+@functools.cache
+def _rule_defaults(rules_type: type) -> dict[str, Any]:
+    """Each flag's default value (built once per rules type; treated as read-only)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(rules_type):
+        factory = f.default_factory
+        out[f.name] = factory() if factory is not dataclasses.MISSING else f.default
+    return out
+
+
 def parse_rules(rules_type: type[R], values: Mapping[str, codec.JSON] | None) -> R:
     """Build a game's rules from JSON values, validating each flag. Unknown flags, wrong types
     and out-of-range values raise :class:`InvalidSetup` naming ``rules.<flag>``."""
@@ -181,8 +191,12 @@ def check_rules(rules: object) -> None:
     ``set`` of slap rules becomes a ``frozenset``). Every game's ``Rules.__post_init__`` calls
     it, so ``Rules(...)`` and ``make_setup`` accept exactly the same variants."""
     hints, fields = _rule_fields(cast(type, type(rules)))
+    defaults = _rule_defaults(cast(type, type(rules)))
     for name, f in fields.items():
         value = getattr(rules, name)
+        default = defaults[name]
+        if value is default or (type(value) is type(default) and value == default):
+            continue  # a default is valid (the catalogue lists it): most Rules() are defaults
         path = f"rules.{name}"
         try:
             data = codec.encode(value)
