@@ -21,22 +21,37 @@ included. Spit piles (``SP0`` started by seat 0, ``SP1`` by seat 1) are bottom�
 empty spit pile does not exist.
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
-redact/view → outcome/legal_commands → narrate → ``GAME``.
+redact/view → outcome/legal_commands → position check → notation → narrate → ``GAME``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
-from ..cards import HIDDEN, Card, SeenCard, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
-from ..errors import InvalidSetup, RejectCode, Rejected
+from .. import notation as nt
+from ..cards import HIDDEN, JOKER, Card, SeenCard, standard_deck
+from ..engine import (
+    Game,
+    GameInfo,
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    check_rules,
+    check_seat,
+    flag,
+)
+from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ..kit import joint_call
 from ..rng import Rng, shuffled
 
 RULES_VERSION: Final = "1"
+GAME_NAME: Final = "spit"
 
 T = TypeVar("T")
 
@@ -264,17 +279,37 @@ Event = (
 
 PLAY_STARTED: Final = PlayStarted()
 
-
-# Events are immutable values, so the frequent ones are built once per distinct value and shared
-# (a frozen dataclass takes several times longer to build than to look up). ``typed``: an int and
-# an equal bool stay distinct.
-_shared: Final = lru_cache(maxsize=None, typed=True)
-_card_played: Final = _shared(CardPlayed)
-_flipped: Final = _shared(Flipped)
-_moved: Final = _shared(Moved)
-_stacked: Final = _shared(Stacked)
-_spit_called: Final = _shared(SpitCalled)
-_spat: Final = _shared(Spat)
+# The frequent events, built once at import for every value they can take and looked up by
+# seat, pile and ``Card.index`` (a frozen dataclass takes several times longer to build than
+# to look up). Immutable tables: no state, nothing to invalidate.
+_CARDS: Final = (*standard_deck(), JOKER)  # by Card.index
+_PILES: Final = range(5)
+_CARD_PLAYED: Final = tuple(
+    tuple(tuple(tuple(CardPlayed(p, i, j, c) for c in _CARDS) for j in range(2)) for i in _PILES)
+    for p in range(2)
+)
+_FLIPPED: Final = tuple(
+    tuple(tuple(tuple(Flipped(p, i, c, a) for c in _CARDS) for a in (False, True)) for i in _PILES)
+    for p in range(2)
+)
+_MOVED: Final = tuple(
+    tuple(tuple(tuple(Moved(p, i, k, c) for c in _CARDS) for k in _PILES) for i in _PILES)
+    for p in range(2)
+)
+_STACKED: Final = tuple(
+    tuple(tuple(tuple(Stacked(p, i, k, c) for c in _CARDS) for k in _PILES) for i in _PILES)
+    for p in range(2)
+)
+_SPAT: Final = tuple(
+    tuple(
+        tuple(tuple(Spat(p, c, j, lock) for c in _CARDS) for lock in (False, True))
+        for j in range(2)
+    )
+    for p in range(2)
+)
+_SPIT_CALLED: Final = tuple(
+    (SpitCalled(p, None), SpitCalled(p, 0), SpitCalled(p, 1)) for p in range(2)
+)
 
 # --------------------------------------------------------------------------- state
 
@@ -297,8 +332,8 @@ class State(NamedTuple):
     """Each seat's face-down spit cards, top first."""
     spit_piles: tuple[tuple[Card, ...], ...]
     """``SP0``, ``SP1`` bottom→top; empty means the pile does not exist."""
-    called: tuple[bool, ...] = (False, False)
-    """Recorded joint calls (§0.4.6)."""
+    called: frozenset[int] = frozenset()
+    """The seats whose joint call is recorded (§0.4.6, :func:`cardcore.kit.joint_call`)."""
     call_targets: tuple[int | None, ...] = (None, None)
     locked: int | None = None
     """The spit pile a solo spitter is locked to this round."""
@@ -306,7 +341,8 @@ class State(NamedTuple):
     """Who chooses a spit pile in phase CHOOSE."""
     round: int = 1
     shuffles: int = 0
-    """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``."""
+    """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``. Two per
+    re-layout, so always ``2 * (round - 1)``."""
     winner: int | None = None
 
 
@@ -318,20 +354,23 @@ def position(
     up: Sequence[Sequence[int]] | None = None,
     phase: Phase = "PLAY",
     rules: Rules | None = None,
-    called: Sequence[bool] = (False, False),
+    called: Sequence[bool] | frozenset[int] | set[int] = frozenset(),
     call_targets: Sequence[int | None] = (None, None),
     locked: int | None = None,
     chooser: int | None = None,
     round: int = 1,
-    shuffles: int = 0,
+    shuffles: int | None = None,
     winner: int | None = None,
     seed: int = 0,
+    allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    checked by :func:`check_position` (a finished game only with ``allow_over``).
 
     Layouts are padded with empty spaces up to ``num_stock_piles``. ``up[seat][pile]`` counts the
     face-up cards on top of each pile; seats it leaves out have every non-empty stock pile's top
-    card face up and the rest face down."""
+    card face up and the rest face down. ``called``: the seats that called (a set), or one flag
+    per seat. ``shuffles`` defaults to the two per re-layout of the rounds before ``round``."""
     rules = rules or Rules()
     n = rules.num_stock_piles
     lay = tuple(
@@ -345,21 +384,28 @@ def position(
         else tuple(1 if p else 0 for p in lay[s])
         for s in range(len(lay))
     )
-    return State(
+    callers = (
+        frozenset(called)
+        if isinstance(called, set | frozenset)
+        else frozenset(p for p, c in enumerate(called) if c)
+    )
+    state = State(
         Setup(seats=SEATS, seed=seed, rules=rules),
         phase,
         lay,
         ups,
         tuple(tuple(s) for s in spit_cards),
         tuple(tuple(s) for s in spit_piles),
-        tuple(called),
+        callers,
         tuple(call_targets),
         locked,
         chooser,
         round,
-        shuffles,
+        2 * (round - 1) if shuffles is None and isinstance(round, int) else shuffles,
         winner,
     )
+    check_position(state, allow_over=allow_over)
+    return state
 
 
 # --------------------------------------------------------------------------- view
@@ -396,15 +442,19 @@ def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) 
     return not alternate or card.is_red != top.is_red
 
 
-_FIT_TABLES: Final[dict[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = {
-    (w, e, a): tuple(
-        frozenset(c for c in standard_deck() if _rank_fits(c, top, w, e, a))
-        for top in standard_deck()
+_FIT_TABLES: Final[Mapping[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = (
+    MappingProxyType(
+        {
+            (w, e, a): tuple(
+                frozenset(c for c in standard_deck() if _rank_fits(c, top, w, e, a))
+                for top in standard_deck()
+            )
+            for w in (False, True)
+            for e in (False, True)
+            for a in (False, True)
+        }
     )
-    for w in (False, True)
-    for e in (False, True)
-    for a in (False, True)
-}
+)
 """For each combination of (wrap, allow_equal_rank, alternate_colours) and each top card (by
 ``Card.index``), the set of cards that may go on it: a set lookup per candidate play."""
 
@@ -430,134 +480,92 @@ def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
     return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
 
 
-SeatOptions = tuple[tuple[Command, ...], bool]
-"""One seat's plays, flips, moves and stacks in ``legal_commands`` order, and whether any of them
-counts against being stuck (§2.2 (a)–(d))."""
+_MOVES_INTO: Final = MappingProxyType(
+    {
+        shape: tuple(tuple(Move(i, k) for k in range(n) if not shape[k]) for i in range(n))
+        for n in (4, 5)
+        for shape in itertools.product((False, True), repeat=n)
+    }
+)
+"""By which stock piles are non-empty (a tuple of bools): for each pile, the moves from it into
+every empty space, in ``legal_commands`` order."""
 
 
-def _layout_options(
-    layout: Layout, ups: tuple[int, ...], f0: frozenset[Card], f1: frozenset[Card], stacking: bool
-) -> SeatOptions:
-    """The :data:`SeatOptions` of a layout, ``f0`` and ``f1`` being the cards that fit on each
-    spit pile. Counting (§2.2): (a) a play, (b) a flip, (c) a move or (d) a stack that exposes a
-    face-down card."""
-    out: list[Command] = []
+def _scan(
+    layout: Layout,
+    ups: tuple[int, ...],
+    fit: tuple[frozenset[Card], frozenset[Card]],
+    stacking: bool,
+    out: list[Command] | None,
+) -> bool:
+    """Whether the seat with this layout has an action that counts against being stuck (§2.2):
+    (a) a play, (b) a flip, (c) a move or, with stacking, (d) a stack that leaves a face-down
+    card on top of its source (§2.5.11). ``fit``: the cards that fit on each spit pile (empty
+    for a pile that does not exist).
+
+    The one definition of "stuck": with ``out`` None it returns at the first counting action
+    (:func:`is_stuck`); given a list, it also appends the seat's plays, flips, moves and stacks
+    in ``legal_commands`` order, in the same pass."""
+    f0, f1 = fit
     counting = False
-    spaces: list[int] = []
-    if () in layout:
-        for k, pile in enumerate(layout):
-            if not pile:
-                spaces.append(k)
+    space = () in layout
+    moves = _MOVES_INTO[tuple(map(bool, layout))] if space and out is not None else None
     i = -1
     for pile in layout:
         i += 1
         if not pile:
             continue
         u = ups[i]
-        if u == 0:
+        if not u:  # (b) flip
+            if out is None:
+                return True
             out.append(_FLIPS[i])
             counting = True
             continue
         card = pile[-1]
-        if card in f0:
-            out.append(_PLAYS[i][0])
+        in0 = card in f0
+        in1 = card in f1
+        if in0 or in1:  # (a) play
+            if out is None:
+                return True
             counting = True
-        if card in f1:
-            out.append(_PLAYS[i][1])
-            counting = True
-        if spaces:
-            moves = _MOVES[i]
-            for k in spaces:
-                out.append(moves[k])
-            if u == 1 and len(pile) >= 2:
+            if in0:
+                out.append(_PLAYS[i][0])
+            if in1:
+                out.append(_PLAYS[i][1])
+        if space:
+            if u == 1 and len(pile) >= 2:  # (c) a move that exposes a face-down card
+                if out is None:
+                    return True
                 counting = True
+            if moves is not None:
+                out += moves[i]  # type: ignore[operator]  # moves is set only with out
         if stacking:
             exposing = u == 1 and len(pile) >= 2
-            for k, dest in enumerate(layout):
-                if k != i and dest and ups[k] and dest[-1].rank == card.rank:
-                    out.append(_STACKS[i][k])
-                    if exposing:
-                        counting = True
-    return tuple(out), counting
-
-
-_UNSET: Final = object()
-_memo: list[tuple[object, object, object, object, SeatOptions]] = [
-    (_UNSET, _UNSET, _UNSET, _UNSET, ((), False))
-] * SEATS
-"""Per seat, the last :func:`_options` computed: the layout, face-up counts, spit piles and rules
-it was computed from (compared by identity: all are immutable, and the memo keeps them alive) and
-the result. A playout asks for both seats' options in every state, and one seat's are often
-unchanged since the last state (the other seat flipped, moved or called)."""
-
-
-def _options(state: State, seat: int) -> SeatOptions:
-    """``seat``'s :data:`SeatOptions` in ``state`` (phase PLAY), memoized per seat."""
-    layout = state.layouts[seat]
-    ups = state.up[seat]
-    piles = state.spit_piles
-    rules = state.setup.rules
-    m_layout, m_ups, m_piles, m_rules, found = _memo[seat]
-    if m_layout is layout and m_ups is ups and m_piles is piles and m_rules is rules:
-        return found
-    found = _layout_options(layout, ups, *_fitsets(state), rules.stack_equal_in_layout)
-    _memo[seat] = (layout, ups, piles, rules, found)
-    return found
-
-
-def _can_count(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
-    """Has ``seat`` an action that counts against being stuck (§2.2 (a)–(d))?"""
-    piles = state.layouts[seat]
-    ups = state.up[seat]
-    space = () in piles
-    exposing = False
-    for i in range(len(piles)):
-        pile = piles[i]
-        if not pile:
-            continue
-        u = ups[i]
-        if u == 0:
-            return True  # (b) flip
-        card = pile[-1]
-        if card in f0 or card in f1:
-            return True  # (a) play
-        if u == 1 and len(pile) >= 2:
-            if space:
-                return True  # (c) exposing move
-            exposing = True
-    if exposing and state.setup.rules.stack_equal_in_layout:
-        for i in range(len(piles)):
-            pile = piles[i]
-            if not pile or ups[i] != 1 or len(pile) < 2:
-                continue
-            rank = pile[-1].rank
-            for k in range(len(piles)):
-                dest = piles[k]
+            rank = card.rank
+            k = -1
+            for dest in layout:
+                k += 1
                 if k != i and dest and ups[k] and dest[-1].rank == rank:
-                    return True  # (d) exposing stack
-    return False
+                    if exposing:  # (d) an exposing stack
+                        if out is None:
+                            return True
+                        counting = True
+                    if out is not None:
+                        out.append(_STACKS[i][k])
+    return counting
 
 
 def is_stuck(state: State) -> bool:
     """§2.2 "stuck": neither player can (a) play a face-up layout top onto an existing spit pile,
     (b) flip a face-down layout top, (c) move a face-up top into an empty space so as to expose a
     face-down card or, with stacking, (d) stack such a top on an equal face-up top."""
-    f0, f1 = _fitsets(state)
-    return not _counts(state, 0, f0, f1) and not _counts(state, 1, f0, f1)
-
-
-def _counts(state: State, seat: int, f0: frozenset[Card], f1: frozenset[Card]) -> bool:
-    """:func:`_can_count`, read from the memo when it holds ``seat``'s options in ``state`` (a
-    stalemate call comes right after ``legal_commands`` offered it)."""
-    m_layout, m_ups, m_piles, m_rules, found = _memo[seat]
-    if (
-        m_layout is state.layouts[seat]
-        and m_ups is state.up[seat]
-        and m_piles is state.spit_piles
-        and m_rules is state.setup.rules
-    ):
-        return found[1]
-    return _can_count(state, seat, f0, f1)
+    fit = _fitsets(state)
+    stacking = state.setup.rules.stack_equal_in_layout
+    layouts, up = state.layouts, state.up
+    return not _scan(layouts[0], up[0], fit, stacking, None) and not _scan(
+        layouts[1], up[1], fit, stacking, None
+    )
 
 
 def _layout_size(layout: Layout) -> int:
@@ -571,7 +579,10 @@ def _layout_size(layout: Layout) -> int:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
+    A seat that is not 0 or 1 raises :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
     if state.winner is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     t = type(command)
@@ -633,9 +644,9 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     rules = state.setup.rules
     if card not in _fit_table(rules)[top_card.index]:
         raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
-    events: list[Event] = [_card_played(seat, i, j, card)]
+    events: list[Event] = [_CARD_PLAYED[seat][i][j][card.index]]
     if rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(_flipped(seat, i, pile[-2], True))
+        events.append(_FLIPPED[seat][i][1][pile[-2].index])
     spits = state.spit_cards
     if (len(pile) == 1 and _layout_size(layout) == 1) or (not spits[0] and not spits[1]):
         return _end_round_if_due(state, seat, events)
@@ -651,7 +662,7 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
         raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
     if state.up[seat][i]:
         raise Rejected(RejectCode.ALREADY_FACE_UP, f"the top of stock pile {i} is face up")
-    events: list[Event] = [_flipped(seat, i, pile[-1], False)]
+    events: list[Event] = [_FLIPPED[seat][i][0][pile[-1].index]]
     return _after_layout_change(state, seat, events)
 
 
@@ -671,9 +682,9 @@ def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
     up = state.up[seat][i]
     if up == 0:
         raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    events: list[Event] = [_moved(seat, i, k, pile[-1])]
+    events: list[Event] = [_MOVED[seat][i][k][pile[-1].index]]
     if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(_flipped(seat, i, pile[-2], True))
+        events.append(_FLIPPED[seat][i][1][pile[-2].index])
     return _after_layout_change(state, seat, events)
 
 
@@ -706,9 +717,9 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
         raise Rejected(
             RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
         )
-    events: list[Event] = [_stacked(seat, i, k, card)]
+    events: list[Event] = [_STACKED[seat][i][k][card.index]]
     if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
-        events.append(_flipped(seat, i, pile[-2], True))
+        events.append(_FLIPPED[seat][i][1][pile[-2].index])
     return _after_layout_change(state, seat, events)
 
 
@@ -744,16 +755,16 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 )
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
-    events: list[Event] = [_spit_called(seat, target)]
-    if not state.called[1 - seat]:
+    events: list[Event] = [_SPIT_CALLED[seat][0 if target is None else target + 1]]
+    if not joint_call(state.called, seat, SEATS)[1]:
         return events  # §0.4.6: the effect waits for the other call
     spits = state.spit_cards
     if phase == "READY":  # §2.2 round start: each player with spit cards starts their own pile
-        events += [_spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
+        events += [_SPAT[p][p][0][spits[p][0].index] for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
     if spits[0] and spits[1]:  # both spit onto their own piles (§2.5.3)
-        events += [_spat(0, spits[0][0], 0, False), _spat(1, spits[1][0], 1, False)]
+        events += [_SPAT[0][0][0][spits[0][0].index], _SPAT[1][1][0][spits[1][0].index]]
     else:
         solo = 0 if spits[0] else 1
         if spits[solo]:
@@ -764,7 +775,7 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 if named is None:
                     named = solo if piles[solo] else (0 if piles[0] else 1)
                 dest = named
-            events.append(_spat(solo, spits[solo][0], dest, state.locked is None))
+            events.append(_SPAT[solo][dest][state.locked is None][spits[solo][0].index])
     return _end_round_if_due(state, seat, events)
 
 
@@ -878,7 +889,7 @@ def _as_cards(
 _new = tuple.__new__
 """Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
 
-_NO_CALLS: Final = (False, False)
+_NO_CALLS: Final[frozenset[int]] = frozenset()
 _NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
 
 
@@ -929,9 +940,11 @@ def evolve(state: State, event: Event) -> State:
         ))  # fmt: skip
     if isinstance(event, SpitCalled):
         p = event.seat
+        callers, done = joint_call(called, p, SEATS)  # done: the effect's events follow
         return _new(State, (
-            setup, phase, layouts, up, spit_cards, spit_piles, _pair(called, p, True),
-            _pair(call_targets, p, event.target), locked, chooser, round_, shuffles, winner,
+            setup, phase, layouts, up, spit_cards, spit_piles, callers,
+            _NO_TARGETS if done else _pair(call_targets, p, event.target), locked, chooser,
+            round_, shuffles, winner,
         ))  # fmt: skip
     if isinstance(event, Spat):
         p, j = event.seat, event.target
@@ -1003,6 +1016,12 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 # --------------------------------------------------------------------------- views, redaction
 
 
+def _check_viewer(viewer: Viewer) -> None:
+    """An int viewer is a seat: out of range (or a bool) raises ``InvalidSeat``."""
+    if isinstance(viewer, int) and (viewer.__class__ is not int or not 0 <= viewer < SEATS):
+        check_seat(SEATS, viewer)
+
+
 def _hide_layout(
     layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
 ) -> tuple[tuple[SeenCard, ...], ...]:
@@ -1017,6 +1036,7 @@ def _hide_layout(
 
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` sees (§2 views): nobody but the referee sees a face-down card."""
+    _check_viewer(viewer)
     referee = viewer == Role.REFEREE
     if referee:
         layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...] = state.layouts
@@ -1033,7 +1053,7 @@ def view(state: State, viewer: Viewer) -> View:
         spit_cards=spit_cards,
         spit_counts=tuple(len(s) for s in state.spit_cards),
         spit_piles=state.spit_piles,
-        called=state.called,
+        called=(0 in state.called, 1 in state.called),
         call_targets=state.call_targets,
         locked=state.locked,
         chooser=state.chooser,
@@ -1044,6 +1064,7 @@ def view(state: State, viewer: Viewer) -> View:
 
 def redact(event: Event, viewer: Viewer) -> Event:
     """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
+    _check_viewer(viewer)
     if viewer == Role.REFEREE:
         return event
     t = type(event)
@@ -1123,15 +1144,26 @@ _TAKES: Final = tuple(TakePile(j) for j in range(SPIT_PILES))
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (each is accepted by ``decide``)."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
     if state.winner is not None:
         return []
     phase = state.phase
     piles = state.spit_piles
-    if phase == "PLAY":
-        commands, counting = _options(state, seat)
-        if counting or _options(state, 1 - seat)[1]:
-            return list(commands)
-        out = [*commands, SPIT]  # stuck: the stalemate call, naming any pile it may name
+    if phase == "PLAY":  # the common case, first
+        rules = state.setup.rules
+        table = _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
+        p0, p1 = piles
+        fit = (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+        stacking = rules.stack_equal_in_layout
+        layouts, up = state.layouts, state.up
+        mine, my_up = layouts[seat], up[seat]
+        out: list[Command] = []
+        if _scan(mine, my_up, fit, stacking, out) or _scan(
+            layouts[1 - seat], up[1 - seat], fit, stacking, None
+        ):
+            return out
+        out.append(SPIT)  # stuck: the stalemate call, naming any pile it may name
         solo_locked = (
             state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
         )
@@ -1152,6 +1184,8 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
     spitting alone, a move or stack that uncovers no face-down card (it could loop forever), and
     claiming the bigger spit pile ("strategic players slap the pile with fewer cards", §2.1)."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
     t = type(command)
     if t is Play or t is Flip:
         return True
@@ -1159,7 +1193,7 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
         i = command.source  # type: ignore[union-attr]
         return state.up[seat][i] == 1 and len(state.layouts[seat][i]) >= 2  # exposes a card
     if isinstance(command, Spit):
-        if state.called[seat]:
+        if seat in state.called:
             return False
         spits = state.spit_cards
         return command.target is None or bool(spits[seat] and not spits[1 - seat])
@@ -1167,6 +1201,371 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
     piles = state.spit_piles
     other = piles[1 - j]
     return not other or len(piles[j]) <= len(other)
+
+
+# --------------------------------------------------------------------------- position check
+
+
+PHASES: Final[tuple[Phase, ...]] = ("READY", "PLAY", "SLAP", "CHOOSE", "OVER")
+
+
+def _layout_sizes(cards: int, n: int) -> tuple[tuple[int, ...], int]:
+    """The pile sizes and spit-card count :func:`lay_out` gives a packet of ``cards`` cards."""
+    sizes = []
+    for i in range(n):
+        take = min(i + 1, cards)
+        sizes.append(take)
+        cards -= take
+    return tuple(sizes), cards
+
+
+def _pair_of(value: object, field: str) -> tuple[object, ...]:
+    """``value`` as a pair (one entry per seat or per spit pile), else ``InvalidPosition``."""
+    if type(value) is not tuple or len(value) != 2:
+        raise InvalidPosition(field, f"must be a tuple of 2 (one per seat), got {value!r:.60}")
+    return value
+
+
+def _check_index(value: object, field: str, what: str = "spit pile") -> None:
+    """``value`` is None or 0/1 (a seat or a spit pile; a bool is neither)."""
+    if value is not None and (type(value) is not int or not 0 <= value < 2):
+        raise InvalidPosition(field, f"must be a {what} 0..1 or None, got {value!r:.40}")
+
+
+def check_position(state: State, *, allow_over: bool = False) -> None:
+    """Raise :class:`InvalidPosition` naming the field at fault unless ``state`` is a position
+    Spit could reach (with the cards it holds: a position may hold fewer than the deck), and
+    not over unless ``allow_over``. What the rules guarantee (§2.2), zone by zone:
+
+    * shapes: two seats of ``num_stock_piles`` piles; ``0 <= up <= len(pile)``; pile ``i`` has
+      at most ``i`` face-down cards (it is laid out with ``i`` and never gains one); without
+      stacking a pile never holds more than ``i + 1`` cards nor more than one face-up card;
+      with ``auto_flip`` no top waits face down; cards from one deck, none twice;
+    * ``shuffles == 2 * (round - 1)``; at most one joint call recorded (the second takes
+      effect); a call target is a recorded caller's, naming an existing pile;
+    * READY: the layouts exactly as :func:`lay_out` leaves them, no spit pile, no lock;
+    * PLAY, SLAP, CHOOSE: a seat with spit cards has its own spit pile (it started it and piles
+      last the round); a lock means a solo spit, so not both still have spit cards;
+    * PLAY: no round end pending: no empty layout (A), and not stuck without spit cards (B)
+      once a spit pile exists; a recorded stalemate call means stuck (without stacking, where
+      nothing a stuck player may still do changes that);
+    * SLAP / CHOOSE: both spit piles, no call, and the round end that leads there: CHOOSE only
+      under ``pile_claim="choose"`` with the chooser's layout empty;
+    * OVER (the winner set): nothing laid out, the winner holds no card, a lower seat with no
+      card would have won first."""
+    setup = state.setup
+    if not isinstance(setup, Setup) or setup.seats != SEATS:
+        raise InvalidPosition("setup", f"a Spit setup has 2 seats, got {setup!r:.60}")
+    rules = setup.rules
+    if not isinstance(rules, Rules):
+        raise InvalidPosition("setup", f"rules must be spit.Rules, got {type(rules).__name__}")
+    phase = state.phase
+    if phase not in PHASES:
+        raise InvalidPosition("phase", f"must be one of {', '.join(PHASES)}; got {phase!r:.20}")
+    n = rules.num_stock_piles
+    stacking = rules.stack_equal_in_layout
+    deck_ = deck(setup)
+    seen: list[Card] = []
+
+    def cards(zone: object, field: str) -> tuple[Card, ...]:
+        if type(zone) is not tuple:
+            raise InvalidPosition(field, f"must be a tuple of cards, got {zone!r:.40}")
+        seen.extend(zone)
+        nt.check_cards(seen, deck_, field)
+        return zone
+
+    layouts = _pair_of(state.layouts, "layouts")
+    ups = _pair_of(state.up, "up")
+    for s in range(SEATS):
+        lay, up = layouts[s], ups[s]
+        for value, name in ((lay, f"layouts[{s}]"), (up, f"up[{s}]")):
+            if type(value) is not tuple or len(value) != n:
+                raise InvalidPosition(
+                    name, f"must be a tuple of {n} stock piles, got {value!r:.60}"
+                )
+        assert isinstance(lay, tuple) and isinstance(up, tuple)
+        for i in range(n):
+            pile = cards(lay[i], f"layouts[{s}][{i}]")
+            u = up[i]
+            field = f"up[{s}][{i}]"
+            if type(u) is not int or not 0 <= u <= len(pile):
+                raise InvalidPosition(
+                    field, f"must be 0..{len(pile)} (the pile's size), got {u!r:.20}"
+                )
+            if not stacking and len(pile) > i + 1:
+                raise InvalidPosition(
+                    f"layouts[{s}][{i}]",
+                    f"stock pile {i} holds at most {i + 1} cards without stacking, got {len(pile)}",
+                )
+            if len(pile) - u > i:
+                raise InvalidPosition(
+                    field, f"stock pile {i} is laid out with {i} face-down cards and never gains "
+                    f"one; {len(pile) - u} face down"
+                )  # fmt: skip
+            if not stacking and u > 1:
+                raise InvalidPosition(
+                    field, f"only a stack puts a face-up card on another, got {u}"
+                )
+            if pile and not u and rules.auto_flip:
+                raise InvalidPosition(field, "with auto_flip no top waits face down")
+    spit_cards = _pair_of(state.spit_cards, "spit_cards")
+    for s in range(SEATS):
+        cards(spit_cards[s], f"spit_cards[{s}]")
+    spit_piles = _pair_of(state.spit_piles, "spit_piles")
+    for j in range(SPIT_PILES):
+        cards(spit_piles[j], f"spit_piles[{j}]")
+    called = state.called
+    if type(called) is not frozenset:
+        raise InvalidPosition("called", f"must be a frozenset of seats, got {called!r:.40}")
+    for p in called:
+        nt.check_seat_field(p, SEATS, "called")
+    if len(called) == SEATS:
+        raise InvalidPosition("called", "both calls recorded: the joint call takes effect")
+    targets = _pair_of(state.call_targets, "call_targets")
+    for p in range(SEATS):
+        t = targets[p]
+        _check_index(t, f"call_targets[{p}]")
+        if t is not None and p not in called:
+            raise InvalidPosition(f"call_targets[{p}]", f"seat {p} has not called")
+    _check_index(state.locked, "locked")
+    _check_index(state.chooser, "chooser", "seat")
+    _check_index(state.winner, "winner", "seat")
+    round_ = state.round
+    if type(round_) is not int or round_ < 1:
+        raise InvalidPosition("round", f"must be an integer >= 1, got {round_!r:.20}")
+    if state.shuffles != 2 * (round_ - 1):
+        raise InvalidPosition(
+            "shuffles", f"two per re-layout: {2 * (round_ - 1)} before round {round_}, "
+            f"got {state.shuffles!r:.20}"
+        )  # fmt: skip
+    winner = state.winner
+    if (winner is not None) != (phase == "OVER"):
+        raise InvalidPosition("winner", f"a winner is set exactly in phase OVER (phase {phase})")
+    if state.chooser is not None and phase != "CHOOSE":
+        raise InvalidPosition("chooser", f"only phase CHOOSE has a chooser (phase {phase})")
+    if phase == "OVER":
+        _check_over(state)
+        if not allow_over:
+            raise InvalidPosition("winner", f"the game is already over: seat {winner} won")
+        return
+    if phase == "READY":
+        _check_ready(state)
+        return
+    _check_round(state, stacking)
+
+
+def _check_over(state: State) -> None:
+    """OVER: :func:`_new_layout` with a winner lays nothing out (§2.2: an empty packet wins)."""
+    w = state.winner
+    assert w is not None
+    for s in range(SEATS):
+        if any(state.layouts[s]):
+            raise InvalidPosition(f"layouts[{s}]", "the game is over: nothing is laid out")
+    for j in range(SPIT_PILES):
+        if state.spit_piles[j]:
+            raise InvalidPosition(f"spit_piles[{j}]", "the game is over: the piles were taken")
+    if state.called or state.call_targets != _NO_TARGETS:
+        raise InvalidPosition("called", "the game is over: no call is recorded")
+    if state.locked is not None:
+        raise InvalidPosition("locked", "the game is over: no lock")
+    if state.spit_cards[w]:
+        raise InvalidPosition(f"spit_cards[{w}]", f"seat {w} won with an empty packet")
+    if w == 1 and not state.spit_cards[0]:
+        raise InvalidPosition("winner", "seat 0's packet is empty too: seat 0 won first")
+
+
+def _check_ready(state: State) -> None:
+    """READY: as :func:`lay_out` leaves a packet; only the start calls (no target) so far."""
+    n = state.setup.rules.num_stock_piles
+    for s in range(SEATS):
+        lay = state.layouts[s]
+        total = _layout_size(lay) + len(state.spit_cards[s])
+        if not total:
+            raise InvalidPosition(f"layouts[{s}]", f"seat {s}'s packet is empty: it has won")
+        sizes, spits = _layout_sizes(total, n)
+        for i in range(n):
+            if len(lay[i]) != sizes[i]:
+                raise InvalidPosition(
+                    f"layouts[{s}][{i}]",
+                    f"laid out, {total} cards give stock pile {i} {sizes[i]} cards, "
+                    f"got {len(lay[i])}",
+                )
+            if state.up[s][i] != (1 if lay[i] else 0):
+                raise InvalidPosition(f"up[{s}][{i}]", "laid out, each top alone is face up")
+        if len(state.spit_cards[s]) != spits:
+            raise InvalidPosition(f"spit_cards[{s}]", f"laid out, {total} cards leave {spits}")
+    for j in range(SPIT_PILES):
+        if state.spit_piles[j]:
+            raise InvalidPosition(f"spit_piles[{j}]", "no spit pile before the start call")
+    for p in range(SEATS):
+        if state.call_targets[p] is not None:
+            raise InvalidPosition(f"call_targets[{p}]", "the start call names no spit pile")
+    if state.locked is not None:
+        raise InvalidPosition("locked", "the lock belongs to a round in play")
+
+
+def _check_round(state: State, stacking: bool) -> None:
+    """PLAY, SLAP, CHOOSE: the round in play or just ended (see :func:`check_position`)."""
+    phase = state.phase
+    piles, spits, layouts = state.spit_piles, state.spit_cards, state.layouts
+    for p in range(SEATS):
+        if spits[p] and not piles[p]:
+            raise InvalidPosition(
+                f"spit_piles[{p}]", f"seat {p} has spit cards, so it started spit pile {p}"
+            )
+    locked = state.locked
+    if locked is not None:
+        if not piles[locked]:
+            raise InvalidPosition("locked", f"spit pile {locked} does not exist")
+        if spits[0] and spits[1]:
+            raise InvalidPosition("locked", "a lock comes from a solo spit: one had no spit cards")
+    no_spits = not spits[0] and not spits[1]
+    if phase == "PLAY":
+        for p in range(SEATS):
+            if not any(layouts[p]):
+                raise InvalidPosition(f"layouts[{p}]", "an empty layout ends the round (A)")
+        stuck = is_stuck(state)
+        if no_spits and stuck and (piles[0] or piles[1]):
+            raise InvalidPosition("phase", "stuck with no spit cards: the round ended (B)")
+        if state.called and not stuck and not stacking:
+            raise InvalidPosition("called", "a stalemate call is recorded only while stuck")
+        for p in range(SEATS):
+            t = state.call_targets[p]
+            if t is None:
+                continue
+            if not piles[t]:
+                raise InvalidPosition(f"call_targets[{p}]", f"spit pile {t} does not exist")
+            if locked is not None and t != locked and spits[p] and not spits[1 - p]:
+                raise InvalidPosition(f"call_targets[{p}]", f"the solo spit is locked to {locked}")
+        return
+    for j in range(SPIT_PILES):
+        if not piles[j]:
+            raise InvalidPosition(f"spit_piles[{j}]", f"phase {phase} follows a two-pile round")
+    if state.called:
+        raise InvalidPosition("called", "the round end cleared the calls")
+    if state.call_targets != _NO_TARGETS:
+        raise InvalidPosition("call_targets", "the round end cleared the calls")
+    emptied = not any(layouts[0]) or not any(layouts[1])
+    if phase == "CHOOSE":
+        if state.setup.rules.pile_claim != "choose":
+            raise InvalidPosition("phase", 'CHOOSE needs the rule pile_claim="choose"')
+        chooser = state.chooser
+        if chooser is None:
+            raise InvalidPosition("chooser", "phase CHOOSE has a chooser")
+        if any(layouts[chooser]):
+            raise InvalidPosition(
+                "chooser", f"the chooser emptied its layout (A); seat {chooser} did not"
+            )
+        return
+    by_layout = emptied and state.setup.rules.pile_claim == "slap"
+    if not by_layout and not (no_spits and is_stuck(state)):
+        raise InvalidPosition("phase", "SLAP follows a round end: an empty layout (A) or stuck (B)")
+
+
+# --------------------------------------------------------------------------- notation
+
+
+def _field_names(n: int) -> tuple[str, ...]:
+    return (
+        "phase", "round", *(f"L{i}" for i in range(n)), "up", "spit_cards", "spit_piles",
+        "called", "call_targets", "locked", "chooser", "winner",
+    )  # fmt: skip
+
+
+def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
+    """The position in Spit's notation (docs/notation/spit.md): for any viewer but the referee,
+    face-down layout cards and every spit card (exactly what :func:`view` hides) are ``??``."""
+    _check_viewer(viewer)
+    hide = viewer != Role.REFEREE
+    layouts = state.layouts
+    if hide:
+        layouts = tuple(
+            _hide_layout(lay, ups)  # type: ignore[misc]
+            for lay, ups in zip(state.layouts, state.up, strict=True)
+        )
+    spit_cards: Sequence[Sequence[SeenCard]] = (
+        tuple((HIDDEN,) * len(s) for s in state.spit_cards) if hide else state.spit_cards
+    )
+    n = len(layouts[0])
+    fields = [
+        state.phase,
+        str(state.round),
+        *(nt.per_seat_text((lay[i] for lay in layouts), nt.cards_text) for i in range(n)),
+        nt.per_seat_text(state.up, lambda ups: ",".join(str(u) for u in ups)),
+        nt.per_seat_text(spit_cards, nt.cards_text),
+        nt.per_seat_text(state.spit_piles, nt.cards_text),
+        nt.seats_text(state.called),
+        nt.per_seat_text(state.call_targets, nt.int_text),
+        nt.int_text(state.locked),
+        nt.int_text(state.chooser),
+        nt.int_text(state.winner),
+    ]
+    return nt.join(GAME_NAME, fields)
+
+
+def _two(text: str, field: str) -> list[str]:
+    """The two ``/``-separated parts of a per-seat (or per-pile) field."""
+    parts = text.split("/")
+    if len(parts) != SEATS:
+        raise InvalidPosition(field, f"two values joined by '/', got {len(parts)}: {text[:40]!r}")
+    return parts
+
+
+def parse_position(text: str, rules: Rules | None = None) -> State:
+    """The position a referee's notation text describes (docs/notation/spit.md), under
+    ``rules`` (default rules when None), checked by :func:`check_position`. A finished game
+    parses (its notation is a fair record); :meth:`Match.from_position` refuses it."""
+    rules = rules if rules is not None else Rules()
+    if not isinstance(rules, Rules):
+        raise InvalidPosition("rules", f"must be spit.Rules, got {type(rules).__name__}")
+    n = rules.num_stock_piles
+    f = nt.split(text, GAME_NAME, _field_names(n))
+    phase = nt.parse_choice(f[0], "phase", PHASES)
+    round_ = nt.parse_int(f[1], "round", lo=1)
+    piles = [
+        [
+            nt.parse_cards(part, f"layouts[{s}][{i}]")
+            for s, part in enumerate(_two(f[2 + i], f"L{i}"))
+        ]
+        for i in range(n)
+    ]
+    layouts = tuple(tuple(piles[i][s] for i in range(n)) for s in range(SEATS))
+    ups = []
+    for s, part in enumerate(_two(f[2 + n], "up")):
+        items = part.split(",")
+        if len(items) != n:
+            raise InvalidPosition(f"up[{s}]", f"{n} counts joined by ',', got {part[:40]!r}")
+        ups.append(tuple(nt.parse_int(t, f"up[{s}][{i}]", hi=99) for i, t in enumerate(items)))
+    spit_cards = tuple(
+        nt.parse_cards(part, f"spit_cards[{s}]")
+        for s, part in enumerate(_two(f[3 + n], "spit_cards"))
+    )
+    spit_piles = tuple(
+        nt.parse_cards(part, f"spit_piles[{j}]")
+        for j, part in enumerate(_two(f[4 + n], "spit_piles"))
+    )
+    called = nt.parse_seats(f[5 + n], "called", SEATS)
+    targets = tuple(
+        nt.parse_opt_int(part, f"call_targets[{s}]", hi=1)
+        for s, part in enumerate(_two(f[6 + n], "call_targets"))
+    )
+    state = State(
+        Setup(SEATS, 0, rules),
+        phase,  # type: ignore[arg-type]
+        layouts,
+        tuple(ups),
+        spit_cards,
+        spit_piles,
+        called,
+        targets,
+        nt.parse_opt_int(f[7 + n], "locked", hi=1),
+        nt.parse_opt_int(f[8 + n], "chooser", hi=1),
+        round_,
+        2 * (round_ - 1),
+        nt.parse_opt_int(f[9 + n], "winner", hi=1),
+    )
+    check_position(state, allow_over=True)
+    return state
 
 
 # --------------------------------------------------------------------------- narration
@@ -1234,7 +1633,7 @@ def narrate(event: Event) -> str:
 
 GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     info=GameInfo(
-        name="spit",
+        name=GAME_NAME,
         title="Spit",
         rules_version=RULES_VERSION,
         min_seats=2,
@@ -1270,4 +1669,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     cards_in_play=cards_in_play,
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
+    check_position=check_position,
+    format_position=format_position,
+    parse_position=parse_position,
 )

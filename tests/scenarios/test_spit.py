@@ -17,7 +17,7 @@ from cardcore import Match, Outcome, RejectCode, Termination, codec
 from cardcore.bots import play_out, seat_bots
 from cardcore.cards import HIDDEN, Card, parse_cards, standard_deck
 from cardcore.engine import Role
-from cardcore.errors import InvalidSetup
+from cardcore.errors import InvalidPosition, InvalidSetup
 from cardcore.games import spit
 from cardcore.games.spit import (
     SPIT,
@@ -155,16 +155,16 @@ def test_s2_4_num_stock_piles_is_4_or_5() -> None:
 
 
 def ready(**kw: Any) -> State:
+    """Both packets just laid out: full layouts (a READY layout is exactly as laid out)."""
     return table(
-        ("2S", "3H 4C"), ("2D", "3D 4H"), sp=("", ""), spit_cards=("7C 9H", "QD AS"), phase="READY",
-        **kw,
-    )  # fmt: skip
+        STUCK_P0, STUCK_P1, sp=("", ""), spit_cards=("7C 9H", "QD AS"), phase="READY", **kw
+    )
 
 
 def test_s2_2_round_start_first_call_is_only_recorded() -> None:
     events, after = apply(ready(), 1, SPIT)
     assert events == [SpitCalled(1, None)]
-    assert after.called == (False, True) and after.phase == "READY"
+    assert after.called == frozenset({1}) and after.phase == "READY"
 
 
 def test_s2_2_round_start_second_call_turns_up_a_spit_card_each_onto_own_pile() -> None:
@@ -179,12 +179,12 @@ def test_s2_2_round_start_second_call_turns_up_a_spit_card_each_onto_own_pile() 
     assert after.phase == "PLAY"
     assert after.spit_piles == (C("7C"), C("QD"))
     assert after.spit_cards == (C("9H"), C("AS"))
-    assert after.called == (False, False) and after.call_targets == (None, None)
+    assert after.called == frozenset() and after.call_targets == (None, None)
 
 
 def test_s2_2_round_start_player_without_spit_cards_starts_no_pile() -> None:
     state = table(
-        ("2S", "3H 4C"), ("2D", "3D 4H"), sp=("", ""), spit_cards=("7C", ""), phase="READY",
+        STUCK_P0, ("2D", "3D 4H"), sp=("", ""), spit_cards=("7C", ""), phase="READY",
         called=(True, False),
     )  # fmt: skip
     events, after = apply(state, 1, SPIT)
@@ -196,7 +196,7 @@ def test_s0_4_6_repeated_call_is_accepted_but_never_triggers_the_effect() -> Non
     _, state = apply(ready(), 0, SPIT)
     events, after = apply(state, 0, SPIT)
     assert events == [SpitCalled(0, None)]
-    assert after.phase == "READY" and after.called == (True, False)
+    assert after.phase == "READY" and after.called == frozenset({0})
     assert not G.is_sensible(state, 0, SPIT)  # bots never repeat a call
     assert G.is_sensible(state, 1, SPIT)
 
@@ -219,7 +219,7 @@ def test_s0_5_ready_allows_only_the_start_call() -> None:
     ("top", "played"), [("8H", "7S"), ("8H", "9S"), ("KC", "AD"), ("AC", "KD"), ("AC", "2D")]
 )
 def test_s2_2_play_one_up_or_down_turning_the_corner(top: str, played: str) -> None:
-    state = table((played,), ("2D",), sp=(top, "5C"))
+    state = table((played,), ("QS",), sp=(top, "5C"))
     events, after = apply(state, 0, Play(0, 0))
     assert events[0] == CardPlayed(0, 0, 0, card(played))
     assert after.spit_piles[0] == C(f"{top} {played}")
@@ -234,10 +234,10 @@ def test_s2_2_play_onto_either_spit_pile_including_the_opponents() -> None:
 
 
 def test_s2_2_play_uncovers_a_face_down_card_that_stays_face_down() -> None:
-    state = table(("4D 7S", "2C"), ("2D",), spit_cards=("3C", ""))
-    events, after = apply(state, 0, Play(0, 0))
-    assert events == [CardPlayed(0, 0, 0, card("7S"))]
-    assert after.layouts[0][0] == C("4D") and after.up[0][0] == 0
+    state = table(("2C", "4D 7S"), ("2D",), spit_cards=("3C", ""))
+    events, after = apply(state, 0, Play(1, 0))
+    assert events == [CardPlayed(0, 1, 0, card("7S"))]
+    assert after.layouts[0][1] == C("4D") and after.up[0][1] == 0
 
 
 def test_s2_2_play_must_be_adjacent_else_illegal_card() -> None:
@@ -253,14 +253,14 @@ def test_s2_5_10_equal_rank_is_illegal_by_default() -> None:
 
 def test_s0_5_play_checks_in_order() -> None:
     state = table(
-        ("5S", "4D 9C", ""), ("2D",), sp=("8H", ""), up=[(1, 0, 0)], spit_cards=("3C", "")
+        ("5S", "", "4D 9C"), ("2D",), sp=("8H", ""), up=[(1, 0, 0)], spit_cards=("3C", "")
     )
     assert rejected(state, 0, Play(5, 0)) == RejectCode.INVALID_TARGET  # no stock pile 5
     assert rejected(state, 0, Play(-1, 0)) == RejectCode.INVALID_TARGET
-    assert rejected(state, 0, Play(2, 1)) == RejectCode.INVALID_TARGET  # SP1 does not exist
+    assert rejected(state, 0, Play(1, 1)) == RejectCode.INVALID_TARGET  # SP1 does not exist
     assert rejected(state, 0, Play(0, 2)) == RejectCode.INVALID_TARGET
-    assert rejected(state, 0, Play(2, 0)) == RejectCode.CARD_NOT_AVAILABLE  # empty stock pile
-    assert rejected(state, 0, Play(1, 0)) == RejectCode.FACE_DOWN  # 9♣ would fit, but face down
+    assert rejected(state, 0, Play(1, 0)) == RejectCode.CARD_NOT_AVAILABLE  # empty stock pile
+    assert rejected(state, 0, Play(2, 0)) == RejectCode.FACE_DOWN  # 9♣ would fit, but face down
     assert rejected(state, 0, Play(0, 0)) == RejectCode.ILLEGAL_CARD
 
 
@@ -294,35 +294,35 @@ def test_s2_3_race_with_expect_top_gets_stale_instead_of_an_accidental_landing()
 
 
 def test_s2_2_flip_turns_up_a_face_down_top() -> None:
-    state = table(("4D",), ("2D",), up=[(0,)], spit_cards=("3C", ""))
-    events, after = apply(state, 0, Flip(0))
-    assert events == [Flipped(0, 0, card("4D"), False)]
-    assert after.up[0][0] == 1
+    state = table(("2C", "4D"), ("2D",), up=[(1, 0)], spit_cards=("3C", ""))
+    events, after = apply(state, 0, Flip(1))
+    assert events == [Flipped(0, 1, card("4D"), False)]
+    assert after.up[0][1] == 1
 
 
 def test_s2_2_flip_checks() -> None:
-    state = table(("4D", "5C", ""), ("2D",), up=[(0, 1, 0)], spit_cards=("3C", ""))
-    assert rejected(state, 0, Flip(1)) == RejectCode.ALREADY_FACE_UP
+    state = table(("5C", "4D", ""), ("2D",), up=[(1, 0, 0)], spit_cards=("3C", ""))
+    assert rejected(state, 0, Flip(0)) == RejectCode.ALREADY_FACE_UP
     assert rejected(state, 0, Flip(2)) == RejectCode.INVALID_TARGET  # empty pile
     assert rejected(state, 0, Flip(5)) == RejectCode.INVALID_TARGET
     assert rejected(state, 1, Flip(0)) == RejectCode.ALREADY_FACE_UP  # seat 1's own pile 0
 
 
 def test_s2_2_move_a_face_up_top_into_an_empty_space() -> None:
-    state = table(("4D 5C", "", "2S"), ("2D",), spit_cards=("3C", ""))
-    events, after = apply(state, 0, Move(0, 1))
-    assert events == [Moved(0, 0, 1, card("5C"))]
-    assert after.layouts[0][:2] == (C("4D"), C("5C"))
-    assert after.up[0][:2] == (0, 1)  # the moved card is face up; 4♦ waits to be flipped
+    state = table(("2S", "", "4D 5C"), ("2D",), spit_cards=("3C", ""))
+    events, after = apply(state, 0, Move(2, 1))
+    assert events == [Moved(0, 2, 1, card("5C"))]
+    assert after.layouts[0][1:3] == (C("5C"), C("4D"))
+    assert after.up[0][1:3] == (1, 0)  # the moved card is face up; 4♦ waits to be flipped
 
 
 def test_s0_5_move_checks_in_order() -> None:
-    state = table(("4D 5C", "", "9S 2S", ""), ("2D",), up=[(1, 0, 0, 0)], spit_cards=("3C", ""))
-    assert rejected(state, 0, Move(0, 5)) == RejectCode.INVALID_TARGET  # never a sixth pile
-    assert rejected(state, 0, Move(5, 1)) == RejectCode.INVALID_TARGET
-    assert rejected(state, 0, Move(3, 0)) == RejectCode.NO_EMPTY_SPACE  # before CardNotAvailable
-    assert rejected(state, 0, Move(3, 1)) == RejectCode.CARD_NOT_AVAILABLE
-    assert rejected(state, 0, Move(2, 1)) == RejectCode.FACE_DOWN
+    state = table(("", "4D 5C", "9S 2S", ""), ("2D",), up=[(0, 1, 0, 0)], spit_cards=("3C", ""))
+    assert rejected(state, 0, Move(1, 5)) == RejectCode.INVALID_TARGET  # never a sixth pile
+    assert rejected(state, 0, Move(5, 0)) == RejectCode.INVALID_TARGET
+    assert rejected(state, 0, Move(3, 1)) == RejectCode.NO_EMPTY_SPACE  # before CardNotAvailable
+    assert rejected(state, 0, Move(3, 0)) == RejectCode.CARD_NOT_AVAILABLE
+    assert rejected(state, 0, Move(2, 0)) == RejectCode.FACE_DOWN
 
 
 def test_s2_2_move_exposing_nothing_is_legal_but_not_sensible() -> None:
@@ -340,7 +340,7 @@ def test_s2_2_stuck_when_neither_player_can_play_flip_or_expose() -> None:
     assert is_stuck(stuck())
     events, after = apply(stuck(), 0, SPIT)
     assert events == [SpitCalled(0, None)]
-    assert after.called == (True, False)
+    assert after.called == frozenset({0})
 
 
 def test_s2_2_not_stuck_while_the_other_player_can_play() -> None:
@@ -349,7 +349,11 @@ def test_s2_2_not_stuck_while_the_other_player_can_play() -> None:
 
 
 def test_s2_5_4_not_stuck_while_a_face_down_top_can_be_flipped() -> None:
-    state = stuck(up=[(1, 1, 1, 1, 1), (1, 1, 1, 1, 0)])
+    # Seat 1 played 6♦ off its pile 4 (a face-down pile never holds all five cards).
+    state = table(
+        STUCK_P0, (*STUCK_P1[:4], "JS JD 4S 8S"), up=[(1, 1, 1, 1, 1), (1, 1, 1, 1, 0)],
+        spit_cards=("7C 9H", "QD AS"),
+    )  # fmt: skip
     assert rejected(state, 0, SPIT) == RejectCode.NOT_STUCK
 
 
@@ -374,7 +378,10 @@ def test_s2_4_stack_variant_an_exposing_stack_prevents_stuck() -> None:
     assert not is_stuck(state)
     assert rejected(state, 0, SPIT) == RejectCode.NOT_STUCK
     # Equal ranks on single-card piles only: stacking is legal but counts for nothing.
-    single = table(("6H", "6S", "2C", "3C", "4C"), ("2D", "3D", "4D", "5D", "10D"), rules=r)
+    single = table(
+        ("6H", "6S", "2C", "3C", "4C"), ("2D", "3D", "4D", "5D", "10D"), rules=r,
+        spit_cards=("7C", "QD"),
+    )  # fmt: skip
     assert Stack(0, 1) in G.legal_commands(single, 0)
     assert is_stuck(single)
 
@@ -392,7 +399,7 @@ def test_s2_2_stalemate_both_spit_onto_their_own_piles_when_both_have_called() -
     ]
     assert after.spit_piles == (C("8H 7C"), C("KC QD"))
     assert after.spit_cards == (C("9H"), C("AS"))
-    assert after.called == (False, False) and after.locked is None
+    assert after.called == frozenset() and after.locked is None
 
 
 def test_s2_3_stalemate_needs_both_calls_even_from_a_player_without_spit_cards() -> None:
@@ -417,7 +424,7 @@ def test_s2_2_solo_spit_onto_the_named_pile_then_locked_to_it() -> None:
 
 
 def test_s2_2_later_solo_spit_naming_another_pile_is_spit_pile_locked() -> None:
-    state = stuck(spit_cards=("9H 3D", ""), locked=1)
+    state = stuck(spit_cards=("9H 7D", ""), locked=1)
     assert rejected(state, 0, Spit(0)) == RejectCode.SPIT_PILE_LOCKED
     _, state = apply(state, 0, Spit(1))
     events, after = apply(state, 1, SPIT)
@@ -426,7 +433,7 @@ def test_s2_2_later_solo_spit_naming_another_pile_is_spit_pile_locked() -> None:
 
 
 def test_s2_2_later_solo_spit_without_target_goes_on_the_locked_pile() -> None:
-    _, state = apply(stuck(spit_cards=("9H 3D", ""), locked=1), 1, Spit(0))  # ignored: not solo
+    _, state = apply(stuck(spit_cards=("9H 7D", ""), locked=1), 1, Spit(0))  # ignored: not solo
     events, _ = apply(state, 0, SPIT)
     assert events == [SpitCalled(0, None), Spat(0, card("9H"), 1, False)]
 
@@ -457,11 +464,13 @@ def test_s0_5_spit_checks_in_order() -> None:
 
 
 def test_s2_2_lock_is_cleared_at_every_round_start() -> None:
-    state = ready(called=(True, False), locked=1)
-    _, after = apply(state, 1, SPIT)
+    _, after = apply(slap_phase(locked=1, spit_cards=("4H 5H", "")), 0, Slap(1))
+    assert after.locked is None  # the new layout starts a new round
+    _, after = apply(after, 0, SPIT)
+    _, after = apply(after, 1, SPIT)
     assert after.locked is None and after.phase == "PLAY"
-    _, after = apply(slap_phase(locked=1), 0, Slap(1))  # a new layout starts a new round too
-    assert after.locked is None
+    with pytest.raises(InvalidPosition, match="locked"):  # so no READY position has a lock
+        ready(locked=1)
 
 
 def test_s2_2_stalemate_calls_are_sensible_once_per_seat() -> None:
@@ -478,7 +487,7 @@ def test_s0_4_6_recorded_call_stays_while_nothing_that_counts_happens() -> None:
     state = table(("2S", "", "", "", "6S"), ("2D", "", "", "", "6D"), spit_cards=("7C", "QD"))
     _, state = apply(state, 0, SPIT)
     _, state = apply(state, 0, Move(0, 1))  # exposes nothing
-    assert state.called == (True, False)
+    assert state.called == frozenset({0})
     events, _ = apply(state, 1, SPIT)
     assert [type(e) for e in events] == [SpitCalled, Spat, Spat]
 
@@ -537,11 +546,10 @@ def test_s2_2_round_end_a_and_b_together_count_as_a_only() -> None:
 # --------------------------------------------------------------------------- §2.2 slap phase
 
 
-def slap_phase(**kw: Any) -> State:
+def slap_phase(spit_cards: tuple[str, str] = ("4H 5H", "5C"), **kw: Any) -> State:
     return table(
-        ("",), ("2D", "3D 4C"), sp=("8H 7S 6D", "KC"), spit_cards=("4H 5H", "5C"), phase="SLAP",
-        **kw,
-    )  # fmt: skip
+        ("",), ("2D", "3D 4C"), sp=("8H 7S 6D", "KC"), spit_cards=spit_cards, phase="SLAP", **kw
+    )
 
 
 def test_s2_2_first_slap_takes_the_named_pile_and_the_other_gets_the_other() -> None:
@@ -557,7 +565,7 @@ def test_s2_2_first_slap_takes_the_named_pile_and_the_other_gets_the_other() -> 
     assert (new.layouts[1], new.spit_cards[1]) == lay_out(p1, 5)
     assert after.phase == "READY" and after.spit_piles == ((), ())
     assert after.shuffles == 2 and after.round == 2
-    assert after.called == (False, False) and after.locked is None
+    assert after.called == frozenset() and after.locked is None
 
 
 def test_s2_5_8_a_later_slap_is_invalid_phase() -> None:
@@ -581,7 +589,8 @@ def test_s2_1_strategic_players_slap_the_smaller_pile() -> None:
 
 
 def test_s2_2_next_round_uses_new_shuffle_streams() -> None:
-    _, after = apply(slap_phase(shuffles=4), 0, Slap(1))
+    _, after = apply(slap_phase(round=3), 0, Slap(1))  # two shuffles per earlier re-layout
+    assert after.round == 4
     p0 = shuffled(0, 5, [*C("KC"), *C("4H 5H")])
     assert (after.layouts[0], after.spit_cards[0]) == lay_out(p0, 5)
     assert after.shuffles == 6
@@ -590,21 +599,25 @@ def test_s2_2_next_round_uses_new_shuffle_streams() -> None:
 def test_s2_2_small_packet_means_no_spit_cards_and_a_one_pile_round() -> None:
     _, after = apply(slap_phase(), 1, Slap(1))  # seat 0: 5 cards, seat 1: 7 cards
     assert after.spit_cards == ((), ())
-    after = position(after.layouts, spit_cards=[C("3S"), ()], phase="READY")
     _, after = apply(after, 0, SPIT)
     _, after = apply(after, 1, SPIT)
-    assert after.spit_piles == (C("3S"), ())
+    assert after.spit_piles == ((), ()) and after.phase == "PLAY"
+    lay0, spit0 = lay_out(standard_deck()[:16], 5)  # 16 cards: one spit card
+    state = position([lay0, [C("KD")]], spit_cards=[spit0, ()], phase="READY")
+    _, after = apply(state, 0, SPIT)
+    _, after = apply(after, 1, SPIT)
+    assert after.spit_piles == (spit0, ())
 
 
 # --------------------------------------------------------------------------- one-pile rounds
 
 
 def test_s2_2_one_pile_a_emptier_takes_nothing_and_wins_with_an_empty_packet() -> None:
-    state = table(("7S",), ("2D", "3D"), sp=("9C 8H", ""), spit_cards=("", "4C 5C"))
-    events, after = apply(state, 0, Play(0, 0))
-    assert events[:2] == [CardPlayed(0, 0, 0, card("7S")), RoundEnded("layout_empty", 0, "none")]
+    state = table(("7S",), ("2D", "3D"), sp=("", "9C 8H"), spit_cards=("", "4C 5C"))
+    events, after = apply(state, 0, Play(0, 1))
+    assert events[:2] == [CardPlayed(0, 0, 1, card("7S")), RoundEnded("layout_empty", 0, "none")]
     new = events[2]
-    assert isinstance(new, NewLayout) and new.takers == (1, None) and new.winner == 0
+    assert isinstance(new, NewLayout) and new.takers == (None, 1) and new.winner == 0
     assert new.layouts == ((((),) * 5), (((),) * 5))  # the game is over: nothing is laid out
     assert Counter(new.spit_cards[1]) == Counter(C("9C 8H 7S 4C 5C 2D 3D"))
     assert after.phase == "OVER" and after.winner == 0
@@ -698,39 +711,39 @@ def test_s2_4_wrap_off_means_no_k_a_adjacency() -> None:
 
 def test_s2_4_stack_equal_in_layout() -> None:
     r = rules(stack_equal_in_layout=True)
-    state = table(("4D 6H", "6S", "", "3D 5C"), ("2D",), rules=r, up=[(1, 1, 0, 0)])
-    events, after = apply(state, 0, Stack(0, 1))
-    assert events == [Stacked(0, 0, 1, card("6H"))]
-    assert after.layouts[0][:2] == (C("4D"), C("6S 6H"))
-    assert after.up[0][:2] == (0, 2)
+    state = table(("6S", "4D 6H", "", "3D 5C"), ("2D",), rules=r, up=[(1, 1, 0, 0)])
+    events, after = apply(state, 0, Stack(1, 0))
+    assert events == [Stacked(0, 1, 0, card("6H"))]
+    assert after.layouts[0][:2] == (C("6S 6H"), C("4D"))
+    assert after.up[0][:2] == (2, 0)
     # The covered 6♠ is face up: playing 6♥ off leaves 6♠ face up on top.
     state2 = position(after.layouts, up=after.up, spit_piles=[C("7C"), ()], rules=r)
-    _, after2 = apply(state2, 0, Play(1, 0))
-    assert after2.up[0][1] == 1 and after2.layouts[0][1] == C("6S")
+    _, after2 = apply(state2, 0, Play(0, 0))
+    assert after2.up[0][0] == 1 and after2.layouts[0][0] == C("6S")
 
 
 def test_s2_4_stack_checks() -> None:
     r = rules(stack_equal_in_layout=True)
-    state = table(("4D 6H", "6S", "", "3D 5C", "9C"), ("2D",), rules=r, up=[(1, 1, 0, 0, 1)])
-    assert rejected(state, 0, Stack(0, 5)) == RejectCode.INVALID_TARGET
-    assert rejected(state, 0, Stack(0, 0)) == RejectCode.INVALID_TARGET
-    assert rejected(state, 0, Stack(2, 1)) == RejectCode.CARD_NOT_AVAILABLE
-    assert rejected(state, 0, Stack(3, 1)) == RejectCode.FACE_DOWN
-    assert rejected(state, 0, Stack(0, 2)) == RejectCode.INVALID_TARGET  # empty: use move
-    assert rejected(state, 0, Stack(0, 3)) == RejectCode.FACE_DOWN
-    assert rejected(state, 0, Stack(0, 4)) == RejectCode.ILLEGAL_CARD
-    default = table(("4D 6H", "6S"), ("2D",))
-    assert rejected(default, 0, Stack(0, 1)) == RejectCode.INVALID_PHASE  # variant off
+    state = table(("6S", "4D 6H", "", "3D 5C", "9C"), ("2D",), rules=r, up=[(1, 1, 0, 0, 1)])
+    assert rejected(state, 0, Stack(1, 5)) == RejectCode.INVALID_TARGET
+    assert rejected(state, 0, Stack(1, 1)) == RejectCode.INVALID_TARGET
+    assert rejected(state, 0, Stack(2, 0)) == RejectCode.CARD_NOT_AVAILABLE
+    assert rejected(state, 0, Stack(3, 0)) == RejectCode.FACE_DOWN
+    assert rejected(state, 0, Stack(1, 2)) == RejectCode.INVALID_TARGET  # empty: use move
+    assert rejected(state, 0, Stack(1, 3)) == RejectCode.FACE_DOWN
+    assert rejected(state, 0, Stack(1, 4)) == RejectCode.ILLEGAL_CARD
+    default = table(("6S", "4D 6H"), ("2D",))
+    assert rejected(default, 0, Stack(1, 0)) == RejectCode.INVALID_PHASE  # variant off
 
 
 def test_s2_4_auto_flip_turns_up_uncovered_tops() -> None:
     r = rules(auto_flip=True)
-    state = table(("4D 7S", "", "2H 3C"), ("2D",), rules=r, spit_cards=("3S", ""))
-    events, after = apply(state, 0, Play(0, 0))
-    assert events == [CardPlayed(0, 0, 0, card("7S")), Flipped(0, 0, card("4D"), True)]
-    assert after.up[0][0] == 1
-    events, _ = apply(after, 0, Move(2, 1))
-    assert events == [Moved(0, 2, 1, card("3C")), Flipped(0, 2, card("2H"), True)]
+    state = table(("", "4D 7S", "2H 3C"), ("2D",), rules=r, spit_cards=("3S", ""))
+    events, after = apply(state, 0, Play(1, 0))
+    assert events == [CardPlayed(0, 1, 0, card("7S")), Flipped(0, 1, card("4D"), True)]
+    assert after.up[0][1] == 1
+    events, _ = apply(after, 0, Move(2, 0))
+    assert events == [Moved(0, 2, 0, card("3C")), Flipped(0, 2, card("2H"), True)]
 
 
 def test_s2_4_num_stock_piles_4_has_no_fifth_space() -> None:
@@ -744,22 +757,23 @@ def test_s2_4_num_stock_piles_4_has_no_fifth_space() -> None:
 
 def test_views_show_face_up_cards_and_counts_never_a_face_down_card() -> None:
     state = table(
-        ("7S", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 1), (1, 1)],
+        ("7S", "", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 0, 1), (1, 1)],
         sp=("8H 6C", "KC"), spit_cards=("4C 5C", "AS"),
     )  # fmt: skip
     for viewer in (0, 1, Role.SPECTATOR):
         v = G.view(state, viewer)
-        assert v.layouts[0][:3] == (C("7S"), (HIDDEN, HIDDEN), (HIDDEN, HIDDEN, card("5S")))
+        hidden = (C("7S"), (), (HIDDEN, HIDDEN), (HIDDEN, HIDDEN, card("5S")))
+        assert v.layouts[0][:4] == hidden
         assert v.layouts[1][:2] == (C("2D"), (HIDDEN, card("QD")))
         assert v.spit_piles == (C("8H 6C"), C("KC"))  # whole spit piles are face up
         assert v.spit_counts == (2, 1) and v.spit_cards == ((HIDDEN, HIDDEN), (HIDDEN,))
     ref = G.view(state, Role.REFEREE)
-    assert ref.layouts[0][1] == C("4D 9C") and ref.spit_cards == (C("4C 5C"), C("AS"))
+    assert ref.layouts[0][2] == C("4D 9C") and ref.spit_cards == (C("4C 5C"), C("AS"))
 
 
 def test_views_blind_to_reshuffled_face_down_cards() -> None:
     state = table(
-        ("7S", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 1), (1, 1)],
+        ("7S", "", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 0, 1), (1, 1)],
         spit_cards=("4C 5C", "AS"),
     )  # fmt: skip
     for viewer in (0, 1, Role.SPECTATOR):
