@@ -8,8 +8,9 @@ single spaces (no field contains a space). Inside a field:
 * a sequence of cards is its cards joined by ``,`` in the order the game's state keeps them;
   the empty sequence is ``-``;
 * one value per seat: the values joined by ``/`` in seat order;
-* an integer is written in decimal; an absent value (None) is ``-``; a set of seats is its
-  seats in increasing order joined by ``,`` (``-`` when empty).
+* an integer is written in decimal (no sign, no leading zero); an absent value (None) is ``-``;
+  a sequence of integers is joined by ``,`` in its order, a set of seats is its seats in
+  increasing order joined by ``,`` (both ``-`` when empty).
 
 The parsers raise :class:`~cardcore.errors.InvalidPosition` naming the field at fault; the
 checks (:func:`check_cards`, :func:`check_seat_field`) name the state's field.
@@ -109,6 +110,17 @@ def parse_int(text: str, field: str, *, lo: int = 0, hi: int | None = None) -> i
 
 def parse_opt_int(text: str, field: str, *, lo: int = 0, hi: int | None = None) -> int | None:
     return None if text == EMPTY else parse_int(text, field, lo=lo, hi=hi)
+
+
+def ints_text(values: Iterable[int]) -> str:
+    """A sequence of integers, in its order, joined by ``,``; empty: ``-``."""
+    return ",".join(str(v) for v in values) or EMPTY
+
+
+def parse_ints(text: str, field: str, *, lo: int = 0, hi: int | None = None) -> tuple[int, ...]:
+    if text == EMPTY:
+        return ()
+    return tuple(parse_int(t, field, lo=lo, hi=hi) for t in text.split(","))
 
 
 def seats_text(seats: Iterable[int]) -> str:
