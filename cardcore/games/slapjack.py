@@ -16,8 +16,12 @@ included; the resulting order of a shuffle is shown to the referee only.
 Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
 and ``active`` when they hold one (§4.2 status invariant).
 
+Positions (rules.md §0.3 test construction): :func:`position` builds one from explicit cards and
+:func:`check_position` refuses what no game could reach; the one-line notation
+(docs/notation/slapjack.md) is :func:`format_position` / :func:`parse_position`.
+
 Module order (style.md): rules → commands → events → state → view → decide → evolve → redact/view →
-outcome/legal_commands → ``GAME``.
+outcome/legal_commands → position check and notation → ``GAME``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, cast
 
+from .. import notation as nt
 from ..cards import HIDDEN, JOKER, Card, Hidden, SeenCard, standard_deck
 from ..engine import (
     Game,
@@ -36,14 +41,18 @@ from ..engine import (
     Termination,
     Viewer,
     check_rules,
+    check_seat,
     flag,
 )
-from ..errors import InvalidSetup, RejectCode, Rejected
+from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ..kit import double_or_sandwich, next_holder, next_in_game
 from ..rng import Rng, shuffled
 
 RULES_VERSION: Final = "1"
 
 JACK: Final = 11
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 8
 
 SlapTarget = Literal["jack", "double", "sandwich"]
 
@@ -189,19 +198,20 @@ Event = (
 
 _DECK: Final = (*standard_deck(), JOKER)
 assert all(card.index == i for i, card in enumerate(_DECK))
-_PLAYED: dict[tuple[int, int | None], tuple[CardPlayed, ...]] = {}
-"""``_PLAYED[seat, current][card.index]``: the event of a card played, created once per seat and
-next player (events are immutable values, so the hot path shares them)."""
+_PLAYED: Final = tuple(
+    tuple(
+        tuple(CardPlayed(seat, c, current) for c in _DECK) for current in (None, *range(MAX_SEATS))
+    )
+    for seat in range(MAX_SEATS)
+)
+"""``_PLAYED[seat][current + 1][card.index]`` (``[0]`` for ``current`` None): every possible
+``CardPlayed``, built once at import. The hot path shares these immutable values instead of
+building one per play (equal values, so the log's bytes are the same)."""
 
 
 def _played(seat: int, card: Card, current: int | None) -> CardPlayed:
-    """``CardPlayed(seat, card, current)``, shared when ``seat`` is an int (not e.g. ``True``)."""
-    if type(seat) is not int:
-        return CardPlayed(seat, card, current)
-    row = _PLAYED.get((seat, current))
-    if row is None:
-        row = _PLAYED[seat, current] = tuple(CardPlayed(seat, c, current) for c in _DECK)
-    return row[card.index]
+    """``CardPlayed(seat, card, current)`` from the table (``seat`` is a checked seat)."""
+    return _PLAYED[seat][0 if current is None else current + 1][card.index]
 
 
 # --------------------------------------------------------------------------- state
@@ -237,14 +247,21 @@ def position(
     current: int | None = 0,
     eliminated: Sequence[int] = (),
     epoch: int = 0,
-    shuffles: int = 0,
+    shuffles: int | None = None,
     seed: int = 0,
+    allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
-    ``played_by`` defaults to seat 0 for every pile card."""
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a finished
+    game only with ``allow_over``). ``played_by`` defaults to seat 0 for every pile card;
+    ``shuffles`` to what a game reaches at this ``epoch``: one shuffle per pile taken when
+    ``shuffle_after_win``, else none."""
+    rules = rules or Rules()
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in pile)
-    return State(
-        setup=Setup(seats=len(stacks), seed=seed, rules=rules or Rules()),
+    if shuffles is None:
+        shuffles = epoch if rules.shuffle_after_win else 0
+    state = State(
+        setup=Setup(seats=len(stacks), seed=seed, rules=rules),
         stacks=tuple(tuple(s) for s in stacks),
         pile=tuple(pile),
         played_by=by,
@@ -253,6 +270,8 @@ def position(
         eliminated=frozenset(eliminated),
         shuffles=shuffles,
     )
+    check_position(state, allow_over=allow_over)
+    return state
 
 
 # --------------------------------------------------------------------------- view
@@ -289,36 +308,10 @@ def slap_target(
         return "jack", (top,)
     if len(targets) == 1:
         return None
-    n = len(pile)
-    if n >= 2 and "double" in targets and pile[-2].rank == r:
-        return "double", (pile[-2], top)
-    if n >= 3 and "sandwich" in targets and pile[-3].rank == r and pile[-2].rank != r:
-        return "sandwich", (pile[-3], pile[-2], top)
-    return None
+    return double_or_sandwich(pile, "double" in targets, "sandwich" in targets)
 
 
 # --------------------------------------------------------------------------- decide
-
-
-def _next_holder(
-    stacks: Sequence[Sequence[Card]], eliminated: frozenset[int], p: int
-) -> int | None:
-    """The first player after ``p``, other than ``p``, not eliminated and holding a card."""
-    n = len(stacks)
-    for i in range(1, n):
-        q = (p + i) % n
-        if stacks[q] and q not in eliminated:
-            return q
-    return None
-
-
-def _next_in_game(n: int, eliminated: frozenset[int], p: int) -> int | None:
-    """The first player after ``p``, other than ``p``, who is not eliminated (cards or not)."""
-    for i in range(1, n):
-        q = (p + i) % n
-        if q not in eliminated:
-            return q
-    return None
 
 
 def _awaiting(stacks: Sequence[Sequence[Card]], eliminated: frozenset[int]) -> list[int]:
@@ -332,9 +325,19 @@ def _game_over(state: State) -> None:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
-    _game_over(state)
-    if seat in state.eliminated:
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
+    A seat that is not one of this game's raises :class:`~cardcore.errors.InvalidSeat`."""
+    stacks = state.stacks
+    if type(seat) is not int or not 0 <= seat < len(stacks):
+        check_seat(state.setup.seats, seat)  # raises: a caller's error, not a rejected action
+    eliminated = state.eliminated
+    # outcome() is None unless one of these holds (its common case, inlined: this runs on
+    # every action)
+    if len(eliminated) >= len(stacks) - 1 or (
+        not state.pile and state.setup.rules.out_of_cards == "slap_in_unlimited"
+    ):
+        _game_over(state)
+    if seat in eliminated:
         raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
     if type(command) is Play:
         return _decide_play(state, seat)
@@ -354,38 +357,48 @@ def _decide_play(state: State, p: int) -> list[Event]:
         raise Rejected(RejectCode.NO_CARDS, f"seat {p} has no cards")
     rules = state.setup.rules
     mode = rules.out_of_cards
-    targets = rules.slap_targets
     card = stack[0]
-    after = stacks[:p] + (stack[1:],) + stacks[p + 1 :]
+    last = len(stack) == 1
     eliminated = state.eliminated
     pile = state.pile
-    events: list[Event] = []
     # Step 1: a card that covers an unslapped target ends that target's chance (§4.2, §4.5.3).
     # ``p`` held a card before this play, so it is never among them.
-    if mode == "next_jack" and pile and slap_target(pile, targets) is not None:
+    out: list[int] = []
+    if (
+        pile
+        and mode == "next_jack"
+        and (
+            pile[-1].rank == JACK
+            or (len(rules.slap_targets) > 1 and slap_target(pile, rules.slap_targets) is not None)
+        )
+    ):
         out = _awaiting(stacks, eliminated)
         if out:
-            events += [PlayerEliminated(q) for q in out]
             eliminated = eliminated.union(out)
-    # Step 3: the next player who holds a card, else p, else nobody.
-    n = len(after)
-    q = (p + 1) % n
-    if n > 1 and after[q] and q not in eliminated:  # the common case: the next seat plays
+    # Step 3: the next player who holds a card, else p, else nobody. The stacks before the play
+    # serve: only p's changes, and the next holder is never p.
+    q = p + 1
+    if q == len(stacks):
+        q = 0
+    if stacks[q] and q not in eliminated and q != p:  # the common case: the next seat plays
         current: int | None = q
     else:
-        current = _next_holder(after, eliminated, p)
-    if current is not None or len(stack) > 1:
+        current = next_holder(stacks, eliminated, p)
+    if current is not None or not last:
         if current is None:
             current = p
-        events.insert(0, _played(p, card, current))
+        events: list[Event] = [_played(p, card, current)]
+        if out:
+            events += [PlayerEliminated(q) for q in out]
         # Step 2: p is awaiting when empty-handed (derived), or out at once (§4.4 out_of_cards).
-        if mode == "eliminate_now" and len(stack) == 1:
+        if last and mode == "eliminate_now":
             events.append(PlayerEliminated(p))
         return events
     # Nobody holds a card any more (§4.2 step 3).
     new_pile = pile + (card,)
-    events.insert(0, _played(p, card, None))
-    if slap_target(new_pile, targets) is not None:
+    events = [_played(p, card, None)]
+    events += [PlayerEliminated(q) for q in out]
+    if slap_target(new_pile, rules.slap_targets) is not None:
         return events  # current is none until the pile is slapped
     # The pile returns to p, who plays on; the awaiting keep their chance (§4.5.5).
     events.append(PileTaken(p, len(new_pile), "return", p))
@@ -393,7 +406,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
         events.append(_shuffle(state, p, new_pile))
     if mode == "next_jack" and not any(c.rank == JACK for c in new_pile):
         # No Jack left in the game (constructed positions only): nobody can come back (§4.2 end).
-        events += [PlayerEliminated(q) for q in _awaiting(after, eliminated) if q != p]
+        events += [PlayerEliminated(q) for q in _awaiting(stacks, eliminated) if q != p]
     return events
 
 
@@ -429,7 +442,7 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
         current = p
     else:
         won = stacks[:p] + (stack,) + stacks[p + 1 :]
-        current = _next_holder(won, state.eliminated, p)
+        current = next_holder(won, state.eliminated, p)
         if current is None:
             current = p
     events.append(PileTaken(p, len(pile), "slap", current))
@@ -444,14 +457,17 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
 def _receiver(state: State, p: int) -> int:
     """Who gets a false slapper's penalty card (§4.2 slap, §4.4 penalty_recipient)."""
     eliminated = state.eliminated
-    if state.setup.rules.penalty_recipient == "player_of_top_card":
-        q = state.played_by[-1]
+    by = state.played_by
+    # ``by`` is never empty on a checked position (as long as the pile); an unchecked one falls
+    # through to the next rule rather than an IndexError.
+    if by and state.setup.rules.penalty_recipient == "player_of_top_card":
+        q = by[-1]
         if q != p and q not in eliminated:
             return q
     current = state.current
     if current is not None and current != p and current not in eliminated:
         return current
-    q2 = _next_in_game(len(state.stacks), eliminated, p)
+    q2 = next_in_game(len(state.stacks), eliminated, p)
     assert q2 is not None, "the game is running, so another player is in"
     return q2
 
@@ -479,7 +495,7 @@ def _false_slap(state: State, p: int) -> list[Event]:
             stacks = list(state.stacks)
             stacks[p] = ()
             stacks[receiver] = stacks[receiver] + stack
-            events.append(TurnPassed(_next_holder(stacks, eliminated, p)))
+            events.append(TurnPassed(next_holder(stacks, eliminated, p)))
     return events
 
 
@@ -580,6 +596,8 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 
 def view(state: State, viewer: Viewer) -> View:
     """``viewer``'s view: no seat sees any stack, its own included (§4.2 setup)."""
+    if not isinstance(viewer, str):  # a Role (a str) or a seat
+        check_seat(state.setup.seats, viewer)  # an int viewer is a seat of this game
     referee = viewer == Role.REFEREE
     stacks: tuple[tuple[SeenCard, ...], ...] = (
         state.stacks if referee else tuple((HIDDEN,) * len(s) for s in state.stacks)
@@ -597,9 +615,13 @@ def view(state: State, viewer: Viewer) -> View:
 
 
 def redact(event: Event, viewer: Viewer) -> Event:
-    """The event as ``viewer`` sees it: stack cards are face down but to the referee."""
+    """The event as ``viewer`` sees it: stack cards are face down but to the referee. An event
+    does not know the game's seat count: an int viewer must be a seat number (not a bool, not
+    negative, at most the largest seat count); :func:`view` checks it against the game."""
     if viewer == Role.REFEREE:
         return event
+    if not isinstance(viewer, str):  # a Role (a str) or a seat
+        check_seat(len(event.stacks) if type(event) is Dealt else MAX_SEATS, viewer)
     if type(event) is Dealt:
         return Dealt(tuple((HIDDEN,) * len(s) for s in event.stacks))
     if type(event) is PenaltyPaid:
@@ -658,35 +680,194 @@ def outcome(state: State) -> Outcome | None:
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (a false slap is legal)."""
+    n = state.setup.seats
+    if type(seat) is not int or not 0 <= seat < n:
+        check_seat(n, seat)  # raises InvalidSeat
+    # outcome() is None unless a seat is eliminated or the pile is empty (its own common case,
+    # inlined: this runs for every seat on every step)
     eliminated = state.eliminated
-    if seat in eliminated:
-        return []
-    pile = state.pile
-    # outcome() is None unless one of these holds (its own common case, inlined: this runs for
-    # every seat on every step)
-    if len(eliminated) >= len(state.stacks) - 1 or (
-        not pile and state.setup.rules.out_of_cards == "slap_in_unlimited"
-    ):
-        if outcome(state) is not None:
+    if eliminated:
+        if seat in eliminated:
             return []
-    if state.current == seat and state.stacks[seat]:
-        return [PLAY, SLAP] if pile else [PLAY]
-    return [SLAP] if pile else []
+        if len(eliminated) >= n - 1 and outcome(state) is not None:
+            return []
+    mine = state.current == seat and state.stacks[seat]
+    if state.pile:
+        return [PLAY, SLAP] if mine else [SLAP]
+    if state.setup.rules.out_of_cards == "slap_in_unlimited" and outcome(state) is not None:
+        return []
+    return [PLAY] if mine else []
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: slap only a target, and never cover one you could slap instead."""
+    n = state.setup.seats
+    if type(seat) is not int or not 0 <= seat < n:
+        check_seat(n, seat)  # raises InvalidSeat
     pile = state.pile
     if not pile:
-        slappable = False
-    elif pile[-1].rank == JACK:
-        slappable = True
-    else:  # slap_target, but its call only when a target other than the jack is on
-        targets = state.setup.rules.slap_targets
-        slappable = len(targets) > 1 and slap_target(pile, targets) is not None
-    if type(command) is Slap:
-        return slappable
-    return not slappable
+        return type(command) is not Slap
+    if pile[-1].rank == JACK:
+        return type(command) is Slap
+    # slap_target, but its call only when a target other than the jack is on
+    targets = state.setup.rules.slap_targets
+    slappable = len(targets) > 1 and slap_target(pile, targets) is not None
+    return slappable is (type(command) is Slap)
+
+
+# --------------------------------------------------------------------------- position check
+
+
+def _check_count(value: object, field: str) -> None:
+    if type(value) is not int or value < 0:
+        raise InvalidPosition(field, f"must be a non-negative int, got {value!r:.40}")
+
+
+def check_position(state: State, *, allow_over: bool = False) -> None:
+    """Raise :class:`InvalidPosition` naming the field at fault unless a Slapjack game could
+    reach ``state`` (a finished one only with ``allow_over``). What §4.2 guarantees:
+
+    * every card comes from the setup's decks, none more often than they hold it (fewer is
+      fine: a small hand-written position); ``played_by`` names one seat per pile card;
+    * an eliminated player holds no card: only an empty hand is eliminated, and nobody ever
+      gives one a card (§4.2 slap); at least one player is still in (the game ends at one);
+    * ``current`` is a player in the game who holds a card (step 3 and ``TurnPassed`` pick a
+      holder, and nothing else takes a card from them), or None exactly when nobody holds a
+      card and a target waits on top of the pile to be slapped (step 3) — so a position always
+      holds a card;
+    * ``shuffles`` counts one shuffle per pile taken (``epoch``) under ``shuffle_after_win``,
+      none otherwise;
+    * the game is not over (:func:`outcome`).
+    """
+    setup = state.setup
+    if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
+        raise InvalidPosition("setup", f"not a Slapjack setup: {setup!r:.60}")
+    n = setup.seats
+    if type(n) is not int or not MIN_SEATS <= n <= MAX_SEATS:
+        raise InvalidPosition(
+            "setup", f"Slapjack takes {MIN_SEATS} to {MAX_SEATS} seats, got {n!r}"
+        )
+    stacks = state.stacks
+    if type(stacks) is not tuple or len(stacks) != n:
+        raise InvalidPosition("stacks", f"must be a tuple of one stack per seat ({n})")
+    decks = deck(setup)
+    seen: list[Card] = []
+    for q, stack in enumerate(stacks):
+        if type(stack) is not tuple:
+            raise InvalidPosition(f"stacks[{q}]", "must be a tuple of cards")
+        seen += stack
+        nt.check_cards(seen, decks, f"stacks[{q}]")  # names the zone a card is one too many in
+    pile = state.pile
+    if type(pile) is not tuple:
+        raise InvalidPosition("pile", "must be a tuple of cards")
+    nt.check_cards(seen + list(pile), decks, "pile")
+    played_by = state.played_by
+    if type(played_by) is not tuple or len(played_by) != len(pile):
+        raise InvalidPosition(
+            "played_by", f"must name one seat per pile card ({len(pile)}), got {played_by!r:.40}"
+        )
+    for i, q in enumerate(played_by):
+        nt.check_seat_field(q, n, f"played_by[{i}]")
+    _check_count(state.epoch, "epoch")
+    _check_count(state.shuffles, "shuffles")
+    expected = state.epoch if setup.rules.shuffle_after_win else 0
+    if state.shuffles != expected:
+        raise InvalidPosition(
+            "shuffles",
+            f"must be {expected}: one shuffle per pile taken (epoch {state.epoch}) "
+            f"when shuffle_after_win={setup.rules.shuffle_after_win}",
+        )
+    eliminated = state.eliminated
+    if type(eliminated) is not frozenset:
+        raise InvalidPosition("eliminated", "must be a frozenset of seats")
+    for q in sorted(eliminated, key=repr):
+        nt.check_seat_field(q, n, "eliminated")
+        if stacks[q]:
+            raise InvalidPosition(f"stacks[{q}]", f"seat {q} is eliminated but holds cards")
+    if len(eliminated) == n:
+        raise InvalidPosition("eliminated", "every seat is eliminated; the game ends at one")
+    current = state.current
+    if current is None:
+        if any(stacks):
+            raise InvalidPosition("current", "is none only while nobody holds a card (§4.2)")
+        if slap_target(pile, setup.rules.slap_targets) is None:
+            raise InvalidPosition(
+                "current", "is none only while a target waits on the pile to be slapped (§4.2)"
+            )
+    else:
+        nt.check_seat_field(current, n, "current")
+        if current in eliminated:
+            raise InvalidPosition("current", f"seat {current} is eliminated")
+        if not stacks[current]:
+            raise InvalidPosition("current", f"seat {current} holds no card to play (§4.2 step 3)")
+    if not allow_over and outcome(state) is not None:
+        field = "eliminated" if len(eliminated) >= n - 1 else "stacks"
+        raise InvalidPosition(field, "the game is already over")
+
+
+# --------------------------------------------------------------------------- notation
+
+_FIELDS: Final = ("stacks", "pile", "played_by", "epoch", "current", "eliminated", "shuffles")
+"""The fields of the notation, in order (docs/notation/slapjack.md)."""
+
+
+def format_position(state: State, viewer: Viewer) -> str:
+    """``state`` in one line (docs/notation/slapjack.md). Every stack card is ``??`` but to the
+    referee, exactly as :func:`view` hides them; the pile is face up to everyone."""
+    if viewer == Role.REFEREE:
+        stacks = nt.per_seat_text(state.stacks, nt.cards_text)
+    else:
+        if not isinstance(viewer, str):  # a Role (a str) or a seat
+            check_seat(state.setup.seats, viewer)
+        stacks = nt.per_seat_text(state.stacks, lambda s: nt.cards_text((HIDDEN,) * len(s)))
+    return nt.join(
+        GAME.info.name,
+        (
+            stacks,
+            nt.cards_text(state.pile),
+            ",".join(map(str, state.played_by)) or nt.EMPTY,
+            nt.int_text(state.epoch),
+            nt.int_text(state.current),
+            nt.seats_text(state.eliminated),
+            nt.int_text(state.shuffles),
+        ),
+    )
+
+
+def parse_position(text: str, rules: Rules | None = None) -> State:
+    """The position a referee's notation ``text`` describes, under ``rules`` (default rules when
+    None), with ``Setup(seats, seed 0, rules)``; checked by :func:`check_position` (a finished
+    game is refused). Raises :class:`InvalidPosition` naming the field at fault."""
+    fields = nt.split(text, GAME.info.name, _FIELDS)
+    if rules is None:
+        rules = Rules()
+    elif not isinstance(rules, Rules):
+        raise InvalidPosition("rules", f"not Slapjack rules: {rules!r:.60}")
+    stacks = nt.parse_per_seat(fields[0], "stacks", nt.parse_cards)
+    n = len(stacks)
+    if not MIN_SEATS <= n <= MAX_SEATS:
+        raise InvalidPosition("stacks", f"Slapjack takes {MIN_SEATS} to {MAX_SEATS} seats, got {n}")
+    pile = nt.parse_cards(fields[1], "pile")
+    by_text = fields[2]
+    played_by = (
+        ()
+        if by_text == nt.EMPTY
+        else tuple(
+            nt.parse_int(t, f"played_by[{i}]", hi=n - 1) for i, t in enumerate(by_text.split(","))
+        )
+    )
+    state = State(
+        setup=Setup(n, 0, rules),
+        stacks=stacks,
+        pile=pile,
+        played_by=played_by,
+        epoch=nt.parse_int(fields[3], "epoch"),
+        current=nt.parse_opt_int(fields[4], "current", hi=n - 1),
+        eliminated=nt.parse_seats(fields[5], "eliminated", n),
+        shuffles=nt.parse_int(fields[6], "shuffles"),
+    )
+    check_position(state)
+    return state
 
 
 # --------------------------------------------------------------------------- narration
@@ -764,4 +945,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     cards_in_play=cards_in_play,
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
+    check_position=check_position,
+    format_position=format_position,
+    parse_position=parse_position,
 )

@@ -126,7 +126,9 @@ def test_s4_2_play_out_of_turn_is_rejected() -> None:
 
 
 def test_s4_2_play_with_no_cards_is_rejected() -> None:
-    state = position([(), cs("2C"), cs("3D")], current=0)
+    # No game reaches this (current always holds a card, §4.2 step 3), so position() refuses it;
+    # decide still guards it for an unchecked State.
+    state = position([(), cs("2C"), cs("3D")], current=1)._replace(current=0)
     assert_rejected(state, 0, PLAY, RejectCode.NO_CARDS)
 
 
@@ -217,14 +219,15 @@ def test_s4_2_step3_nobody_holds_jack_on_top_current_none_until_slapped() -> Non
 def test_s4_5_5_all_cards_in_pile_no_jack_on_top_returns_to_last_player() -> None:
     state = position([cs("9C"), (), ()], pile=cs("JC 3H"), played_by=[1, 2], epoch=4)
     events, after = act(state, 0, PLAY)
-    order = tuple(shuffled(0, 1, list(cs("JC 3H 9C"))))
+    # Four piles taken, so four shuffles drawn: this one is stream 5 (shuffles + 1).
+    order = tuple(shuffled(0, 5, list(cs("JC 3H 9C"))))
     assert events == [
         CardPlayed(0, c("9C"), None),
         PileTaken(0, 3, "return", 0),
         StackShuffled(0, order),
     ]
     assert after.stacks == (order, (), ()) and after.pile == ()
-    assert after.epoch == 5 and after.current == 0 and after.shuffles == 1
+    assert after.epoch == 5 and after.current == 0 and after.shuffles == 5
     # The awaiting players keep their chance at the next Jack.
     assert awaiting(after) == (1, 2) and after.eliminated == frozenset()
 
@@ -272,6 +275,7 @@ def test_s4_2_slap_on_jack_wins_pile_shuffled_into_whole_stack() -> None:
         pile=cs("7C JH"),
         played_by=[1, 2],
         seed=7,
+        epoch=2,
         shuffles=2,
     )
     events, after = act(state, 1, SLAP)
@@ -283,7 +287,7 @@ def test_s4_2_slap_on_jack_wins_pile_shuffled_into_whole_stack() -> None:
     ]
     assert after.stacks == (cs("2S 3S"), order, cs("5H"))
     assert after.pile == () and after.played_by == ()
-    assert after.epoch == 1 and after.shuffles == 3 and after.current == 0
+    assert after.epoch == 3 and after.shuffles == 3 and after.current == 0
 
 
 def test_s4_4_shuffle_after_win_false_puts_pile_under_stack_in_order() -> None:
