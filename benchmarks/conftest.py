@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 
 FIGURES: dict[str, float] = {}
+IMPORT_FIGURES: dict[str, float] = {}
+"""Import times (test_import.py): milliseconds and a cardcore/msgspec ratio, not throughputs, so
+printed apart from the bare-loop ratios."""
 
 
 @pytest.fixture
@@ -15,7 +18,16 @@ def figures() -> dict[str, float]:
     return FIGURES
 
 
+@pytest.fixture
+def import_figures() -> dict[str, float]:
+    return IMPORT_FIGURES
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if IMPORT_FIGURES:
+        terminalreporter.section("cardcore import time (same run, fresh interpreters)")
+        for name, value in IMPORT_FIGURES.items():
+            terminalreporter.write_line(f"{name:<56} {value:>9.2f}")
     if not FIGURES:
         return
     base = FIGURES.get("bare War loop steps/s")

@@ -1,10 +1,20 @@
 """Seeded bots, and the loop that lets them play a whole game through the sequencer.
 
-A bot looks at the state and proposes ``(delay_ms, command)``: the command it wants, and how long
-after the last accepted action it would act. In a real-time game every seat proposes at once and
-the earliest proposal is the one the sequencer admits — that is how a race is decided (rules.md
-§0.4); the others then look at the new state and propose again. The host turns a delay into an
-``at_ms`` (the simulator adds it to its own clock; the service arms a timer).
+A bot sees what its seat's player sees and nothing more: :meth:`Bot.propose` gets the seat's view
+(``game.view(state, seat)``, the cards it may not see already hidden) and its :class:`Legal`
+commands, each with the game's hint (``Game.is_sensible``), never the state. Every hint the
+games give depends only on what the seat sees (tests/unit/test_bots.py checks it: the hints do
+not change when the cards hidden from the seat are shuffled), so handing it over leaks nothing.
+The legal commands are the rules' own, and one rule is defined on hidden cards: Speed's ``flip``
+is legal only while no card of *either* hand fits (rules.md Speed §3.2), so its presence tells
+a seat what a rejected ``flip`` would tell a player.
+
+A bot proposes ``(delay_ms, command)``: the command it wants, and how long after the last
+accepted action it would act. In a real-time game every seat proposes at once and the earliest
+proposal is the one the sequencer admits — that is how a race is decided (rules.md §0.4); the
+others then look at the new view and propose again. The host turns a delay into an ``at_ms``
+(the simulator adds it to its own clock; the service arms a timer). :func:`ask` is how every
+host (:func:`play_out`, the service's bot seats) asks a bot, so they all show it the same.
 
 Bots draw only from :mod:`cardcore.rng`, so a bot game is a pure function of its seeds.
 """
@@ -13,23 +23,77 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from itertools import compress
+from typing import TYPE_CHECKING, Any, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from .engine import Game
 from .errors import Rejected
-from .match import Match
 from .rng import Rng, stream_key
+
+if TYPE_CHECKING:  # only named in annotations: importing bots need not load the log and hmac
+    from .match import Match
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
+C = TypeVar("C")
+
+
+class Legal(NamedTuple, Generic[C]):
+    """A seat's legal commands now (``Game.legal_commands`` order) and, side by side, the game's
+    hint for each: would a player who plays well make it now (a false slap is legal, not
+    sensible)? Plain immutable values, no state: a bot can learn nothing here its view does not
+    show. (A named tuple: the cheapest immutable record to build, once per seat and step.)"""
+
+    commands: tuple[C, ...]
+    sensible: tuple[bool, ...] | None
+    """One hint per command; None for a bot that declared ``uses_hints = False``."""
+
 
 class Bot(Protocol):
-    """Anything that can propose a move for its seat."""
+    """Anything that can propose a move for its seat from what that seat sees.
+
+    Two optional class attributes (read with defaults of True, so a bot of your own need not
+    declare them) let a host skip work a bot would throw away: the view is the dearest thing a
+    host computes per seat and step, the hints next. ``uses_view = False``: ``propose`` is
+    passed None instead of the view; ``uses_hints = False``: ``legal.sensible`` is None. A bot
+    never gets more than its seat sees either way."""
 
     seat: int
 
-    def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
-        """``(delay_ms, command)``, or None to do nothing in this state."""
+    def propose(self, view: Any, legal: Legal[Any]) -> tuple[int, Any] | None:
+        """``(delay_ms, command)`` — a command of ``legal.commands`` — or None to do nothing
+        now. ``view`` is ``game.view(state, seat)``. Asked at every step, even with no legal
+        command (so a bot may follow the game through its views)."""
+
+
+def legal_for(game: AnyGame, state: Any, seat: int, hints: bool = True) -> Legal[Any]:
+    """The :class:`Legal` commands of ``seat`` in ``state``, with their hints unless ``hints``
+    is False."""
+    commands = tuple(game.legal_commands(state, seat))
+    if not commands:
+        return _NO_COMMANDS if hints else _NO_COMMANDS_NO_HINTS
+    if not hints:
+        return Legal(commands, None)
+    sensible = game.is_sensible
+    return Legal(commands, tuple([sensible(state, seat, c) for c in commands]))
+
+
+_NO_COMMANDS: Final[Legal[Any]] = Legal((), ())
+_NO_COMMANDS_NO_HINTS: Final[Legal[Any]] = Legal((), None)
+
+
+def _wants(bot: Bot) -> tuple[bool, bool]:
+    """``(uses_view, uses_hints)`` of a bot (both True unless it says otherwise)."""
+    return bool(getattr(bot, "uses_view", True)), bool(getattr(bot, "uses_hints", True))
+
+
+def ask(bot: Bot, game: AnyGame, state: Any) -> tuple[int, Any] | None:
+    """``bot``'s proposal in ``state``, shown only its seat's view and legal commands: the one
+    way hosts consult a bot (:func:`play_out` inlines it)."""
+    seat = bot.seat
+    uses_view, uses_hints = _wants(bot)
+    view = game.view(state, seat) if uses_view else None
+    return bot.propose(view, legal_for(game, state, seat, uses_hints))
 
 
 class _SeededBot:
@@ -56,13 +120,16 @@ class RandomBot(_SeededBot):
     """Uniform over every legal command, false slaps included, after a uniform delay in
     ``[min_ms, max_ms]`` (so that no seat always wins the races)."""
 
+    uses_view = False  # it decides from the legal commands alone
+    uses_hints = False
+
     def __init__(self, seat: int, seed: int, *, min_ms: int = 50, max_ms: int = 500) -> None:
         super().__init__(seat, seed, min_ms, max_ms)
 
-    def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
-        commands = game.legal_commands(state, self.seat)
+    def propose(self, view: Any, legal: Legal[Any]) -> tuple[int, Any] | None:
+        commands = legal.commands
         if not commands:
-            return None
+            return None  # no draw: the stream advances only on a decision
         delay, x = self._draw()
         return delay, commands[(x >> 44) % len(commands)]
 
@@ -70,6 +137,9 @@ class RandomBot(_SeededBot):
 class ReactionBot(_SeededBot):
     """Plays sensibly (``Game.is_sensible``) with a seeded human-like reaction time, and now and
     then blunders into a legal but unwise command (a false slap) — one in ``blunder_in`` turns."""
+
+    uses_view = False  # the hints say all it needs of the position
+    uses_hints = True
 
     def __init__(
         self,
@@ -83,18 +153,22 @@ class ReactionBot(_SeededBot):
         super().__init__(seat, seed, min_ms, max_ms)
         self.blunder_in = blunder_in
 
-    def propose(self, game: AnyGame, state: Any) -> tuple[int, Any] | None:
-        seat = self.seat
-        commands = game.legal_commands(state, seat)
+    def propose(self, view: Any, legal: Legal[Any]) -> tuple[int, Any] | None:
+        commands, sensible = legal
         if not commands:
-            return None
+            return None  # no draw: the stream advances only on a decision
+        assert sensible is not None  # uses_hints
         delay, x = self._draw()
-        sensible = game.is_sensible
-        if self.blunder_in and ((x >> 24) & 0xFFFFF) % self.blunder_in == 0:
-            bad = [c for c in commands if not sensible(state, seat, c)]
+        blunder = self.blunder_in and ((x >> 24) & 0xFFFFF) % self.blunder_in == 0
+        if len(commands) == 1:  # the common case, without the lists (the same choice)
+            if sensible[0] or blunder:
+                return delay, commands[0]
+            return None
+        if blunder:
+            bad = [c for c, ok in zip(commands, sensible, strict=True) if not ok]
             if bad:
                 return delay, bad[(x >> 44) % len(bad)]
-        good = [c for c in commands if sensible(state, seat, c)]
+        good = list(compress(commands, sensible))  # in C: no comprehension frame
         if not good:
             return None
         return delay, good[(x >> 44) % len(good)]
@@ -133,7 +207,11 @@ def play_out(
     exactly as the service's sequencer would order them."""
     now = max(start_ms, match.last_at_ms)
     game = match.game
-    proposers = [(bot.seat, bot.propose) for bot in bots]
+    proposers = [(bot.seat, bot.propose, *_wants(bot)) for bot in bots]
+    view = game.view
+    legal_commands = game.legal_commands
+    sensible = game.is_sensible
+    new = tuple.__new__  # Legal(...) without the named tuple's own Python-level __new__
     submit = match.submit
     actions = 0
     while match.outcome is None:
@@ -141,8 +219,19 @@ def play_out(
         best_seat = -1
         best_cmd: Any = None
         state = match.state
-        for seat, propose in proposers:
-            proposal = propose(game, state)
+        for seat, propose, uses_view, uses_hints in proposers:
+            # What ask() does, inlined (this runs for every seat on every step).
+            commands = legal_commands(state, seat)
+            if not commands:
+                legal = _NO_COMMANDS if uses_hints else _NO_COMMANDS_NO_HINTS
+            elif len(commands) == 1:  # the common case in the racing games: no loop, one tuple
+                c = commands[0]
+                legal = new(Legal, ((c,), (sensible(state, seat, c),) if uses_hints else None))
+            else:
+                commands = tuple(commands)
+                hints = tuple([sensible(state, seat, c) for c in commands]) if uses_hints else None
+                legal = new(Legal, (commands, hints))
+            proposal = propose(view(state, seat) if uses_view else None, legal)
             if proposal is None:
                 continue
             at = now + proposal[0]

@@ -15,16 +15,19 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from . import codec, log
+from . import codec, log, registry
 from .bots import BOT_KINDS, play_out, seat_bots
 from .engine import DEFAULT_EVENT_LIMIT, Setup, Termination, parse_viewer, rule_flags
 from .errors import CardcoreError, CorruptLog
 from .match import Match
-from .registry import GAMES, AnyGame, get_game
+from .registry import get_game
 from .rng import MAX_SEED, stream_key
 from .views import render_view, viewer_name
+
+if TYPE_CHECKING:
+    from .registry import AnyGame
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -42,7 +45,7 @@ def game_seed(seed: int, index: int) -> int:
 
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     if args.names:
-        for g in GAMES:
+        for g in registry.GAMES:  # every game: imported here, not when the CLI starts
             print(g.info.name, file=out)
         return EXIT_OK
     catalogue: list[dict[str, Any]] = [
@@ -58,7 +61,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
                 for f in rule_flags(g.rules_type)
             ],
         }
-        for g in GAMES
+        for g in registry.GAMES
     ]
     if args.json:
         print(json.dumps(catalogue, indent=2, ensure_ascii=False), file=out)

@@ -1,32 +1,110 @@
-"""The explicit list of every game cardcore plays (no registration magic: python-chess style)."""
+"""The explicit list of every game cardcore plays (no registration magic: python-chess style).
+
+Games are imported on first use: :func:`get_game` imports only the module of the game asked for,
+and the first access to :data:`GAMES` imports all of them (PEP 562 ``__getattr__``), so
+``import cardcore`` costs no game module. The table below is therefore written out by hand: it
+must name exactly each game's ``info.name`` and ``info.aliases`` (tests/unit/test_import.py
+checks it against the games themselves).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, overload
 
-from .engine import Game
-from .errors import UnknownGame
-from .games import palace, ratscrew, slapjack, speed, spit
+if TYPE_CHECKING:
+    # For the type checker only: at run time these imports would load every game eagerly.
+    from .engine import Game
+    from .games import palace, ratscrew, slapjack, speed, spit
 
-AnyGame = Game[Any, Any, Any, Any, Any]
+    AnyGame = Game[Any, Any, Any, Any, Any]
 
-GAMES: Final[tuple[AnyGame, ...]] = (
-    ratscrew.GAME,
-    slapjack.GAME,
-    palace.GAME,
-    spit.GAME,
-    speed.GAME,
-)
-"""Every registered game, in catalogue order."""
+    GAMES: tuple[AnyGame, ...]
+    """Every registered game, in catalogue order (imports every game on first access)."""
 
-_BY_NAME: Final[dict[str, AnyGame]] = {
-    name: g for g in GAMES for name in (g.info.name, *g.info.aliases)
+    RatscrewGame = Game[
+        ratscrew.State, ratscrew.Command, ratscrew.Event, ratscrew.View, ratscrew.Rules
+    ]
+    SlapjackGame = Game[
+        slapjack.State, slapjack.Command, slapjack.Event, slapjack.View, slapjack.Rules
+    ]
+    PalaceGame = Game[palace.State, palace.Command, palace.Event, palace.View, palace.Rules]
+    SpitGame = Game[spit.State, spit.Command, spit.Event, spit.View, spit.Rules]
+    SpeedGame = Game[speed.State, speed.Command, speed.Event, speed.View, speed.Rules]
+
+_MODULES: Final[tuple[str, ...]] = ("ratscrew", "slapjack", "palace", "spit", "speed")
+"""The game modules of :mod:`cardcore.games`, in catalogue order."""
+
+_NAMES: Final[tuple[str, ...]] = ("ratscrew", "slapjack", "palace", "spit", "speed")
+"""Each game's ``info.name``, in catalogue order (what :class:`UnknownGame` lists)."""
+
+_MODULE_OF: Final[dict[str, str]] = {
+    "ratscrew": "ratscrew",
+    "ers": "ratscrew",
+    "slapjack": "slapjack",
+    "palace": "palace",
+    "shithead": "palace",
+    "spit": "spit",
+    "speed": "speed",
 }
+"""Every name and alias → the module that defines that game."""
+
+_loaded: dict[str, AnyGame] = {}
+"""Module name → its ``GAME``, filled as games are first used."""
 
 
+def _load(module: str) -> AnyGame:
+    game = _loaded.get(module)
+    if game is None:
+        # __import__ with a fromlist returns the game module itself (no importlib to load)
+        game = __import__(f"{__package__}.games.{module}", fromlist=["GAME"]).GAME
+        _loaded[module] = game
+    return game
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would let any name through it
+
+    def __getattr__(name: str) -> Any:
+        """``GAMES`` on first access: import every game, then keep the tuple as a plain global (so
+        later reads never come here)."""
+        if name == "GAMES":
+            games = tuple(_load(m) for m in _MODULES)
+            globals()["GAMES"] = games
+            return games
+        if name == "AnyGame":  # the alias, for code that imports it at run time
+            from .engine import Game
+
+            any_game = Game[Any, Any, Any, Any, Any]
+            globals()["AnyGame"] = any_game
+            return any_game
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "GAMES", "AnyGame"})
+
+
+# The overloads give ``get_game("ers")`` its game's own types (lowercase literal names; any
+# other spelling is still accepted at run time and typed as a game of unknown types).
+@overload
+def get_game(name: Literal["ratscrew", "ers"]) -> RatscrewGame: ...
+@overload
+def get_game(name: Literal["slapjack"]) -> SlapjackGame: ...
+@overload
+def get_game(name: Literal["palace", "shithead"]) -> PalaceGame: ...
+@overload
+def get_game(name: Literal["spit"]) -> SpitGame: ...
+@overload
+def get_game(name: Literal["speed"]) -> SpeedGame: ...
+@overload
+def get_game(name: str) -> AnyGame: ...
 def get_game(name: str) -> AnyGame:
-    """The game with this name or alias (``"ers"`` → ratscrew); raises :class:`UnknownGame`."""
+    """The game with this name or alias (``"ers"`` → ratscrew); raises :class:`UnknownGame`.
+    Imports that game's module on first use, and no other."""
     try:
-        return _BY_NAME[name.lower()]
+        module = _MODULE_OF[name.lower()]
     except (KeyError, AttributeError):
-        raise UnknownGame(str(name), tuple(g.info.name for g in GAMES)) from None
+        from .errors import UnknownGame  # the error path only: not worth an eager import
+
+        raise UnknownGame(str(name), _NAMES) from None
+    game = _loaded.get(module)
+    return game if game is not None else _load(module)

@@ -41,7 +41,7 @@ from typing import Any, Final
 import structlog
 
 from cardcore import codec
-from cardcore.bots import BOT_KINDS, Bot, bot_seed
+from cardcore.bots import BOT_KINDS, Bot, ask, bot_seed
 from cardcore.engine import Game, Outcome, Viewer
 from cardcore.errors import DecodeError, RejectCode, Rejected
 from cardcore.log import LogLine, commitment
@@ -685,7 +685,8 @@ class LiveGame:
                 spec.min_delay_ms,
                 spec.max_delay_ms,
             )
-            proposal = bot.propose(self.game, state)
+            # The bot sees only its seat's view and legal commands, as a player would.
+            proposal = ask(bot, self.game, state)
             if proposal is not None:
                 delay, command = proposal
                 self._timers.append(
