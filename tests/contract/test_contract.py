@@ -8,34 +8,149 @@ uniformly random ones) play a stretch of it through the sequencer; at every step
 * every command ``legal_commands`` offers any seat is accepted by ``decide``;
 * every rejected command changes nothing (state, sequence number, log);
 * each viewer's view is byte-identical when the cards it cannot see are reshuffled, and the
-  redacted events differ between the two worlds only where the viewer's next view differs too,
-  and then only in cards that view shows;
+  redacted events differ between the two worlds only where the viewer's views along the way
+  (after each event) differ too, and then only in cards those views show;
 * commands, events and views round-trip through the canonical JSON codec.
 
-Separately, seeded bot games end at every seat count.
+Each example plays under rule variants drawn from the game's own flag schema
+(:func:`~cardcore.engine.rule_flags`), not only the default rules. Separately: seeded bot games
+end at every seat count; ``shuffle_hidden`` really moves hidden cards (else the no-leak checks
+above pass vacuously); ``Rules(...)`` refuses every kind of invalid flag value; and the
+position hooks (``check_position``, ``format_position``, ``parse_position``) round-trip the
+positions of bot games, which ``Match.from_position`` continues into a log that verifies.
+
+The suite runs over every registered game and War (tests/war), the worked example of
+docs/adding-a-game.md: a game that passes it is a game cardcore can host.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
 from cardcore import codec, log
-from cardcore.bots import play_out, seat_bots
-from cardcore.engine import Game, Role, Termination, Viewer
-from cardcore.errors import InvalidSetup, Rejected
+from cardcore.bots import Bot, ask, play_out, seat_bots
+from cardcore.cards import Card
+from cardcore.engine import FlagInfo, Game, Role, Termination, Viewer, rule_flags
+from cardcore.errors import DecodeError, InvalidPosition, InvalidSetup, Rejected
 from cardcore.match import Match
 from cardcore.registry import GAMES
 from cardcore.rng import MAX_SEED, Rng
+from tests.war.war import GAME as WAR
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 STEPS = 120
 
-game_param = pytest.mark.parametrize("game", GAMES, ids=[g.name for g in GAMES])
+ALL_GAMES: tuple[AnyGame, ...] = (*GAMES, WAR)
+game_param = pytest.mark.parametrize("game", ALL_GAMES, ids=[g.name for g in ALL_GAMES])
+
+# --------------------------------------------------------------------------- rule variants
+
+INT_SPAN = 2
+"""Integer flags are drawn from their lower bound up to this many above it (or the upper bound):
+the low end is where rules change character (0 penalty cards, 1 deck, a target of 1 point);
+a larger value plays the same rules for longer, and more decks make every step dearer."""
+
+
+def flag_strategy(schema: dict[str, Any]) -> st.SearchStrategy[Any] | None:
+    """The JSON values a flag's schema allows, or None for a kind this suite does not draw
+    (a free-form mapping such as ERS's challenge_counts keeps its default)."""
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "integer" or "anyOf" in schema:
+        lo = schema.get("minimum", 0)
+        ints = st.integers(lo, min(schema.get("maximum", lo + INT_SPAN), lo + INT_SPAN))
+        return ints if kind == "integer" else st.none() | ints  # anyOf: int or null
+    if kind == "array" and "enum" in schema.get("items", {}):
+        return st.lists(st.sampled_from(schema["items"]["enum"]), unique=True)
+    return None
+
+
+def rules_for(game: AnyGame) -> st.SearchStrategy[dict[str, Any]]:
+    """Rule variants from the game's flag schema: each flag absent (its default) or drawn, so
+    Hypothesis shrinks a failure towards the default rules and names the flags that matter."""
+    optional = {}
+    for f in rule_flags(game.rules_type):
+        values = flag_strategy(dict(cast(dict[str, Any], f.schema)))
+        if values is not None:
+            optional[f.name] = values
+    return st.fixed_dictionaries({}, optional=optional)
+
+
+def invalid_values(f: FlagInfo) -> list[Any]:
+    """Values of every kind of mistake the flag's schema rules out: an unknown choice, a wrong
+    type (``True`` is not an int: style.md's ``True == 1`` lesson), just out of bounds."""
+    schema = cast(dict[str, Any], f.schema)
+    kind = schema.get("type")
+    out: list[Any] = []
+    if "enum" in schema:
+        out += ["no_such_choice", 1]
+    if kind == "boolean":
+        out += [1, "yes", None]
+    if kind == "integer" or "anyOf" in schema:
+        out += [schema["minimum"] - 1] if "minimum" in schema else []
+        out += [schema["maximum"] + 1] if "maximum" in schema else []
+        out += ["1", True, 1.5]
+    if kind == "array":
+        out += [frozenset({"no_such_choice"}), "double", 1]
+    if kind == "object":
+        out += ["x", 1]
+    assert out, f"flag {f.name}: no invalid value for schema {schema}"
+    return out
+
+
+def setup_or_skip(game: AnyGame, seats: int, seed: int, rules: dict[str, Any]) -> Any:
+    try:
+        return game.make_setup(seats, seed, rules)
+    except InvalidSetup:
+        assume(False)  # a combination the game refuses (e.g. 5 seats of 8-card Palace areas)
+        raise  # pragma: no cover - assume(False) does not return
+
+
+# --------------------------------------------------------------------------- bot games
+
+
+def bot_step(match: Match[Any, Any, Any, Any, Any], bots: Sequence[Bot], now: int) -> int | None:
+    """Sequence the earliest bot proposal (ties to the lower seat) as play_out does; the new
+    time, or None when no bot would act."""
+    moves = [(p[0], b.seat, p[1]) for b in bots if (p := ask(b, match.game, match.state))]
+    if not moves:
+        return None
+    delay, seat, cmd = min(moves, key=lambda m: (m[0], m[1]))
+    match.submit(seat, cmd, now + delay)
+    return now + delay
+
+
+def bot_states(game: AnyGame, setup: Any, kind: str, steps: int, every: int = 1) -> list[Any]:
+    """Every ``every``-th state of a seeded bot game (unrecorded) before it ends."""
+    match = Match(game, setup, record=False)
+    bots = seat_bots(kind, setup.seats, setup.seed)
+    out = []
+    now: int | None = 0
+    for i in range(steps):
+        if match.outcome is not None or now is None:
+            break
+        if i % every == 0:
+            out.append(match.state)
+        now = bot_step(match, bots, now)
+    return out
+
+
+def default_setup(game: AnyGame, seats: int, seed: int) -> Any:
+    try:
+        return game.make_setup(seats, seed)
+    except InvalidSetup:
+        return game.make_setup(seats, seed, {"num_decks": 2})  # more seats, more decks
 
 
 def seats_for(game: AnyGame) -> st.SearchStrategy[int]:
@@ -67,45 +182,57 @@ def visible_cards(game: AnyGame, state: Any, viewer: Viewer) -> Counter[str]:
     return Counter(v for v in leaves.values() if isinstance(v, str) and is_card_text(v))
 
 
+@functools.cache  # few distinct strings, checked millions of times ("??" raises inside)
 def is_card_text(text: str) -> bool:
     try:
-        codec.decode(codec.Card, text)
-    except codec.DecodeError:
+        codec.decode(Card, text)
+    except DecodeError:
         return False
     return True
 
 
-def evolve_all(game: AnyGame, state: Any, events: Any) -> Any:
+def states_along(game: AnyGame, state: Any, events: Any) -> list[Any]:
+    """The state after each event: a client following the stream shows each of them, so a card
+    face up in any of them (played, then swept up by the same action) was on show."""
+    out = []
     for e in events:
         state = game.evolve(state, e)
-    return state
+        out.append(state)
+    return out
+
+
+def cards_shown(game: AnyGame, states: Sequence[Any], viewer: Viewer) -> Counter[str]:
+    return sum((visible_cards(game, s, viewer) for s in states), Counter())
 
 
 def check_redaction(
     game: AnyGame, state: Any, alt: Any, events: Any, alt_events: Any, viewer: Viewer
 ) -> None:
-    """The no-leak property of events: differences only where the viewer's next view differs."""
+    """The no-leak property of events: differences only where the viewer's views along the
+    way (after each event) differ too, and then only in cards those views show."""
     red = [codec.encode(game.redact(e, viewer)) for e in events]
     alt_red = [codec.encode(game.redact(e, viewer)) for e in alt_events]
     if red == alt_red:
         return
-    after, alt_after = evolve_all(game, state, events), evolve_all(game, alt, alt_events)
-    view_bytes = codec.canonical_bytes(codec.encode(game.view(after, viewer)))
-    alt_view_bytes = codec.canonical_bytes(codec.encode(game.view(alt_after, viewer)))
-    assert view_bytes != alt_view_bytes, (
-        f"{game.name}: redacted events for {viewer} depend on hidden cards although the next "
-        f"view does not:\n{red}\n{alt_red}"
+    along, alt_along = states_along(game, state, events), states_along(game, alt, alt_events)
+
+    def views(states: list[Any]) -> list[bytes]:
+        return [codec.canonical_bytes(codec.encode(game.view(s, viewer))) for s in states]
+
+    assert views(along) != views(alt_along), (
+        f"{game.name}: redacted events for {viewer} depend on hidden cards although no view "
+        f"along the way does:\n{red}\n{alt_red}"
     )
     a, b = flatten(red), flatten(alt_red)
     if a.keys() != b.keys():
         return  # different structure: the outcome itself depended on a card now revealed
-    shown, alt_shown = visible_cards(game, after, viewer), visible_cards(game, alt_after, viewer)
+    shown, alt_shown = cards_shown(game, along, viewer), cards_shown(game, alt_along, viewer)
     for path in a:
         # Counts and turns may follow from a revealed card; a card itself must be on show.
         if a[path] != b[path] and isinstance(a[path], str) and is_card_text(a[path]):
             assert a[path] in shown and b[path] in alt_shown, (
-                f"{game.name}: {viewer} is told {a[path]} / {b[path]} at {path}, which its view "
-                "does not show"
+                f"{game.name}: {viewer} is told {a[path]} / {b[path]} at {path}, which no view "
+                "along the way shows"
             )
 
 
@@ -128,10 +255,8 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
     seats = data.draw(seats_for(game), label="seats")
     seed = data.draw(st.integers(0, MAX_SEED), label="seed")
     kind = data.draw(st.sampled_from(["reaction", "random"]), label="bots")
-    try:
-        setup = game.make_setup(seats, seed)
-    except InvalidSetup:
-        assume(False)  # e.g. 6+ seats of Palace need a second deck
+    rules = data.draw(rules_for(game), label="rules")
+    setup = setup_or_skip(game, seats, seed, rules)
     match = Match(game, setup)
     full_deck = Counter(game.deck(setup))
     bots = seat_bots(kind, seats, seed)
@@ -139,7 +264,7 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
     states = [match.state]
 
     # The deal: redacted deal events obey the same no-leak rule against another seed's deal.
-    other = game.make_setup(seats, (seed + 1) % (MAX_SEED + 1))
+    other = game.make_setup(seats, (seed + 1) % (MAX_SEED + 1), rules)
     deal, other_deal = game.deal(setup), game.deal(other)
     for v in viewers(seats):
         check_redaction(
@@ -175,8 +300,7 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
                     assert (len(match.writer.lines) if match.writer else 0) == n_lines
 
         # Views are blind to the cards they cannot see; so are redacted events.
-        proposals = [(b.propose(game, state), b.seat) for b in bots]
-        moves = [(p[0], seat, p[1]) for p, seat in proposals if p is not None]
+        moves = [(p[0], b.seat, p[1]) for b in bots if (p := ask(b, game, state))]
         if not moves:
             break
         delay, seat, cmd = min(moves, key=lambda m: (m[0], m[1]))
@@ -194,21 +318,21 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
             check_redaction(game, state, alt, events, alt_events, v)
 
         # Conservation after every single event; codec round-trips.
-        s_ = state
-        for e in events:
-            s_ = game.evolve(s_, e)
-            assert Counter(game.cards_in_play(s_)) == full_deck, f"after {e!r}"
+        along = states_along(game, state, events)
+        for e, after in zip(events, along, strict=True):
+            assert Counter(game.cards_in_play(after)) == full_deck, f"after {e!r}"
             assert game.decode_event(codec.encode(e)) == e
+        s_ = along[-1] if along else state
         assert game.decode_command(codec.encode(cmd)) == cmd
         for v in [*viewers(seats), Role.REFEREE]:
             view = game.view(s_, v)
             assert codec.decode(game.view_type, codec.encode(view)) == view
 
         # The log and the streams carry commands as they were sent: a command may only name
-        # cards that every viewer sees before or after it.
+        # cards that every viewer sees before it or along the way (after one of its events).
         named = [v for v in flatten(codec.encode(cmd)).values() if isinstance(v, str)]
         for v in viewers(seats):
-            shown = visible_cards(game, state, v) + visible_cards(game, s_, v)
+            shown = cards_shown(game, [state, *along], v)
             for text in named:
                 if is_card_text(text):
                     assert text in shown, f"{game.name}: {cmd!r} names {text}, hidden from {v}"
@@ -219,10 +343,11 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
         states.append(match.state)
 
     # Replay of the log equals the live state after every entry, and the log verifies.
+    # (``game=``: cardcore.log would look the game up by name, and War is not registered.)
     assert match.writer is not None
-    replayed = [step.state for step in log.replay(match.writer.lines, seed=seed)]
+    replayed = [step.state for step in log.replay(match.writer.lines, seed=seed, game=game)]
     assert replayed == states
-    report = log.verify(match.writer.lines)
+    report = log.verify(match.writer.lines, game=game)
     assert report.entries == match.seq
 
 
@@ -230,11 +355,7 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
 def test_seeded_bot_games_end(game: AnyGame) -> None:
     for seats in range(game.info.min_seats, game.info.max_seats + 1):
         for seed in range(3):
-            try:
-                setup = game.make_setup(seats, seed)
-            except InvalidSetup:
-                setup = game.make_setup(seats, seed, {"num_decks": 2})  # more seats, more decks
-            match = Match(game, setup, record=False)
+            match = Match(game, default_setup(game, seats, seed), record=False)
             result = play_out(match, seat_bots("reaction", seats, seed))
             assert not result.stalled, f"{game.name} {seats} seats seed {seed} stalled"
             assert match.outcome is not None
@@ -251,12 +372,12 @@ def test_full_game_log_verifies_and_redacts(game: AnyGame) -> None:
     play_out(match, seat_bots("reaction", seats, 2024))
     assert match.writer is not None
     lines = match.writer.lines
-    report = log.verify(lines)
+    report = log.verify(lines, game=game)
     assert report.revealed and report.outcome == match.outcome
     # Before the end a player's download has no seed and matches its redacted events.
     partial = lines[:-1]
     for v in viewers(seats):
-        red = log.redact_log(partial, v)
+        red = log.redact_log(partial, v, game=game)
         text = log.dumps(red).decode()
         assert '"seed"' not in text and '"salt"' not in text
         for line, orig in zip(red[1:], partial[1:], strict=True):
@@ -264,7 +385,7 @@ def test_full_game_log_verifies_and_redacts(game: AnyGame) -> None:
             assert line["events"] == [
                 codec.encode(game.redact(game.decode_event(e), v)) for e in orig["events"]
             ]
-    assert log.redact_log(lines, 0) == lines  # after the end, everything is public
+    assert log.redact_log(lines, 0, game=game) == lines  # after the end, everything is public
 
 
 @game_param
@@ -277,3 +398,184 @@ def test_catalogue_and_schemas(game: AnyGame) -> None:
         game.make_setup(game.info.max_seats + 1, 1)
     with pytest.raises(Exception, match=r"rules\.no_such_flag"):
         game.make_setup(game.info.min_seats, 1, {"no_such_flag": 1})
+
+
+# --------------------------------------------------------------------------- rule flags
+
+
+@game_param
+def test_rules_refuse_invalid_flag_values(game: AnyGame) -> None:
+    """``Rules(...)`` built directly refuses what make_setup refuses (engine.check_rules), for
+    every flag and every kind of mistake its schema allows to produce."""
+    for f in rule_flags(game.rules_type):
+        for value in invalid_values(f):
+            with pytest.raises(InvalidSetup) as direct:
+                game.rules_type(**{f.name: value})
+            assert direct.value.field.startswith(f"rules.{f.name}"), direct.value
+            as_json = sorted(value) if isinstance(value, frozenset) else value
+            with pytest.raises(InvalidSetup) as parsed:
+                game.make_setup(game.info.min_seats, 1, {f.name: as_json})
+            assert parsed.value.field.startswith(f"rules.{f.name}"), parsed.value
+
+
+@game_param
+def test_drawn_rules_are_the_declared_flags(game: AnyGame) -> None:
+    """The variant strategy is not vacuous: it can draw a non-default value of every flag whose
+    kind it knows (so the contract runs under variants, not only the defaults)."""
+    drawn = 0
+    for f in rule_flags(game.rules_type):
+        values = flag_strategy(dict(cast(dict[str, Any], f.schema)))
+        if values is not None:
+            other = functools.partial(
+                lambda d, v: codec.canonical_text(v) != d, codec.canonical_text(f.default)
+            )
+            find(values, other)  # raises NoSuchExample if only the default can be drawn
+            drawn += 1
+    assert drawn, f"{game.name}: no flag can be drawn"
+
+
+# --------------------------------------------------------------------------- shuffle_hidden
+
+SHUFFLE_SEEDS = 4
+SHUFFLE_STEPS = 80
+MIN_MOVED_SHARE = 0.5
+"""A correct shuffle leaves the hidden cards of a place set in place with probability at most
+1/2 (two distinct cards) and far less with more: the games measure above 0.9. An identity
+shuffle scores 0, so 0.5 fails it with a wide margin either way."""
+
+
+def hidden_places(game: AnyGame, state: Any, viewer: Viewer) -> dict[str, str]:
+    """Where ``viewer``'s view shows ``??``, the card the referee's view shows there."""
+    seen = flatten(codec.encode(game.view(state, viewer)))
+    truth = flatten(codec.encode(game.view(state, Role.REFEREE)))
+    return {
+        path: truth[path]
+        for path, text in seen.items()
+        if text == "??" and isinstance(truth.get(path), str) and is_card_text(truth[path])
+    }
+
+
+def shuffle_share(game: AnyGame) -> tuple[int, int]:
+    """``(eligible, moved)`` over states of random bot games: a (state, viewer) is eligible
+    when the viewer has two or more hidden places holding different cards; moved when
+    shuffle_hidden put a different card in at least one of them."""
+    eligible = moved = 0
+    seat_counts = range(game.info.min_seats, game.info.max_seats + 1)
+    for seed in range(SHUFFLE_SEEDS):
+        seats = seat_counts[seed % len(seat_counts)]
+        rng = Rng(seed, 77)
+        for state in bot_states(game, default_setup(game, seats, seed), "random", SHUFFLE_STEPS, 4):
+            for v in viewers(seats):
+                places = hidden_places(game, state, v)
+                if len(set(places.values())) < 2:
+                    continue
+                eligible += 1
+                after = hidden_places(game, game.shuffle_hidden(state, v, rng), v)
+                moved += after != places
+    return eligible, moved
+
+
+def check_shuffle_moves_cards(game: AnyGame) -> None:
+    eligible, moved = shuffle_share(game)
+    assert eligible >= 20, f"{game.name}: only {eligible} states with hidden cards to shuffle"
+    assert moved >= MIN_MOVED_SHARE * eligible, (
+        f"{game.name}: shuffle_hidden moved hidden cards in only {moved} of {eligible} states "
+        "(the no-leak checks pass vacuously if it leaves them in place)"
+    )
+
+
+@game_param
+def test_shuffle_hidden_moves_hidden_cards(game: AnyGame) -> None:
+    check_shuffle_moves_cards(game)
+
+
+@game_param
+def test_identity_shuffle_hidden_is_caught(game: AnyGame) -> None:
+    """The check above can fail: a game whose shuffle_hidden returns the state as it is."""
+    lazy = dataclasses.replace(game, shuffle_hidden=lambda s, v, r: s)
+    with pytest.raises(AssertionError, match="moved hidden cards in only 0 of"):
+        check_shuffle_moves_cards(lazy)
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def position_hooks(game: AnyGame) -> tuple[Any, Any, Any]:
+    check, fmt, parse = game.check_position, game.format_position, game.parse_position
+    assert check is not None and fmt is not None and parse is not None, (
+        f"{game.name} lacks check_position / format_position / parse_position (issue 10)"
+    )
+    return check, fmt, parse
+
+
+@game_param
+def test_position_hooks_exist(game: AnyGame) -> None:
+    position_hooks(game)
+
+
+def same_position(game: AnyGame, a: Any, b: Any) -> bool:
+    """Equal but for the seed and event limit, which a notation does not carry."""
+    return bool(
+        a.setup.seats == b.setup.seats
+        and a.setup.rules == b.setup.rules
+        and a._replace(setup=b.setup) == b
+    )
+
+
+@game_param
+@settings(max_examples=8)  # each example checks a whole bot game's positions
+@given(data=st.data())
+def test_notation_round_trips(game: AnyGame, data: st.DataObject) -> None:
+    check, fmt, parse = position_hooks(game)
+    seats = data.draw(seats_for(game), label="seats")
+    seed = data.draw(st.integers(0, MAX_SEED), label="seed")
+    rules = data.draw(rules_for(game), label="rules")
+    setup = setup_or_skip(game, seats, seed, rules)
+    shuffler = Rng(seed, 98)
+    for state in bot_states(game, setup, "random", 60, every=3):
+        check(state)  # a position a game reached is a position
+        text = fmt(state, Role.REFEREE)
+        assert "\n" not in text and text.isascii() and text.split(" ")[0] == game.name
+        back = parse(text, setup.rules)
+        assert same_position(game, state, back), f"{game.name}: {text} parses to another state"
+        assert fmt(back, Role.REFEREE) == text
+        for v in viewers(seats):
+            shown = fmt(state, v)
+            # A viewer's notation is no leak either: blind to the cards it may not see.
+            assert shown == fmt(game.shuffle_hidden(state, v, shuffler), v), (
+                f"{game.name}: the notation for {v} depends on cards it cannot see"
+            )
+            if "??" in shown:
+                with pytest.raises(InvalidPosition):
+                    parse(shown, setup.rules)
+        with pytest.raises(InvalidPosition):
+            parse(text + " -", setup.rules)  # one field too many
+    with pytest.raises(InvalidPosition):
+        parse(f"not{game.name}", None)
+
+
+@game_param
+def test_match_from_position_continues_and_verifies(game: AnyGame) -> None:
+    """A mid-game position starts a new match (a new seed for any later shuffle) whose log
+    replays to the live states and verifies, ending at the game's end or the event limit."""
+    position_hooks(game)
+    seats = game.info.min_seats
+    states = bot_states(game, game.make_setup(seats, 7), "random", 40)
+    assert len(states) > 20, f"{game.name}: the bot game ended before a mid-game position"
+    mid = states[-1]
+    match = Match.from_position(game, mid, seed=8, event_limit=300)
+    bots = seat_bots("random", seats, 8)
+    live = [match.state]
+    now: int | None = 0
+    while match.outcome is None and now is not None:
+        now = bot_step(match, bots, now)
+        live.append(match.state)
+    assert match.outcome is not None, f"{game.name}: the bots stalled"
+    assert match.writer is not None
+    lines = match.writer.lines
+    assert game.format_position is not None  # for mypy: position_hooks checked it
+    assert lines[0]["position"] == game.format_position(mid, Role.REFEREE)
+    replayed = [step.state for step in log.replay(lines, game=game)]
+    report = log.verify(lines, game=game)
+    assert all(same_position(game, a, b) for a, b in zip(replayed, live, strict=True))
+    assert report.revealed and report.outcome == match.outcome and report.entries == match.seq
