@@ -39,10 +39,12 @@ it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was f
   across plays). ``starter_must_play_lowest`` binds the first play of the game to the lowest
   non-power rank of the starter's active source.
 * Every seat must get its ``3 × cards_per_area`` cards: 2–5 seats on one deck, more with
-  ``num_decks=2`` (§5.2; a setup with too few cards is an ``InvalidSetup`` naming ``seats``).
+  ``num_decks=2`` (§5.2); any ``cards_per_area`` whose deal fits the decks is accepted (§5.4; one
+  that does not fit is an ``InvalidSetup`` naming ``rules.cards_per_area``).
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
-view/redact → outcome/legal_commands → narration → ``GAME``.
+view/redact → outcome/legal_commands → position check and notation (docs/notation/palace.md) →
+narration → ``GAME``.
 """
 
 from __future__ import annotations
@@ -50,11 +52,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
+from operator import attrgetter
 from typing import Final, Literal, NamedTuple, assert_never, final
 
-from ..cards import HIDDEN, JOKER_RANK, Card, SeenCard, rank_name, standard_deck
-from ..engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer, check_rules, flag
-from ..errors import InvalidSetup, RejectCode, Rejected
+from .. import notation as nt
+from ..cards import HIDDEN, JOKER, JOKER_RANK, RANKS, Card, SeenCard, rank_name, standard_deck
+from ..engine import (
+    Game,
+    GameInfo,
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    check_rules,
+    check_seat,
+    flag,
+)
+from ..errors import InvalidPosition, InvalidSeat, InvalidSetup, RejectCode, Rejected
 from ..rng import Rng, shuffled
 
 RULES_VERSION: Final = "1"
@@ -70,7 +85,8 @@ TakeReason = Literal["pickup", "failed_blind", "special_finish"]
 class Rules:
     """The variant flags of rules.md §5.4, with their defaults."""
 
-    cards_per_area: int = flag(3, "cards face down, face up and in hand per player", min=1, max=8)
+    cards_per_area: int = flag(3, "cards face down, face up and in hand per player", min=1)
+    """Any ``k >= 1`` whose deal fits the decks (``check_setup``: ``3·k·seats`` cards)."""
     two_follow_up: bool = flag(True, "the player of a 2 plays again on it")
     ten_follow_up: bool = flag(True, "the player of a 10 leads again after the burn")
     four_of_a_kind_burn: Literal["consecutive", "single_play", "off"] = flag(
@@ -99,8 +115,10 @@ class Rules:
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
         # parse_rules checks the bounds of JSON values; direct construction is checked here.
-        if not 1 <= self.cards_per_area <= 8:
-            raise InvalidSetup("rules.cards_per_area", f"must be 1..8, got {self.cards_per_area}")
+        if self.cards_per_area < 1:
+            raise InvalidSetup(
+                "rules.cards_per_area", f"must be at least 1, got {self.cards_per_area}"
+            )
         if not 0 <= self.jokers <= 2:
             raise InvalidSetup("rules.jokers", f"must be 0..2, got {self.jokers}")
         if not 1 <= self.num_decks <= 4:
@@ -341,14 +359,21 @@ def position(
     phase: Phase = "play",
     follow_up: bool = False,
     direction: int = 1,
-    ready: Iterable[int] = (),
+    ready: Iterable[int] | None = None,
     finished: Sequence[int] = (),
     window: tuple[int, int, int] | None = None,
     opening: bool = False,
+    revealed: Card | None = None,
+    allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction)."""
+    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a game that is
+    already over only with ``allow_over``). ``ready`` defaults to every seat in the play phase
+    (everybody called ready to get there), to nobody in the setup phase."""
     n = len(hands)
-    return State(
+    if ready is None:
+        ready = range(n) if phase == "play" else ()
+    state = State(
         setup=Setup(seats=n, seed=0, rules=rules or Rules()),
         phase=phase,
         hands=tuple(tuple(h) for h in hands),
@@ -364,7 +389,10 @@ def position(
         finished=tuple(finished),
         window=window,
         opening=opening,
+        revealed=revealed,
     )
+    check_position(state, allow_over=allow_over)
+    return state
 
 
 # --------------------------------------------------------------------------- view
@@ -414,10 +442,6 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
-def _cost(rank: int, rules: Rules) -> int:
-    return _COSTS[rules.three_invisible][rank]
-
-
 def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
     """The rank that rules look at: the top card, skipping transparent ones ([ENGINE] jokers,
     and 3s under ``three_invisible``, rules.md §5.4)."""
@@ -435,27 +459,36 @@ def _fits(rank: int, pile: tuple[Card, ...], rules: Rules) -> bool:
     return rank in _allowed(pile, rules)
 
 
-_ALL_RANKS: Final = tuple(range(14))
-_ALLOWED: dict[tuple[int | None, bool, bool, bool], frozenset[int]] = {}
+_NO_TOP: Final = 14
+"""The "top rank" of an empty pile, or of one of transparent cards only: anything goes."""
 
 
-_allowed_cache: tuple[object, object, frozenset[int]] = (None, None, frozenset())
+def _top(pile: tuple[Card, ...], invisible_three: bool) -> int:
+    """The rank the rules look at (``_effective_top``), ``_NO_TOP`` for none: an index into
+    ``_FIT``. Usually the top card's rank, without a loop."""
+    if not pile:
+        return _NO_TOP
+    top = pile[-1].rank
+    if top == JOKER_RANK or (top == 3 and invisible_three):
+        for c in reversed(pile):
+            r = c.rank
+            if not (r == JOKER_RANK or (r == 3 and invisible_three)):
+                return r
+        return _NO_TOP
+    return top
 
 
 def _allowed(pile: tuple[Card, ...], rules: Rules) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now (memoised by the rank that rules, and the
-    last answer by identity: one position asks several times)."""
-    global _allowed_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
-    cached = _allowed_cache
-    if cached[0] is pile and cached[1] is rules:
-        return cached[2]
-    top = _effective_top(pile, rules) if pile else None
-    key = (top, rules.seven_lower, rules.nine_lower, rules.three_invisible)
-    allowed = _ALLOWED.get(key)
-    if allowed is None:
-        allowed = _ALLOWED[key] = frozenset(r for r in _ALL_RANKS if _rank_fits(r, top, rules))
-    _allowed_cache = (pile, rules, allowed)
-    return allowed
+    """Every rank that may be played on ``pile`` now: a look-up in ``_FIT`` by the flags and
+    the rank that rules (the top card, usually; transparent ones are skipped)."""
+    invisible = rules.three_invisible
+    if pile:
+        top = pile[-1].rank
+        if top == JOKER_RANK or (top == 3 and invisible):
+            top = _top(pile, invisible)
+    else:
+        top = _NO_TOP
+    return _FIT[rules.seven_lower][rules.nine_lower][invisible][top][0]
 
 
 def _rank_fits(rank: int, top: int | None, rules: Rules) -> bool:
@@ -467,6 +500,38 @@ def _rank_fits(rank: int, top: int | None, rules: Rules) -> bool:
     if top == 9 and rules.nine_lower:
         return order <= 9
     return order >= _ORDER[top]
+
+
+Fit = tuple[frozenset[int], tuple[frozenset[int], ...]]
+"""For one top rank: the ranks that fit on it, and by rank the fitting ranks a holder would
+rather play first (cheaper, ``_COSTS``): a sensible player plays none of those."""
+
+
+def _fit_table() -> tuple[tuple[tuple[tuple[Fit, ...], ...], ...], ...]:
+    """``[seven_lower][nine_lower][three_invisible][top rank or _NO_TOP]`` → ``Fit``, for
+    every combination of the flags that change legality (built once at import, never changed)."""
+    out = []
+    for seven in (False, True):
+        by_nine = []
+        for nine in (False, True):
+            by_three = []
+            for three in (False, True):
+                rules = Rules(seven_lower=seven, nine_lower=nine, three_invisible=three)
+                cost = _COSTS[three]
+                by_top = []
+                for top in (*range(14), None):
+                    fits = frozenset(r for r in range(14) if _rank_fits(r, top, rules))
+                    cheaper = tuple(
+                        frozenset(r for r in fits if cost[r] < cost[rank]) for rank in range(14)
+                    )
+                    by_top.append((fits, cheaper))
+                by_three.append(tuple(by_top))
+            by_nine.append(tuple(by_three))
+        out.append(tuple(by_nine))
+    return tuple(out)
+
+
+_FIT: Final = _fit_table()
 
 
 def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
@@ -487,33 +552,63 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 # --------------------------------------------------------------------------- helpers
 
 
-_TURNS: dict[tuple[int | None, bool, tuple[int, int, int] | None, tuple[int, ...]], TurnPassed] = {}
-
-
-_PLAYED: dict[tuple[int, tuple[Card, ...], tuple[Card, ...], bool], CardsPlayed] = {}
-"""Interned ``CardsPlayed`` events, as ``_turn``'s (a seat plays the same cards many times); only
-for an ``int`` seat, since ``True == 1`` as a key but a bool seat must stay in its event."""
-
-
 def _turn(
     current: int | None,
     follow_up: bool,
     window: tuple[int, int, int] | None = None,
     skipped: tuple[int, ...] = (),
 ) -> TurnPassed:
-    """An interned ``TurnPassed``: a look-up costs less than building a frozen dataclass. A bool
-    seat (``True == 1`` as a key) or a non-bool flag is not interned: it stays in its event."""
-    if (
-        type(current) is bool
-        or type(follow_up) is not bool
-        or (window is not None and type(window[0]) is bool)
-    ):
-        return TurnPassed(current, follow_up, window, skipped)
-    key = (current, follow_up, window, skipped)
-    event = _TURNS.get(key)
-    if event is None:
-        event = _TURNS[key] = TurnPassed(current, follow_up, window, skipped)
-    return event
+    """A ``TurnPassed``; the plain ones (a seat to play, no window, nobody skipped) come from
+    ``_PLAIN_TURNS``, built once: a tuple index costs less than building a frozen dataclass."""
+    if not skipped and type(current) is int and current < _MAX_SEATS:
+        if window is None:
+            return _PLAIN_TURNS[follow_up][current]
+        p, rank, drawn = window
+        if (
+            0 <= drawn <= _WINDOW_DRAWS
+            and 0 <= rank < 14
+            and not follow_up
+            and type(p) is int
+            and 0 <= p < _MAX_SEATS
+        ):
+            return _WINDOW_TURNS[current][p][rank][drawn]
+    return TurnPassed(current, follow_up, window, skipped)
+
+
+_MAX_SEATS: Final = 8
+_PLAIN_TURNS: Final = tuple(
+    tuple(TurnPassed(q, follow_up, None) for q in range(_MAX_SEATS)) for follow_up in (False, True)
+)
+_GAME_OVER_TURN: Final = TurnPassed(None, False, None)
+_WINDOW_DRAWS: Final = 3
+_WINDOW_TURNS: Final = tuple(
+    tuple(
+        tuple(
+            tuple(TurnPassed(q, False, (p, rank, d)) for d in range(_WINDOW_DRAWS + 1))
+            for rank in range(14)
+        )
+        for p in range(_MAX_SEATS)
+    )
+    for q in range(_MAX_SEATS)
+)
+"""``[current][seat][rank][drawn]`` → the ``TurnPassed`` that opens an add-drawn window (the
+usual end of a turn), for draws of up to three cards: built once, never changed."""
+_ONE_DRAWN: Final = tuple(
+    tuple(CardsDrawn(q, (c,)) for c in (*standard_deck(), JOKER)) for q in range(_MAX_SEATS)
+)
+"""``[seat][Card.index]`` → drawing that one card (the usual draw after a one-card play)."""
+_SINGLE_PLAYED: Final = tuple(
+    tuple(
+        tuple(
+            CardsPlayed(q, (), (c,)) if from_up else CardsPlayed(q, (c,), ())
+            for c in (*standard_deck(), JOKER)
+        )
+        for q in range(_MAX_SEATS)
+    )
+    for from_up in (False, True)
+)
+"""``[from face-up][seat][Card.index]`` → the ``CardsPlayed`` of one card in turn, built once
+(the commonest play: a tuple index costs less than building the frozen dataclass)."""
 
 
 def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
@@ -591,7 +686,10 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order)."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order);
+    :class:`~cardcore.errors.InvalidSeat` for a seat that is not one (a caller's error)."""
+    if type(seat) is not int or not 0 <= seat < len(state.hands):
+        check_seat(state.setup.seats, seat)
     finished = state.finished
     if len(finished) >= len(state.hands) - 1 and state.phase == "play":  # outcome(state) is set
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
@@ -694,12 +792,19 @@ def _lowest_plain(cards: Iterable[Card], rules: Rules) -> int | None:
 
 
 def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
-    _require_play_phase(state)
+    if state.phase != "play":
+        _require_play_phase(state)
     if state.current != p:
         return _decide_completion(state, p, cards)
     if not cards:
         raise Rejected(RejectCode.CARD_NOT_AVAILABLE, "a play needs at least one card")
-    from_hand, from_up = _split_turn_play(state, p, cards)
+    hand = state.hands[p]
+    from_hand: tuple[Card, ...]
+    from_up: tuple[Card, ...]
+    if len(cards) == 1 and cards[0] in hand:  # the commonest play: one card from the hand
+        from_hand, from_up = cards, ()
+    else:
+        from_hand, from_up = _split_turn_play(state, p, cards)
     rank = cards[0].rank
     for c in cards:
         if c.rank != rank:
@@ -797,17 +902,14 @@ def _resolve(
 ) -> list[Event]:
     """The effects of an accepted play, in rules.md §5.2 order: onto the pile, burn check, draw,
     finish check, then who plays next (follow-up, skip, add-drawn window)."""
-    rules = state.setup.rules
     n = len(state.hands)
     events: list[Event]
     if blind is None:
         cards = from_hand + from_up
-        played = _PLAYED.get((p, from_hand, from_up, out_of_turn)) if type(p) is int else None
-        if played is None:
-            played = CardsPlayed(p, from_hand, from_up, out_of_turn)
-            if type(p) is int:
-                _PLAYED[p, from_hand, from_up, out_of_turn] = played
-        events = [played]
+        if len(cards) == 1 and not out_of_turn and p < _MAX_SEATS:
+            events = [_SINGLE_PLAYED[not from_hand][p][cards[0].index]]
+        else:
+            events = [CardsPlayed(p, from_hand, from_up, out_of_turn)]
         down_after = len(state.down[p])
     else:
         cards = (blind[1],)
@@ -817,7 +919,8 @@ def _resolve(
     hand_after = len(state.hands[p]) - len(from_hand)
     up_after = len(state.up[p]) - len(from_up)
     pile_after = state.pile + cards
-    draw = _draw_count(state, hand_after)
+    need = state.setup.rules.cards_per_area - hand_after  # _draw_count, inline
+    draw = (need if need < len(state.stock) else len(state.stock)) if need > 0 else 0
     finishing = hand_after == 0 and draw == 0 and up_after == 0 and down_after == 0
     if finishing and _power_finish_fails(state, rank):
         # [ENGINE] going out on a power card is not allowed: the play fails like a bad blind card.
@@ -825,18 +928,12 @@ def _resolve(
         events.append(PileTaken(p, len(pile_after), "special_finish"))
         events.append(_turn(nxt, False))
         return events
-    burn = _burn(pile_after, len(cards), rank, rules)
-    if burn is not None:
-        events.append(PileBurned(p, len(pile_after), burn))
-    if draw:
-        events.append(CardsDrawn(p, state.stock[:draw]))
-    finished = state.finished
-    if finishing:
-        finished = (*finished, p)
-        events.append(PlayerWentOut(p, len(finished)))
-        if len(finished) >= n - 1:
-            events.append(_turn(None, False))
-            return events
+    burn, finished = _burn_draw_out(
+        state, p, events, pile_after, rank=rank, draw=draw, finishing=finishing
+    )
+    if finished is None:
+        return events
+    rules = state.setup.rules
     direction = state.direction
     if burn is not None:
         # A four of a kind always gives the lead; a 10 does unless ten_follow_up is off.
@@ -863,6 +960,37 @@ def _resolve(
         window = (p, rank, draw)
     events.append(_turn(nxt, False, window, skipped))
     return events
+
+
+def _burn_draw_out(
+    state: State,
+    p: int,
+    events: list[Event],
+    pile_after: tuple[Card, ...],
+    *,
+    rank: int,
+    draw: int,
+    finishing: bool,
+) -> tuple[BurnKind | None, tuple[int, ...] | None]:
+    """rules.md §5.2 steps 2–4 after cards went on the pile, the same for a play and for
+    ``add_drawn``: the burn check, the draw, the finish check. Appends their events; returns the
+    burn and the finishing order after them, None once the game is over (its last
+    ``TurnPassed`` appended): the caller then decides only who plays next."""
+    burn = _burn(pile_after, len(pile_after) - len(state.pile), rank, state.setup.rules)
+    if burn is not None:
+        events.append(PileBurned(p, len(pile_after), burn))
+    if draw == 1 and p < _MAX_SEATS:
+        events.append(_ONE_DRAWN[p][state.stock[0].index])
+    elif draw:
+        events.append(CardsDrawn(p, state.stock[:draw]))
+    finished = state.finished
+    if finishing:
+        finished = (*finished, p)
+        events.append(PlayerWentOut(p, len(finished)))
+        if len(finished) >= len(state.hands) - 1:
+            events.append(_GAME_OVER_TURN)
+            return burn, None
+    return burn, finished
 
 
 def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
@@ -935,7 +1063,6 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
             RejectCode.CARD_NOT_AVAILABLE,
             f"only just-drawn {rank_name(rank)}s may be added",
         )
-    rules = state.setup.rules
     n = len(hand)
     hand_after = n - len(cards)
     draw = _draw_count(state, hand_after)
@@ -944,19 +1071,12 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
         raise Rejected(RejectCode.ILLEGAL_CARD, "you may not go out on a power card")
     events: list[Event] = [CardsAdded(p, cards)]
     pile_after = state.pile + cards
-    burn = _burn(pile_after, len(cards), rank, rules)
-    if burn is not None:
-        events.append(PileBurned(p, len(pile_after), burn))
-    if draw:
-        events.append(CardsDrawn(p, state.stock[:draw]))
-    finished = state.finished
+    burn, finished = _burn_draw_out(
+        state, p, events, pile_after, rank=rank, draw=draw, finishing=finishing
+    )
+    if finished is None:
+        return events
     seats = len(state.hands)
-    if finishing:
-        finished = (*finished, p)
-        events.append(PlayerWentOut(p, len(finished)))
-        if len(finished) >= seats - 1:
-            events.append(_turn(None, False))
-            return events
     if burn is not None:  # §5.4: an added ten or four burns the pile and p leads
         if finishing:
             nxt, _ = _advance(seats, finished, p, state.direction)
@@ -1095,14 +1215,16 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def check_setup(setup: Setup[Rules]) -> None:
-    """§5.2: every seat is dealt ``3 × cards_per_area`` cards, so one deck seats 2–5 players."""
-    needed = 3 * setup.rules.cards_per_area * setup.seats
+    """§5.2/§5.4: every seat is dealt ``3 × cards_per_area`` cards, so one deck of the default
+    ``k = 3`` seats 2–5 players; any ``k`` is fine as long as the deal fits the decks."""
+    k = setup.rules.cards_per_area
+    needed = 3 * k * setup.seats
     cards = len(deck(setup))
     if needed > cards:
         raise InvalidSetup(
-            "seats",
-            f"{setup.seats} seats need {needed} cards but {cards} are in play "
-            "(more decks: rules.num_decks, or fewer cards_per_area)",
+            "rules.cards_per_area",
+            f"{setup.seats} seats x 3 areas x {k} cards need {needed} cards but the decks hold "
+            f"{cards} (fewer cards_per_area, or more decks: rules.num_decks)",
         )
 
 
@@ -1130,7 +1252,15 @@ def _sees_hand(viewer: Viewer, seat: int) -> bool:
     return viewer == Role.REFEREE or viewer == seat
 
 
+def _check_viewer(seats: int, viewer: Viewer) -> None:
+    """A seat viewer must be a seat of the game (:class:`~cardcore.errors.InvalidSeat`): a bool
+    would otherwise pass for seat 1 (``True == 1``) and an out-of-range one see nothing."""
+    if not isinstance(viewer, str):
+        check_seat(seats, viewer)
+
+
 def view(state: State, viewer: Viewer) -> View:
+    _check_viewer(len(state.hands), viewer)
     referee = viewer == Role.REFEREE
     hands: tuple[tuple[SeenCard, ...], ...] = tuple(
         h if _sees_hand(viewer, q) else (HIDDEN,) * len(h) for q, h in enumerate(state.hands)
@@ -1162,11 +1292,16 @@ def redact(event: Event, viewer: Viewer) -> Event:
     draws are face down but to the referee."""
     if viewer == Role.REFEREE:
         return event
+    if type(viewer) is bool:
+        check_seat(1, viewer)  # raises InvalidSeat: True is not seat 1
+    if type(viewer) is int and viewer < 0:
+        raise InvalidSeat(f"no seat {viewer}: seats count from 0")  # no event knows the seats
     if type(event) is CardsDrawn:
         if viewer == event.seat:
             return event
         return CardsDrawn(event.seat, (HIDDEN,) * len(event.cards))
     if type(event) is Dealt:
+        _check_viewer(len(event.hands), viewer)
         return Dealt(
             tuple((HIDDEN,) * len(d) for d in event.down),
             event.up,
@@ -1225,43 +1360,35 @@ def outcome(state: State) -> Outcome | None:
 _MULTISET_CAP: Final = 64
 """Beyond this many distinct sub-multisets of one rank (several decks), one per size is listed."""
 
-_PLAYS: dict[tuple[Card, ...], Play] = {}
-_SWAPS: dict[tuple[Card, Card], Swap] = {}
-_ADDS: dict[tuple[Card, ...], AddDrawn] = {}
+_ALL_CARDS: Final = (*standard_deck(), JOKER)
+"""Every card value, in ``Card.index`` order."""
 _FACE_DOWN: Final = tuple(PlayFaceDown(i) for i in range(32))
-"""Interned commands: building a frozen dataclass costs more than a dict look-up."""
+_SINGLE_PLAYS: Final = tuple(Play((c,)) for c in _ALL_CARDS)
+_SWAP_TABLE: Final = tuple(tuple(Swap(h, u) for u in _ALL_CARDS) for h in _ALL_CARDS)
+"""Commands built once at import and never changed, indexed by position / ``Card.index``:
+building a frozen dataclass costs more than a tuple index, and these are the usual ones."""
 
 
-_SINGLE_PLAYS: dict[Card, Play] = {}
+def _rank_plays_table() -> tuple[tuple[tuple[Play, ...], ...], ...]:
+    """``[rank][suit mask]`` → the plays of every non-empty subset of that rank's cards of those
+    suits (bit ``i`` = ``SUITS[i]``), in ``_multisets`` order: smaller first, then card order."""
+    out: list[tuple[tuple[Play, ...], ...]] = [()]  # rank 0: jokers have no suit
+    for rank in range(1, 14):
+        by_mask: list[tuple[Play, ...]] = [()]
+        for mask in range(1, 16):
+            cards = [_ALL_CARDS[i * 13 + rank - 1] for i in range(4) if mask >> i & 1]
+            by_mask.append(tuple(Play(m) for m in _multisets(cards)))
+        out.append(tuple(by_mask))
+    return tuple(out)
+
+
+_SUIT_BIT: Final = tuple(1 << (i // 13) if i < 52 else 0 for i in range(53))
+"""``Card.index`` → the bit of its suit in a ``_RANK_PLAYS`` mask (0 for a joker)."""
+_RANK: Final = attrgetter("rank")
 
 
 def _play(cards: tuple[Card, ...]) -> Play:
-    cmd = _PLAYS.get(cards)
-    if cmd is None:
-        cmd = _PLAYS[cards] = Play(cards)
-    return cmd
-
-
-def _single_play(card: Card) -> Play:
-    cmd = _SINGLE_PLAYS.get(card)
-    if cmd is None:
-        cmd = _SINGLE_PLAYS[card] = Play((card,))
-    return cmd
-
-
-_GROUP_PLAYS: dict[frozenset[Card], tuple[Play, ...]] = {}
-
-
-def _group_plays(cards: list[Card]) -> tuple[Play, ...]:
-    """The plays of every sub-multiset of ``cards`` (one rank), in ``_multisets`` order; interned
-    by the set of cards when they all differ (one deck), as the order does not depend on theirs."""
-    key = frozenset(cards)
-    if len(key) != len(cards):
-        return tuple(_play(m) for m in _multisets(cards))
-    plays = _GROUP_PLAYS.get(key)
-    if plays is None:
-        plays = _GROUP_PLAYS[key] = tuple(_play(m) for m in _multisets(cards))
-    return plays
+    return _SINGLE_PLAYS[cards[0].index] if len(cards) == 1 else Play(cards)
 
 
 def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
@@ -1294,52 +1421,41 @@ def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
     return out
 
 
-_fitting_cache: tuple[object, object, object, object, list[tuple[int, list[Card]]]] = (
-    None, None, None, None, [],
-)  # fmt: skip
+_RANK_PLAYS: Final = _rank_plays_table()
 
 
 def _fitting(
     source: tuple[Card, ...], allowed: frozenset[int], lowest: int | None, rules: Rules
 ) -> list[tuple[int, list[Card]]]:
     """The cards of ``source`` that may be played now (rank in ``allowed``; only ``lowest`` if
-    the first play is bound), grouped by rank, cheapest rank first (``_COSTS``). The last answer
-    is memoised (legal_commands and is_sensible ask about the same position in turn); do not
-    mutate it."""
-    global _fitting_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
-    cached = _fitting_cache
-    if cached[0] is source and cached[1] is allowed and cached[2] == lowest and cached[3] is rules:
-        return cached[4]
-    if lowest is None:
-        cards = [c for c in source if c.rank in allowed]
-    else:
-        cards = [c for c in source if c.rank == lowest] if lowest in allowed else []
-    out = _group_by_rank(cards, rules) if cards else []
-    _fitting_cache = (source, allowed, lowest, rules, out)
-    return out
-
-
-def _group_by_rank(cards: list[Card], rules: Rules) -> list[tuple[int, list[Card]]]:
-    if len(cards) == 1:
-        return [(cards[0].rank, cards)]
+    the first play is bound), grouped by rank, cheapest rank first (``_COSTS``); one pass."""
+    if lowest is not None:
+        if lowest not in allowed:
+            return []
+        allowed = frozenset((lowest,))
     groups: dict[int, list[Card]] = {}
-    for c in cards:
-        g = groups.get(c.rank)
-        if g is None:
-            groups[c.rank] = [c]
-        else:
-            g.append(c)
-    if len(groups) == 1:
+    for c in source:
+        r = c.rank
+        if r in allowed:
+            g = groups.get(r)
+            if g is None:
+                groups[r] = [c]
+            else:
+                g.append(c)
+    if len(groups) <= 1:
         return list(groups.items())
-    ranks = sorted(groups, key=_COSTS[rules.three_invisible].__getitem__)
-    return [(r, groups[r]) for r in ranks]
+    cost = _COSTS[rules.three_invisible]
+    return sorted(groups.items(), key=lambda group: cost[group[0]])
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
+    hands = state.hands
+    if type(seat) is not int or not 0 <= seat < len(hands):
+        check_seat(state.setup.seats, seat)
     finished = state.finished
-    if seat in finished or len(finished) >= len(state.hands) - 1:
+    if seat in finished or len(finished) >= len(hands) - 1:
         return []
     if state.phase == "setup":
         return _setup_commands(state, seat)
@@ -1352,14 +1468,16 @@ def legal_commands(state: State, seat: int) -> list[Command]:
             return _out_of_turn_commands(state, seat)
         pile = state.pile
         if pile:  # a completion needs a card of the top card's rank: look before listing them
-            rank = pile[-1].rank
-            hand = state.hands[seat]
-            for c in hand if hand else state.up[seat]:
-                if c.rank == rank:
-                    return _completions(state, seat)
+            rules = state.setup.rules
+            if (
+                rules.out_of_turn_completion
+                and rules.four_of_a_kind_burn == "consecutive"
+                and pile[-1].rank in map(_RANK, hands[seat] or state.up[seat])
+            ):
+                return _completions(state, seat)
         return []
     rules = state.setup.rules
-    hand = state.hands[seat]
+    hand = hands[seat]
     source = hand if hand else state.up[seat]
     if not source:
         k = len(state.down[seat])
@@ -1370,11 +1488,17 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
     fitting = _fitting(source, _allowed(pile, rules), lowest, rules)
-    for _, cards in fitting:
+    for rank, cards in fitting:
         if len(cards) == 1:
-            out.append(_single_play(cards[0]))
+            out.append(_SINGLE_PLAYS[cards[0].index])
+            continue
+        mask = 0
+        for c in cards:
+            mask |= _SUIT_BIT[c.index]
+        if rank and mask.bit_count() == len(cards):  # distinct suited cards: the table has them
+            out.extend(_RANK_PLAYS[rank][mask])
         else:
-            out.extend(_group_plays(cards))
+            out.extend(_play(m) for m in _multisets(cards))
     if hand and rules.combine_hand_and_up and not state.stock:
         rank = hand[0].rank
         extra = [c for c in state.up[seat] if c.rank == rank]
@@ -1385,7 +1509,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
             and (lowest is None or rank == lowest)
         ):
             base = tuple(sorted(hand))
-            out.extend(_play(base + m) for m in _multisets(extra))
+            out.extend(Play(base + m) for m in _multisets(extra))
     if pile and not state.follow_up:
         # A fitting play exists, so a pick-up is allowed only voluntarily or when the one
         # fitting play would fail (a lone last power card, finish_on_special=False).
@@ -1409,10 +1533,7 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
             if key in seen:
                 continue  # the same pair twice (several decks)
             seen.add(key)
-            cmd = _SWAPS.get(key)
-            if cmd is None:
-                cmd = _SWAPS[key] = Swap(h, u)
-            out.append(cmd)
+            out.append(_SWAP_TABLE[h.index][u.index])
     out.append(READY)
     return out
 
@@ -1425,15 +1546,14 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
         hand = state.hands[seat]
         tail = [c for c in hand[len(hand) - window[2] :] if c.rank == window[1]]
         if tail:
+            check = not state.setup.rules.finish_on_special  # else every subset is accepted
             for m in _multisets(tail):
-                try:
-                    _decide_add_drawn(state, seat, m)
-                except Rejected:
-                    continue
-                cmd = _ADDS.get(m)
-                if cmd is None:
-                    cmd = _ADDS[m] = AddDrawn(m)
-                out.append(cmd)
+                if check:
+                    try:
+                        _decide_add_drawn(state, seat, m)
+                    except Rejected:
+                        continue
+                out.append(AddDrawn(m))
     return out
 
 
@@ -1457,33 +1577,27 @@ def _completions(state: State, seat: int) -> list[Command]:
     if need <= 0 or len(matching) < need:
         return []
     out: list[Command] = []
+    check = not rules.finish_on_special  # only going out on a power card can fail
     for m in _multisets(matching):
         if len(m) == need:
-            try:
-                _decide_completion(state, seat, m)
-            except Rejected:
-                continue
+            if check:
+                try:
+                    _decide_completion(state, seat, m)
+                except Rejected:
+                    continue
             out.append(_play(m))
     return out
-
-
-_sensible_cache: tuple[object, int, tuple[int, int] | None] = (None, -1, None)
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     """The play a sensible player makes: ``(rank, count)`` of the cheapest rank that fits, all of
     its cards (and face-up ones when combining); None if only failing plays exist."""
-    global _sensible_cache  # noqa: PLW0603 - a one-entry memo; the tuple swap is atomic
-    cached = _sensible_cache
-    if cached[0] is state and cached[1] == seat:
-        return cached[2]
     rules = state.setup.rules
     hand = state.hands[seat]
     source = hand if hand else state.up[seat]
     lowest = (
         _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
     )
-    best: tuple[int, int] | None = None
     for rank, cards in _fitting(source, _allowed(state.pile, rules), lowest, rules):
         count = len(cards)
         from_up = 0
@@ -1497,7 +1611,6 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
                 count -= 1  # keep one back rather than fail to go out
                 if count == 0:
                     continue
-        best = (rank, count)
         if (
             not rules.finish_on_special
             and lowest is None
@@ -1512,33 +1625,393 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
             if rest and all(_is_power(r, rules) for r in rest):
                 cost = _COSTS[rules.three_invisible]
                 power = min(rest, key=cost.__getitem__)
-                best = (power, rest.count(power))
-        break
-    _sensible_cache = (state, seat, best)
-    return best
+                return power, rest.count(power)
+        return rank, count
+    return None
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
     cards; never fail to go out on a power card when a pick-up is possible."""
+    hands = state.hands
+    if type(seat) is not int or not 0 <= seat < len(hands):
+        check_seat(state.setup.seats, seat)
     if isinstance(command, Play):
         if state.current != seat:
             return True  # an out-of-turn completion burns the pile and wins the lead
-        cached = _sensible_cache  # _best_play's memo, read here: one call less per command
-        best = cached[2] if cached[0] is state and cached[1] == seat else _best_play(state, seat)
+        cards = command.cards
+        rules = state.setup.rules
+        if (
+            cards
+            and rules.finish_on_special
+            and not rules.combine_hand_and_up
+            and not (state.opening and rules.starter_must_play_lowest)
+        ):
+            # The common case, without listing the plays: the sensible play is every card of
+            # the cheapest rank that fits (no flag bends it).
+            three = rules.three_invisible
+            pile = state.pile
+            if pile:
+                top = pile[-1].rank
+                if top == JOKER_RANK or (top == 3 and three):
+                    top = _top(pile, three)
+            else:
+                top = _NO_TOP
+            fits, cheaper = _FIT[rules.seven_lower][rules.nine_lower][three][top]
+            rank = cards[0].rank
+            if rank in fits:
+                ranks = list(map(_RANK, hands[seat] or state.up[seat]))
+                return ranks.count(rank) == len(cards) and cheaper[rank].isdisjoint(ranks)
+        best = _best_play(state, seat)
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
-        cards = command.cards
-        return len(cards) == best[1] and cards[0].rank == best[0]
+        return len(cards) == best[1] and bool(cards) and cards[0].rank == best[0]
     if isinstance(command, Swap):
         cost = _COSTS[state.setup.rules.three_invisible]
         return cost[command.hand_card.rank] > cost[command.up_card.rank]
     if isinstance(command, Pickup):
+        rules = state.setup.rules
+        if (
+            rules.finish_on_special
+            and not rules.combine_hand_and_up
+            and not (state.opening and rules.starter_must_play_lowest)
+        ):
+            allowed = _allowed(state.pile, rules)
+            return allowed.isdisjoint(map(_RANK, hands[seat] or state.up[seat]))
         return _best_play(state, seat) is None
     if isinstance(command, Ready):
         return seat not in state.ready
     return True
+
+
+# --------------------------------------------------------------------------- position check
+
+
+_PHASES: Final = ("setup", "play")
+
+
+def check_position(state: State, *, allow_over: bool = False) -> None:
+    """Raise :class:`~cardcore.errors.InvalidPosition` naming the field at fault unless
+    ``state`` is a position a Palace game could reach (docs/notation/palace.md lists every
+    check), or one that is over when ``allow_over``. What the rules guarantee:
+
+    * the zones are one tuple per seat of cards from the setup's decks, none more often than
+      they hold it; the setup phase is the deal (``k`` cards in each area, nothing played);
+    * in play, every seat called ready; a seat holds at most ``k`` face-down and ``k`` face-up
+      cards; a finished seat holds nothing and an unfinished one something; while the stock
+      lasts nobody went out and no hand is empty (refilled after each play);
+    * the pile is what legal plays build: every card fits on the cards below it, no 10 (it
+      burns), no four of a rank on top with ``consecutive`` burning;
+    * the turn: ``current`` is an unfinished seat (None once over); a follow-up is owed on a 2
+      or an empty pile; the add-drawn window belongs to another unfinished seat whose rank is on
+      top, with at most its hand's cards drawn; ``opening`` means nothing was played yet;
+      ``revealed`` is a card in a hand, the pile or the burned cards."""
+    setup = state.setup
+    if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
+        raise InvalidPosition("setup", "must be a Setup of Palace rules")
+    n = setup.seats
+    info = GAME.info
+    if type(n) is not int or not info.min_seats <= n <= info.max_seats:
+        raise InvalidPosition(
+            "setup", f"Palace takes {info.min_seats} to {info.max_seats} seats, got {n!r}"
+        )
+    rules = setup.rules
+    k = rules.cards_per_area
+    zones: list[tuple[str, tuple[Card, ...]]] = []
+    for name in ("hands", "up", "down"):
+        rows = getattr(state, name)
+        if type(rows) is not tuple or len(rows) != n:
+            raise InvalidPosition(name, f"must be a tuple of one row of cards per seat ({n})")
+        for q, row in enumerate(rows):
+            if type(row) is not tuple:
+                raise InvalidPosition(f"{name}[{q}]", "must be a tuple of cards")
+            zones.append((f"{name}[{q}]", row))
+    for name in ("stock", "pile", "burned"):
+        zone = getattr(state, name)
+        if type(zone) is not tuple:
+            raise InvalidPosition(name, "must be a tuple of cards")
+        zones.append((name, zone))
+    decks = deck(setup)
+    seen: list[Card] = []
+    for name, zone in zones:  # name the zone where a card first appears once too often
+        seen += zone
+        nt.check_cards(seen, decks, name)
+    phase: object = state.phase
+    if type(phase) is not str or phase not in _PHASES:
+        raise InvalidPosition("phase", f"must be setup or play, got {phase!r:.20}")
+    for name in ("follow_up", "opening"):
+        if type(getattr(state, name)) is not bool:
+            raise InvalidPosition(name, f"must be a bool, got {getattr(state, name)!r:.20}")
+    direction = state.direction
+    if type(direction) is not int or direction not in (1, -1):
+        raise InvalidPosition("direction", f"must be 1 or -1, got {direction!r:.20}")
+    if direction == -1 and not rules.jokers:
+        raise InvalidPosition("direction", "only jokers reverse the direction (rules.jokers is 0)")
+    ready = state.ready
+    if type(ready) is not frozenset:
+        raise InvalidPosition("ready", "must be a frozenset of seats")
+    for q in ready:
+        nt.check_seat_field(q, n, "ready")
+    finished = state.finished
+    if type(finished) is not tuple:
+        raise InvalidPosition("finished", "must be a tuple of seats")
+    for q in finished:
+        nt.check_seat_field(q, n, "finished")
+    if len(set(finished)) != len(finished):
+        raise InvalidPosition("finished", f"a seat went out twice: {finished}")
+    revealed: object = state.revealed
+    if revealed is not None:
+        if not isinstance(revealed, Card):
+            raise InvalidPosition("revealed", f"must be a card or None, got {revealed!r:.20}")
+        nt.check_cards((revealed,), decks, "revealed")
+    if state.phase == "setup":
+        _check_setup_phase(state, n, k)
+    else:
+        _check_play_phase(state, n, k, allow_over)
+
+
+def _check_setup_phase(state: State, n: int, k: int) -> None:
+    """The deal, before the first play: swaps keep every area at ``k`` cards (§5.2)."""
+    for name, value, blank in (
+        ("current", state.current, None),
+        ("follow_up", state.follow_up, False),
+        ("direction", state.direction, 1),
+        ("finished", state.finished, ()),
+        ("window", state.window, None),
+        ("opening", state.opening, False),
+        ("revealed", state.revealed, None),
+        ("pile", state.pile, ()),
+        ("burned", state.burned, ()),
+    ):
+        if value != blank:
+            raise InvalidPosition(name, f"must be {blank!r} in the setup phase")
+    for name in ("hands", "up", "down"):
+        for q, row in enumerate(getattr(state, name)):
+            if len(row) != k:
+                raise InvalidPosition(
+                    f"{name}[{q}]", f"the deal gives {k} cards (cards_per_area), got {len(row)}"
+                )
+    if len(state.ready) == n:
+        raise InvalidPosition("ready", "every seat is ready: the play phase has begun")
+
+
+def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
+    rules = state.setup.rules
+    finished = state.finished
+    if len(state.ready) != n:
+        raise InvalidPosition("ready", "in the play phase every seat has called ready")
+    over = len(finished) >= n - 1
+    if len(finished) >= n:
+        raise InvalidPosition("finished", "the game ends when one seat is left holding cards")
+    current = state.current
+    if over:
+        if not allow_over:
+            raise InvalidPosition(
+                "finished", "the game is already over (one seat is left holding cards)"
+            )
+        if current is not None or state.follow_up or state.window is not None:
+            field = (
+                "current" if current is not None else "follow_up" if state.follow_up else "window"
+            )
+            raise InvalidPosition(field, "nobody is to play once the game is over")
+    else:
+        nt.check_seat_field(current, n, "current")
+        if current in finished:
+            raise InvalidPosition("current", f"seat {current} has gone out")
+    stock = state.stock
+    if stock and finished:
+        raise InvalidPosition("stock", "a seat went out, so the stock is exhausted")
+    for q in range(n):
+        hand, up, down = state.hands[q], state.up[q], state.down[q]
+        if q in finished:
+            for name, row in (("hands", hand), ("up", up), ("down", down)):
+                if row:
+                    raise InvalidPosition(
+                        f"{name}[{q}]", f"seat {q} has gone out: it holds no cards"
+                    )
+            continue
+        if not (hand or up or down):
+            raise InvalidPosition(f"hands[{q}]", f"seat {q} holds no card but has not gone out")
+        if len(up) > k:
+            raise InvalidPosition(
+                f"up[{q}]", f"at most {k} face-up cards (cards_per_area), got {len(up)}"
+            )
+        if len(down) > k:
+            raise InvalidPosition(
+                f"down[{q}]", f"at most {k} face-down cards (cards_per_area), got {len(down)}"
+            )
+        if stock and not hand:
+            # A hand is refilled after every play while the stock lasts, so it is never empty
+            # then. (It holds k cards at least, too; that is not checked, so that a test may
+            # hand-write a short hand beside a stock.)
+            raise InvalidPosition(
+                f"hands[{q}]", "a hand is refilled after every play while the stock lasts"
+            )
+    _check_pile(state.pile, rules)
+    if state.follow_up and state.pile and not (state.pile[-1].rank == 2 and rules.two_follow_up):
+        raise InvalidPosition(
+            "follow_up", "a follow-up is owed on a 2 or after a burn (an empty pile)"
+        )
+    window = state.window
+    if window is not None:
+        _check_window(state, window, n, k)
+    if state.opening and (state.pile or state.burned or finished or state.follow_up):
+        raise InvalidPosition("opening", "cards have been played already")
+    revealed = state.revealed
+    if revealed is not None and not any(
+        revealed in zone for zone in (*state.hands, state.pile, state.burned)
+    ):
+        raise InvalidPosition(
+            "revealed", f"{revealed} was turned up: it is in a hand, the pile or burned"
+        )
+
+
+def _check_pile(pile: tuple[Card, ...], rules: Rules) -> None:
+    """The pile is built by legal plays only: each card fits on those below it (§5.2), a 10
+    never stays (it burns), nor four of a rank on top with ``consecutive`` burning."""
+    run, last = 0, None
+    for i, c in enumerate(pile):
+        if c.rank == 10:
+            raise InvalidPosition("pile", f"a 10 burns the pile: it never stays on it ({c} at {i})")
+        if c.rank not in _allowed(pile[:i], rules):
+            raise InvalidPosition(
+                "pile", f"{c} (at {i}) does not go on {_top_text(pile[:i], rules)}"
+            )
+        run = run + 1 if c.rank == last else 1
+        last = c.rank
+        if run >= 4 and rules.four_of_a_kind_burn == "consecutive":
+            raise InvalidPosition("pile", f"four {rank_name(c.rank)}s on top burn the pile")
+
+
+def _check_window(state: State, window: object, n: int, k: int) -> None:
+    if type(window) is not tuple or len(window) != 3 or any(type(x) is not int for x in window):
+        raise InvalidPosition("window", f"must be None or (seat, rank, drawn), got {window!r:.40}")
+    seat, rank, drawn = window
+    nt.check_seat_field(seat, n, "window")
+    if not state.setup.rules.add_drawn_same_rank:
+        raise InvalidPosition(
+            "window", "no add-drawn window opens (rules.add_drawn_same_rank is off)"
+        )
+    if seat == state.current or seat in state.finished or state.follow_up:
+        raise InvalidPosition(
+            "window", "the window is another unfinished seat's, after its turn passed"
+        )
+    if not 0 <= rank <= 13:
+        raise InvalidPosition("window", f"no rank {rank}")
+    if state.pile and state.pile[-1].rank != rank:
+        raise InvalidPosition(
+            "window", f"the rank just played ({rank_name(rank)}) is on top of the pile"
+        )
+    if not 0 <= drawn <= min(k, len(state.hands[seat])):
+        raise InvalidPosition("window", f"{drawn} cards drawn: at most {k} and the hand's cards")
+
+
+# --------------------------------------------------------------------------- notation
+
+
+NOTATION_FIELDS: Final = (
+    "phase", "hands", "up", "down", "stock", "pile", "burned", "current", "follow_up",
+    "direction", "ready", "finished", "window", "opening", "revealed",
+)  # fmt: skip
+"""The fields of Palace's notation, in order (docs/notation/palace.md): State's own."""
+
+_RANK_TEXTS: Final = ("JK", *RANKS)
+"""A rank index's text (0 = joker, 1 = A … 13 = K), as in a card's text."""
+
+_DIRECTIONS: Final = ("cw", "ccw")
+
+
+def format_position(state: State, viewer: Viewer) -> str:
+    """The position in Palace's notation (docs/notation/palace.md); what ``viewer`` may not see
+    (``view`` hides it: others' hands, every face-down card, the stock) is ``??``."""
+    _check_viewer(len(state.hands), viewer)
+    referee = viewer == Role.REFEREE
+
+    def row(cards: Sequence[Card], visible: bool) -> str:
+        return nt.cards_text(cards if visible else (HIDDEN,) * len(cards))
+
+    window = state.window
+    fields = (
+        state.phase,
+        nt.per_seat_text(enumerate(state.hands), lambda qh: row(qh[1], referee or viewer == qh[0])),
+        nt.per_seat_text(state.up, nt.cards_text),
+        nt.per_seat_text(state.down, lambda d: row(d, referee)),
+        row(state.stock, referee),
+        nt.cards_text(state.pile),
+        nt.cards_text(state.burned),
+        nt.int_text(state.current),
+        "1" if state.follow_up else "0",
+        _DIRECTIONS[state.direction == -1],
+        nt.seats_text(state.ready),
+        ",".join(str(q) for q in state.finished) or nt.EMPTY,
+        nt.EMPTY if window is None else f"{window[0]},{_RANK_TEXTS[window[1]]},{window[2]}",
+        "1" if state.opening else "0",
+        nt.EMPTY if state.revealed is None else str(state.revealed),
+    )
+    return nt.join(GAME.info.name, fields)
+
+
+def parse_position(text: str, rules: Rules | None = None) -> State:
+    """The position a referee's notation text describes (docs/notation/palace.md), under
+    ``rules`` (default rules when None), checked by :func:`check_position` (a game that is over
+    parses too: a log may start from any position it records). Raises
+    :class:`~cardcore.errors.InvalidPosition` naming the field at fault."""
+    if rules is not None and not isinstance(rules, Rules):
+        raise InvalidPosition("rules", f"must be Palace rules, got {type(rules).__name__}")
+    (
+        phase, hands_t, up_t, down_t, stock_t, pile_t, burned_t, current_t, follow_t,
+        direction_t, ready_t, finished_t, window_t, opening_t, revealed_t,
+    ) = nt.split(text, GAME.info.name, NOTATION_FIELDS)  # fmt: skip
+    nt.parse_choice(phase, "phase", _PHASES)
+    hands = nt.parse_per_seat(hands_t, "hands", nt.parse_cards)
+    n = len(hands)
+    info = GAME.info
+    if not info.min_seats <= n <= info.max_seats:
+        raise InvalidPosition(
+            "hands", f"Palace takes {info.min_seats} to {info.max_seats} seats, got {n}"
+        )
+    up = nt.parse_per_seat(up_t, "up", nt.parse_cards)
+    down = nt.parse_per_seat(down_t, "down", nt.parse_cards)
+    for name, rows in (("up", up), ("down", down)):
+        if len(rows) != n:
+            raise InvalidPosition(name, f"one row per seat: {n} in hands, {len(rows)} here")
+    finished = (
+        ()
+        if finished_t == nt.EMPTY
+        else tuple(nt.parse_int(t, "finished", hi=n - 1) for t in finished_t.split(","))
+    )
+    window: tuple[int, int, int] | None = None
+    if window_t != nt.EMPTY:
+        parts = window_t.split(",")
+        if len(parts) != 3:
+            raise InvalidPosition("window", f"must be - or seat,rank,drawn; got {window_t[:20]!r}")
+        rank = _RANK_TEXTS.index(nt.parse_choice(parts[1], "window", _RANK_TEXTS))
+        window = (
+            nt.parse_int(parts[0], "window", hi=n - 1),
+            rank,
+            nt.parse_int(parts[2], "window"),
+        )
+    state = State(
+        setup=Setup(n, 0, rules if rules is not None else Rules()),
+        phase="play" if phase == "play" else "setup",
+        hands=hands,
+        up=up,
+        down=down,
+        stock=nt.parse_cards(stock_t, "stock"),
+        pile=nt.parse_cards(pile_t, "pile"),
+        burned=nt.parse_cards(burned_t, "burned"),
+        current=nt.parse_opt_int(current_t, "current", hi=n - 1),
+        follow_up=nt.parse_int(follow_t, "follow_up", hi=1) == 1,
+        direction=-1 if nt.parse_choice(direction_t, "direction", _DIRECTIONS) == "ccw" else 1,
+        ready=nt.parse_seats(ready_t, "ready", n),
+        finished=finished,
+        window=window,
+        opening=nt.parse_int(opening_t, "opening", hi=1) == 1,
+        revealed=None if revealed_t == nt.EMPTY else nt.parse_card(revealed_t, "revealed"),
+    )
+    check_position(state, allow_over=True)
+    return state
 
 
 # --------------------------------------------------------------------------- narration
@@ -1645,4 +2118,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     shuffle_hidden=shuffle_hidden,
     is_sensible=is_sensible,
     check_setup=check_setup,
+    check_position=check_position,
+    format_position=format_position,
+    parse_position=parse_position,
 )

@@ -72,11 +72,27 @@ def pos(
     burned: str = "",
     **kw: Any,
 ) -> State:
+    """The position; each seat whose row is the shared ``UP`` / ``DOWN`` gets three plain cards
+    of its own, from ``_TABLE_POOL`` and not named elsewhere (a position holds each card of a
+    deck once: ``position`` checks it)."""
     n = len(hands)
+    ups = list(up) if up is not None else [()] * n
+    downs = list(down) if down is not None else [()] * n
+    named = [C(h) for h in hands] + [C(stock), C(pile), C(burned)]
+    named += [cards(r) for r in (*ups, *downs) if r is not UP and r is not DOWN]
+    used = {c for zone in named for c in zone}
+    pool = [c for c in _TABLE_POOL if c not in used]
+    take = iter(pool)
+
+    def row(r: str | Sequence[str]) -> tuple[Card, ...]:
+        if r is UP or r is DOWN:
+            return tuple(next(take) for _ in range(3))
+        return cards(r)
+
     return position(
         [C(h) for h in hands],
-        [cards(u) for u in up] if up is not None else [()] * n,
-        [cards(d) for d in down] if down is not None else [()] * n,
+        [row(u) for u in ups],
+        [row(d) for d in downs],
         stock=C(stock),
         pile=C(pile),
         burned=C(burned),
@@ -99,6 +115,10 @@ def add(text: str) -> AddDrawn:
 # The table most tests start from: nobody is near the end (everybody keeps table cards).
 UP = ["KD", "KH", "KS"]
 DOWN = ["QD", "QH", "QS"]
+_TABLE_POOL = C(
+    "KD KH KS KC QD QH QS QC JD JH JS JC AD AH AS AC 9D 9H 9S 9C 8D 8H 8S 8C 7D 7H 7S 7C"
+)
+"""Plain high cards for the shared ``UP`` / ``DOWN`` rows, one set per seat (see ``pos``)."""
 
 
 # --------------------------------------------------------------------------- §5.2 deal
@@ -136,6 +156,16 @@ def test_s5_4_cards_per_area_deals_and_draws_that_many() -> None:
     assert CardsDrawn(0, C("2C")) in events and len(after.hands[0]) == 6
 
 
+def test_s5_4_cards_per_area_is_any_k_whose_deal_fits_the_decks() -> None:
+    # 3 seats x 3 areas x 10 cards = 90 of two decks' 104; one deck's 52 are too few.
+    s = Match(pal.GAME, pal.GAME.make_setup(3, 2, {"cards_per_area": 10, "num_decks": 2})).state
+    assert [len(x) for x in (*s.down, *s.up, *s.hands)] == [10] * 9 and len(s.stock) == 14
+    with pytest.raises(InvalidSetup) as info:
+        pal.GAME.make_setup(3, 2, {"cards_per_area": 10})
+    assert info.value.field == "rules.cards_per_area"
+    assert pal.GAME.make_setup(2, 2, {"cards_per_area": 8}).rules.cards_per_area == 8
+
+
 def test_s5_4_num_decks_and_jokers_make_the_deck() -> None:
     deck = pal.deck(pal.GAME.make_setup(6, 1, {"num_decks": 2, "jokers": 2}))
     assert len(deck) == 108 and Counter(deck)[JOKER] == 4 and Counter(deck)[card("QS")] == 2
@@ -144,7 +174,7 @@ def test_s5_4_num_decks_and_jokers_make_the_deck() -> None:
 def test_s5_2_one_deck_seats_two_to_five_more_need_more_decks() -> None:
     with pytest.raises(InvalidSetup) as info:
         pal.GAME.make_setup(6, 3)  # 54 cards wanted, 52 in the deck
-    assert info.value.field == "seats"
+    assert info.value.field == "rules.cards_per_area"
     s = Match(pal.GAME, pal.GAME.make_setup(6, 3, {"num_decks": 2})).state
     assert [len(x) for x in s.hands] == [3] * 6 and len(s.stock) == 104 - 54
     assert pal.GAME.make_setup(6, 3, {"cards_per_area": 2}).seats == 6
@@ -154,7 +184,9 @@ def test_s5_2_one_deck_seats_two_to_five_more_need_more_decks() -> None:
 
 
 def setup_state(**kw: Any) -> State:
-    return pos(["4C 9D AS", "5C 6C 7C"], [["3H", "KH", "2S"], ["8C", "9C", "JC"]], **kw)
+    return pos(
+        ["4C 9D AS", "5C 6C 7C"], [["3H", "KH", "2S"], ["8C", "9C", "JC"]], [DOWN, DOWN], **kw
+    )
 
 
 def test_s5_2_swap_exchanges_a_hand_card_with_a_face_up_card_in_place() -> None:
@@ -204,14 +236,32 @@ def test_s0_5_swap_and_ready_after_the_setup_are_invalid_phase() -> None:
 # --------------------------------------------------------------------------- starter (§5.2, §5.5.1)
 
 
+_POWER = C("2S 2H 2D 2C 10S 10H 10D 10C")
+
+
 def start(hands: Sequence[str], up: Sequence[Sequence[str]] | None = None, **flags: Any) -> int:
+    """The starter once the last seat is ready. The deal gives every area ``k`` cards, so ``k``
+    is the longest row given, short rows are filled with 2s and 10s (they never decide the
+    starter) and the rest (the face-down cards; face-up ones when not given) with high cards."""
     n = len(hands)
-    s = pos(
-        hands,
-        up if up is not None else [["AC"]] * n,
+    hand_rows = [list(C(h)) for h in hands]
+    up_rows = [list(cards(u)) for u in up] if up is not None else [[] for _ in hands]
+    k = max(len(r) for r in (*hand_rows, *up_rows))
+    used = {c for r in (*hand_rows, *up_rows) for c in r}
+    power = iter([c for c in _POWER if c not in used])
+    high = iter([c for c in _TABLE_POOL if c not in used])
+    fill = power if up is not None else high
+    for r in hand_rows:
+        r += [next(power) for _ in range(k - len(r))]
+    for r in up_rows:
+        r += [next(fill) for _ in range(k - len(r))]
+    s = position(
+        hand_rows,
+        up_rows,
+        [[next(high) for _ in range(k)] for _ in hands],
         phase="setup",
         ready=range(n - 1),
-        rules=rules(**flags),
+        rules=rules(cards_per_area=k, **flags),
     )
     events, _ = apply(s, n - 1, READY)
     started = events[-1]
@@ -222,7 +272,8 @@ def start(hands: Sequence[str], up: Sequence[Sequence[str]] | None = None, **fla
 def test_s5_5_1_starter_holds_the_lowest_card_in_hand_after_swapping() -> None:
     assert start(["5C 9D", "4H KS", "6S 7S"]) == 1
     # the swap counts: seat 0 takes the face-up 3 into its hand
-    s = pos(["5C 9D", "4H KS"], [["3D"], ["AC"]], phase="setup", ready=[1])
+    s = pos(["5C 9D", "4H KS"], [["3D", "2C"], ["AC", "2D"]], [["QC", "QD"], ["QH", "QS"]],
+            phase="setup", ready=[1], rules=rules(cards_per_area=2))  # fmt: skip
     _, s = apply(s, 0, Swap(card("9D"), card("3D")))
     events, _ = apply(s, 0, READY)
     assert events[-1] == PlayStarted(0)
@@ -643,15 +694,19 @@ def test_s5_3_a_completion_after_the_current_player_covered_is_not_your_turn() -
 
 
 def test_s5_2_completion_cancels_another_players_window_and_follow_up() -> None:
-    s = pos(["5C", "6C", "2D 4C"], [UP, UP, UP], pile="2C 2H 2S", current=1, follow_up=True,
-            window=(0, 2, 0))  # fmt: skip
+    # (A window and a follow-up are never open together: the follow-up's play closed it.)
+    s = pos(["5C", "6C", "2D 4C"], [UP, UP, UP], pile="2C 2H 2S", current=1, window=(0, 2, 0))
     events, after = apply(s, 2, play("2D"))
     assert events[-1] == TurnPassed(2, True, None)
     assert after.window is None and after.current == 2
+    s = pos(["5C", "6C", "2D 4C"], [UP, UP, UP], pile="2C 2H 2S", current=1, follow_up=True)
+    events, after = apply(s, 2, play("2D"))
+    assert events[-1] == TurnPassed(2, True, None)
+    assert after.follow_up and after.current == 2
 
 
 def test_s5_2_completion_comes_from_face_up_when_the_hand_is_empty_never_face_down() -> None:
-    s = pos(["5C", "6C", ""], [UP, UP, ["9D", "KC"]], [DOWN, DOWN, ["9S"]], pile="9C 9H 9S",
+    s = pos(["5C", "6C", ""], [UP, UP, ["9D", "KC"]], [DOWN, DOWN, ["4S"]], pile="9C 9H 9S",
             current=1)  # fmt: skip
     events, _ = apply(s, 2, play("9D"))
     assert events[0] == CardsPlayed(2, (), C("9D"), True)
@@ -729,9 +784,11 @@ def test_s5_5_6_added_cards_completing_four_burn_and_give_the_lead() -> None:
 
 
 def test_s5_4_an_added_ten_burns_and_its_player_leads() -> None:
-    s = pos(["6C", "7C", "QH 10S"], [UP, UP, UP], pile="9C 10C", current=0, window=(2, 10, 1))
+    # seat 2's 10 burned without a follow-up (ten_follow_up off) and it drew another 10
+    r = rules(ten_follow_up=False)
+    s = pos(["6C", "7C", "QH 10S"], [UP, UP, UP], current=0, window=(2, 10, 1), rules=r)
     events, _ = apply(s, 2, add("10S"))
-    assert events[1] == PileBurned(2, 3, "ten") and events[-1] == TurnPassed(2, True, None)
+    assert events[1] == PileBurned(2, 1, "ten") and events[-1] == TurnPassed(2, True, None)
 
 
 def test_s5_4_an_added_two_has_no_follow_up() -> None:
@@ -1053,7 +1110,7 @@ def test_the_deal_shows_each_seat_its_hand_and_everyone_the_face_up_cards() -> N
 
 def test_shuffle_hidden_keeps_every_view_byte_identical() -> None:
     s = pos(["5C 9D 5H", "6C 7D", "JC"], [["KD"], ["AH"], []], [["QD"], ["QH"], ["3S"]],
-            stock="3C 4C", pile="4S", window=(0, 5, 1))  # fmt: skip
+            stock="3C 4C", pile="4S 5D", current=1, window=(0, 5, 1))  # fmt: skip
     rng = Rng(1, 2)
     for v in (0, 1, 2, Role.SPECTATOR):
         alt = pal.shuffle_hidden(s, v, rng)
