@@ -55,6 +55,7 @@ from itertools import combinations, product
 from operator import attrgetter
 from typing import Final, Literal, NamedTuple, assert_never, final
 
+from .. import kit
 from .. import notation as nt
 from ..cards import HIDDEN, JOKER, JOKER_RANK, RANKS, Card, SeenCard, rank_name, standard_deck
 from ..engine import (
@@ -70,7 +71,7 @@ from ..engine import (
     flag,
 )
 from ..errors import InvalidPosition, InvalidSeat, InvalidSetup, RejectCode, Rejected
-from ..rng import Rng, shuffled
+from ..rng import shuffled
 
 RULES_VERSION: Final = "1"
 
@@ -1311,37 +1312,19 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Permute every card ``viewer`` cannot see (others' hands, face-down cards, the stock) among
-    their places. The add-drawn window counts positions, so it stays consistent."""
-    if viewer == Role.REFEREE:
-        return state
-    hidden_hands = [q for q in range(len(state.hands)) if q != viewer]
-    pool = [c for q in hidden_hands for c in state.hands[q]]
-    pool += [c for d in state.down for c in d]
-    pool += state.stock
-    rng.shuffle(pool)
-    i = 0
-    hands = list(state.hands)
-    for q in hidden_hands:
-        k = len(hands[q])
-        hands[q] = tuple(pool[i : i + k])
-        i += k
-    down = []
-    for d in state.down:
-        down.append(tuple(pool[i : i + len(d)]))
-        i += len(d)
-    return state._replace(hands=tuple(hands), down=tuple(down), stock=tuple(pool[i:]))
+ZONES: Final = kit.Zones(
+    kit.Zone("hands", "owner", per_seat=True),
+    kit.Zone("up", "everyone", per_seat=True),
+    kit.Zone("down", "nobody", per_seat=True),
+    kit.Zone("stock", "nobody"),
+    kit.Zone("pile", "everyone"),
+    kit.Zone("burned", "everyone"),
+)
+"""Where the cards of a Palace state lie, and who sees them: cards_in_play and shuffle_hidden
+(the add-drawn window counts positions, so it stays consistent)."""
 
-
-def cards_in_play(state: State) -> list[Card]:
-    out = [c for h in state.hands for c in h]
-    out += [c for u in state.up for c in u]
-    out += [c for d in state.down for c in d]
-    out += state.stock
-    out += state.pile
-    out += state.burned
-    return out
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
 
 
 # --------------------------------------------------------------------------- outcome, commands

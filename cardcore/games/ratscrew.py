@@ -24,6 +24,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, assert_never
 
+from .. import kit
 from .. import notation as nt
 from ..cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, standard_deck
 from ..engine import (
@@ -40,7 +41,7 @@ from ..engine import (
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import double_or_sandwich, next_holder
-from ..rng import Rng, shuffled
+from ..rng import shuffled
 
 RULES_VERSION: Final = "1"
 
@@ -732,25 +733,15 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Permute every card ``viewer`` cannot see (all stack and burned cards) among their places."""
-    if viewer == Role.REFEREE:
-        return state
-    hidden = [c for s in state.stacks for c in s] + list(state.burned)
-    rng.shuffle(hidden)
-    stacks = []
-    i = 0
-    for s in state.stacks:
-        stacks.append(tuple(hidden[i : i + len(s)]))
-        i += len(s)
-    return State(
-        state.setup, tuple(stacks), state.played, state.played_by, tuple(hidden[i:]), state.epoch,
-        state.current, state.challenge, state.owed_to, state.eliminated,
-    )  # fmt: skip
+ZONES: Final = kit.Zones(
+    kit.Zone("stacks", "nobody", per_seat=True),  # face down to everyone, their owners included
+    kit.Zone("played", "everyone"),
+    kit.Zone("burned", "nobody"),
+)
+"""Where the cards of an ERS state lie, and who sees them: cards_in_play and shuffle_hidden."""
 
-
-def cards_in_play(state: State) -> list[Card]:
-    return [c for s in state.stacks for c in s] + list(state.burned) + list(state.played)
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
 
 
 # --------------------------------------------------------------------------- outcome, commands

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, cast
 
+from .. import kit
 from .. import notation as nt
 from ..cards import HIDDEN, JOKER, Card, Hidden, SeenCard, standard_deck
 from ..engine import (
@@ -46,7 +47,7 @@ from ..engine import (
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import double_or_sandwich, next_holder, next_in_game
-from ..rng import Rng, shuffled
+from ..rng import shuffled
 
 RULES_VERSION: Final = "1"
 
@@ -631,25 +632,14 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Permute every card ``viewer`` cannot see (every stack card) among their places."""
-    if viewer == Role.REFEREE:
-        return state
-    hidden = [c for s in state.stacks for c in s]
-    rng.shuffle(hidden)
-    stacks = []
-    i = 0
-    for s in state.stacks:
-        stacks.append(tuple(hidden[i : i + len(s)]))
-        i += len(s)
-    return State(
-        state.setup, tuple(stacks), state.pile, state.played_by, state.epoch, state.current,
-        state.eliminated, state.shuffles,
-    )  # fmt: skip
+ZONES: Final = kit.Zones(
+    kit.Zone("stacks", "nobody", per_seat=True),  # face down to everyone, their owners included
+    kit.Zone("pile", "everyone"),
+)
+"""Where the cards of a Slapjack state lie, and who sees them: cards_in_play and shuffle_hidden."""
 
-
-def cards_in_play(state: State) -> list[Card]:
-    return [c for s in state.stacks for c in s] + list(state.pile)
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
 
 
 # --------------------------------------------------------------------------- outcome, commands

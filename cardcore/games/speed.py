@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
+from .. import kit
 from ..cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
 from ..engine import (
     Game,
@@ -65,7 +66,7 @@ from ..notation import (
     seats_text,
     split,
 )
-from ..rng import Rng, shuffled
+from ..rng import shuffled
 
 RULES_VERSION: Final = "1"
 T = TypeVar("T")
@@ -835,44 +836,17 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Permute every card ``viewer`` cannot see (other hands, draw and side piles, and the centre
-    cards before the start) among their places."""
-    if viewer == Role.REFEREE:
-        return state
-    zones: list[tuple[Card, ...]] = []
-    hidden_hands = [p for p in range(len(state.hands)) if p != viewer]
-    zones += [state.hands[p] for p in hidden_hands]
-    zones += list(state.draws) + list(state.sides)
-    ready = state.phase == "READY"
-    if ready:
-        zones += list(state.centre)
-    pool = [c for z in zones for c in z]
-    rng.shuffle(pool)
-    out: list[tuple[Card, ...]] = []
-    i = 0
-    for z in zones:
-        out.append(tuple(pool[i : i + len(z)]))
-        i += len(z)
-    it = iter(out)
-    hands = tuple(next(it) if p in hidden_hands else h for p, h in enumerate(state.hands))
-    draws = (next(it), next(it))
-    sides = (next(it), next(it))
-    centre = (next(it), next(it)) if ready else state.centre
-    return State(
-        state.setup, state.phase, hands, draws, sides, centre, state.calls, state.scores,
-        state.wins, state.round, state.shuffles, state.winner,
-    )  # fmt: skip
+ZONES: Final = kit.Zones(
+    kit.Zone("hands", "owner", per_seat=True),
+    kit.Zone("draws", "nobody", piles=True),
+    kit.Zone("sides", "nobody", piles=True),
+    kit.Zone("centre", "everyone", piles=True, hidden_while=lambda s: s.phase == "READY"),
+)
+"""Where the cards of a Speed state lie, and who sees them (the centre cards are turned up at the
+start): cards_in_play and shuffle_hidden."""
 
-
-def cards_in_play(state: State) -> list[Card]:
-    """Every card in every zone (conservation)."""
-    return [
-        c
-        for zones in (state.hands, state.draws, state.sides, state.centre)
-        for z in zones
-        for c in z
-    ]
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
 
 
 # --------------------------------------------------------------------------- outcome, commands

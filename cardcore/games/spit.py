@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
+from .. import kit
 from .. import notation as nt
 from ..cards import HIDDEN, JOKER, Card, SeenCard, standard_deck
 from ..engine import (
@@ -48,7 +49,7 @@ from ..engine import (
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import joint_call
-from ..rng import Rng, shuffled
+from ..rng import shuffled
 
 RULES_VERSION: Final = "1"
 GAME_NAME: Final = "spit"
@@ -1077,49 +1078,16 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Permute every face-down card (layout cards under the face-up ones, spit cards) among
-    their places: no seat or spectator can tell them apart."""
-    if viewer == Role.REFEREE:
-        return state
-    hidden: list[Card] = []
-    for lay, ups in zip(state.layouts, state.up, strict=True):
-        for pile, u in zip(lay, ups, strict=True):
-            hidden += pile[: len(pile) - u]
-    for sc in state.spit_cards:
-        hidden += sc
-    rng.shuffle(hidden)
-    at = 0
-    layouts = []
-    for lay, ups in zip(state.layouts, state.up, strict=True):
-        piles = []
-        for pile, u in zip(lay, ups, strict=True):
-            down = len(pile) - u
-            piles.append(tuple(hidden[at : at + down]) + pile[down:])
-            at += down
-        layouts.append(tuple(piles))
-    spit_cards = []
-    for sc in state.spit_cards:
-        spit_cards.append(tuple(hidden[at : at + len(sc)]))
-        at += len(sc)
-    return State(
-        state.setup, state.phase, tuple(layouts), state.up, tuple(spit_cards), state.spit_piles,
-        state.called, state.call_targets, state.locked, state.chooser, state.round,
-        state.shuffles, state.winner,
-    )  # fmt: skip
+ZONES: Final = kit.Zones(
+    kit.Zone("layouts", "nobody", per_seat=True, piles=True, face_up="up"),
+    kit.Zone("spit_cards", "nobody", piles=True),
+    kit.Zone("spit_piles", "everyone", piles=True),
+)
+"""Where the cards of a Spit state lie, and who sees them (a layout pile's top ``up`` cards are
+face up): cards_in_play and shuffle_hidden."""
 
-
-def cards_in_play(state: State) -> list[Card]:
-    """Every card: layouts, spit cards and spit piles."""
-    out: list[Card] = []
-    for lay in state.layouts:
-        for pile in lay:
-            out += pile
-    for sc in state.spit_cards:
-        out += sc
-    for sp in state.spit_piles:
-        out += sp
-    return out
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
 
 
 # --------------------------------------------------------------------------- outcome, commands

@@ -25,12 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, NamedTuple, assert_never
 
-from cardcore import engine
+from cardcore import engine, kit
 from cardcore import notation as nt
 from cardcore.cards import HIDDEN, Card, SeenCard, standard_deck
 from cardcore.engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer
 from cardcore.errors import InvalidPosition, RejectCode, Rejected
-from cardcore.rng import Rng, shuffled
+from cardcore.rng import shuffled
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,20 +210,16 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
-def shuffle_hidden(state: State, viewer: Viewer, rng: Rng) -> State:
-    """Every stack card and burned card is hidden from every viewer but the referee."""
-    if viewer == Role.REFEREE:
-        return state
-    hidden = [*state.stacks[0], *state.stacks[1], *state.down]
-    rng.shuffle(hidden)
-    a, b = len(state.stacks[0]), len(state.stacks[1])
-    stacks = (tuple(hidden[:a]), tuple(hidden[a : a + b]))
-    return state._replace(stacks=stacks, down=tuple(hidden[a + b :]))
+ZONES: Final = kit.Zones(
+    kit.Zone("stacks", "nobody", per_seat=True),
+    kit.Zone("up", "everyone"),
+    kit.Zone("down", "nobody"),
+)  # where the cards lie and who sees them; the kit derives shuffle_hidden from it
+shuffle_hidden = ZONES.shuffle_hidden
 
 
 def cards_in_play(state: State) -> list[Card]:
-    turned = [c for c in state.turned if c is not None]
-    return [*state.stacks[0], *state.stacks[1], *turned, *state.up, *state.down]
+    return [*ZONES.cards(state), *(c for c in state.turned if c is not None)]
 
 
 def outcome(state: State) -> Outcome | None:
