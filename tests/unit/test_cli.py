@@ -65,6 +65,28 @@ def test_replay_narrates_from_a_viewer(tmp_path: Path) -> None:
     assert "state as seat 1 sees it" in text and "stacks: [[??" in text
 
 
+def test_replay_at_prints_the_position(tmp_path: Path) -> None:
+    """``--at N`` ends with the position in the game's notation: the referee's parses back to
+    the replayed state; a seat's hides what the seat may not see."""
+    from cardcore import log
+    from cardcore.engine import Role
+    from cardcore.games import ratscrew
+
+    run("simulate", "ratscrew", "--seed", "1", "--games", "1", "--log-dir", str(tmp_path))
+    path = next(tmp_path.iterdir())
+    lines = log.loads(path.read_bytes())
+    state = [step.state for step in log.replay(lines)][6]
+    code, text = run("replay", str(path), "--as", "referee", "--at", "6")
+    assert code == 0
+    printed = text.split("position: ", 1)[1].splitlines()[0]
+    assert printed == ratscrew.GAME.format_position(state, Role.REFEREE)
+    parsed = ratscrew.GAME.parse_position(printed, state.setup.rules)
+    assert parsed == state._replace(setup=parsed.setup)
+    _, seat_text = run("replay", str(path), "--as", "1", "--at", "6")
+    assert "position: " + ratscrew.GAME.format_position(state, 1) in seat_text
+    assert "??" in seat_text.split("position: ", 1)[1]
+
+
 def test_bad_rule_is_a_usage_error(capsys: object) -> None:
     code, _ = run("simulate", "ratscrew", "--rule", "false_slap_penalty=-3")
     assert code == 2
