@@ -129,7 +129,7 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Swap:
     """Setup: exchange ``hand_card`` from your hand with ``up_card`` from your face-up cards."""
 
@@ -137,31 +137,31 @@ class Swap:
     up_card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Ready:
     """Setup: you are done swapping."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Play:
     """Play ``cards`` (one rank) from your active source; out of turn only to complete a four."""
 
     cards: tuple[Card, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayFaceDown:
     """Turn up and play your face-down card at position ``index`` (hand and face-up empty)."""
 
     index: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Pickup:
     """Take the whole pile into your hand (only when you cannot play, by default)."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class AddDrawn:
     """Add just-drawn ``cards`` of the rank you just played, before the next player acts."""
 
@@ -176,7 +176,7 @@ PICKUP: Final = Pickup()
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     """The deck was shuffled and dealt: face-down, face-up and hand cards per seat, and the stock
     (top first). Only the face-up cards are public; a seat sees its own hand."""
@@ -187,7 +187,7 @@ class Dealt:
     stock: tuple[SeenCard, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Swapped:
     """``seat`` put ``hand_card`` face up in place of ``up_card``, which went into its hand."""
 
@@ -196,14 +196,14 @@ class Swapped:
     up_card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Readied:
     """``seat`` is ready (a repeated call changes nothing)."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayStarted:
     """Everyone was ready: the play phase begins and ``starter`` leads (§5.2 starter)."""
 
@@ -211,7 +211,7 @@ class PlayStarted:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardsPlayed:
     """``seat`` put ``from_hand`` then ``from_up`` on the pile; ``out_of_turn`` for a completion."""
 
@@ -222,7 +222,7 @@ class CardsPlayed:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class FaceDownTurned:
     """``seat`` turned up its face-down card at ``index`` (``card``) onto the pile."""
 
@@ -231,7 +231,7 @@ class FaceDownTurned:
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardsAdded:
     """``seat`` added just-drawn ``cards`` to the pile (§5.2 add-drawn window)."""
 
@@ -240,7 +240,7 @@ class CardsAdded:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileBurned:
     """The whole pile (``cards`` of them) left the game, burned by ``seat``'s ten or four."""
 
@@ -250,7 +250,7 @@ class PileBurned:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardsDrawn:
     """``seat`` drew ``cards`` from the top of the stock (face down to everyone else)."""
 
@@ -259,7 +259,7 @@ class CardsDrawn:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileTaken:
     """``seat`` took the whole pile (``cards`` of them) into its hand."""
 
@@ -268,7 +268,7 @@ class PileTaken:
     reason: TakeReason
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayerWentOut:
     """``seat`` has no cards left: it finished in ``place`` (1 = first)."""
 
@@ -276,7 +276,7 @@ class PlayerWentOut:
     place: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class DirectionReversed:
     """Jokers reversed the direction of play; ``direction`` is now +1 or -1."""
 
@@ -284,7 +284,7 @@ class DirectionReversed:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@kit.record
 class TurnPassed:
     """Who acts next: ``current`` (None once the game is over), whether it owes a ``follow_up``
     (must play again, no pick-up), the open add-drawn ``window`` ``(seat, rank, drawn count)``
@@ -399,7 +399,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     """What one viewer sees: its own hand, everyone's face-up cards, the pile and burned cards;
     face-down cards, other hands and the stock only as ``??`` (all of it to the referee)."""

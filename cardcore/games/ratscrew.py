@@ -106,12 +106,12 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Play:
     """Turn the top card of your stack onto the pile (your turn, nothing owed)."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Slap:
     """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``); ``seen_count``:
     the number of played cards you saw (checked under ``late_slap="reject"``)."""
@@ -120,7 +120,7 @@ class Slap:
     seen_count: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Collect:
     """Take the pile you are owed after a lost challenge."""
 
@@ -134,14 +134,14 @@ COLLECT: Final = Collect()
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
 
     stacks: tuple[tuple[SeenCard, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardPlayed:
     """``seat`` turned ``card`` face up onto the pile. ``current`` is who plays next (None while
     the pile is owed); ``challenge`` is ``(challenger, cards still owed)`` or None."""
@@ -152,14 +152,14 @@ class CardPlayed:
     challenge: tuple[int, int] | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileOwed:
     """The challenge was lost (or nobody can play on): the pile is owed to ``seat``."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Slapped:
     """``seat`` slapped: ``rule`` it matched with the ``pattern`` cards, or a false slap."""
 
@@ -169,7 +169,7 @@ class Slapped:
     pattern: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileTaken:
     """``seat`` took the whole pile (``cards`` of them) under its stack and plays next."""
 
@@ -178,7 +178,7 @@ class PileTaken:
     by: Literal["slap", "collect"]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PenaltyPaid:
     """A false slapper's top card went face down to the bottom of the pile (``to`` None) or to
     the bottom of seat ``to``'s stack. Nobody but the referee sees the card."""
@@ -188,21 +188,21 @@ class PenaltyPaid:
     to: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class TurnPassed:
     """The turn moved to ``current`` (after a false slap emptied the current player's stack)."""
 
     current: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class ChallengeLapsed:
     """The challenger or the player owed the pile was eliminated: the claim is gone (§1.5.15)."""
 
     current: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayerEliminated:
     """``seat`` is out of the game (a false slap with no cards, or no cards under slap_in off)."""
 
@@ -284,7 +284,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
 

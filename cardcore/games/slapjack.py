@@ -94,12 +94,12 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Play:
     """Turn the top card of your stack face up onto the pile (your turn)."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Slap:
     """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``, §4.3)."""
 
@@ -114,14 +114,14 @@ SLAP: Final = Slap()
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
 
     stacks: tuple[tuple[SeenCard, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardPlayed:
     """``seat`` turned ``card`` face up onto the pile; ``current`` plays next (None: nobody holds
     a card and the pile must be slapped, §4.2 step 3)."""
@@ -131,7 +131,7 @@ class CardPlayed:
     current: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Slapped:
     """``seat`` slapped: on the ``target`` made of the ``pattern`` cards, or a false slap."""
 
@@ -141,7 +141,7 @@ class Slapped:
     pattern: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileTaken:
     """``seat`` put the whole pile (``cards`` of them) under its stack, by a slap or because nobody
     else held a card (``"return"``, §4.2 step 3); ``current`` plays next."""
@@ -152,7 +152,7 @@ class PileTaken:
     current: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class StackShuffled:
     """``seat``'s whole stack was shuffled (``shuffle_after_win``) into ``stack``, top first.
     Stream ``shuffles + 1`` of the seed; nobody but the referee sees the order."""
@@ -161,7 +161,7 @@ class StackShuffled:
     stack: tuple[SeenCard, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PenaltyPaid:
     """A false slapper's top card went face down to the bottom of seat ``to``'s stack. Nobody but
     the referee sees the card."""
@@ -171,14 +171,14 @@ class PenaltyPaid:
     to: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class TurnPassed:
     """The turn moved to ``current`` (the current player paid their last card in a penalty)."""
 
     current: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayerEliminated:
     """``seat`` is out of the game: it missed the Jack it was waiting for, false-slapped with no
     cards, or ran out of cards under ``out_of_cards="eliminate_now"``."""
@@ -278,7 +278,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
 

@@ -121,7 +121,7 @@ def personal_size(rules: Rules) -> int:
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Play:
     """Play ``card`` from your hand onto centre pile ``to`` (0 or 1). ``expect_top``: the top card
     you saw on that pile (else ``StaleAction``). ``then``: further hand cards placed after it in
@@ -133,12 +133,12 @@ class Play:
     then: tuple[Card, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Flip:
     """Call "flip": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call)."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Draw:
     """Draw the top card of your draw pile into your hand (only with ``auto_refill=False``)."""
 
@@ -151,7 +151,7 @@ DRAW: Final = Draw()
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     """Round ``round`` was dealt from the shuffle of RNG stream ``stream`` (0 for the first deal).
 
@@ -166,7 +166,7 @@ class Dealt:
     draws: tuple[tuple[SeenCard, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class FlipCalled:
     """``seat`` called "flip" (``stalemate``: during play; else the start call). A repeated call
     is recorded but counts once (§0.4.6)."""
@@ -175,14 +175,14 @@ class FlipCalled:
     stalemate: bool
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Started:
     """Both players called: the centre cards were turned face up. Phase ``PLAY``."""
 
     centre: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardPlayed:
     """``seat`` played ``card`` from its hand onto centre pile ``to``."""
 
@@ -191,7 +191,7 @@ class CardPlayed:
     to: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardDrawn:
     """``seat`` drew the top card of its draw pile into its hand (only the drawer sees it)."""
 
@@ -199,7 +199,7 @@ class CardDrawn:
     card: SeenCard
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class SidePileRebuilt:
     """Side pile ``pile`` was empty: the cards under centre pile ``pile``'s top were shuffled
     (RNG stream ``stream``) into a new side pile, ``cards`` top first (face down to the players)."""
@@ -209,7 +209,7 @@ class SidePileRebuilt:
     cards: tuple[SeenCard, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class SideCardsTurned:
     """The stalemate flip: the top card of each side pile turned face up onto the centre pile it
     feeds (``cards[j]`` onto ``Cj``; None when ``Rj`` had no card). Calls are cleared."""
@@ -217,13 +217,13 @@ class SideCardsTurned:
     cards: tuple[Card | None, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class RoundVoided:
     """Dead stalemate (§3.2 [ENGINE]): no flip can unblock the game; no winner, no score. Every
     card is re-dealt (a ``Dealt`` follows)."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class RoundWon:
     """``seat`` emptied its hand and draw pile: it wins the round and scores ``points``.
     ``scores`` and ``wins`` are the new totals; ``final``: the game is over (else a re-deal
@@ -335,7 +335,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     """What one viewer sees: its own hand and every face-up card. Other hands, draw piles and side
     piles are face down (``??``, so their sizes show) except to the referee."""

@@ -92,7 +92,7 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Play:
     """Play the face-up top of your stock pile ``source`` onto spit pile ``target``.
     ``expect_top``: the card you saw on top of that spit pile (else ``StaleAction``)."""
@@ -102,14 +102,14 @@ class Play:
     expect_top: Card | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Flip:
     """Turn up the face-down top of your stock pile ``pile``."""
 
     pile: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Move:
     """Move the face-up top of your stock pile ``source`` into your empty space ``target``."""
 
@@ -117,7 +117,7 @@ class Move:
     target: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Stack:
     """(``stack_equal_in_layout``) Put the face-up top of ``source`` on the face-up top of equal
     rank of your stock pile ``target``."""
@@ -126,7 +126,7 @@ class Stack:
     target: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Spit:
     """Call "Spit!": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call,
     §0.4.6). ``target`` names the spit pile a solo spitter spits onto (ignored otherwise)."""
@@ -134,14 +134,14 @@ class Spit:
     target: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Slap:
     """Slap spit pile ``target`` to take it (phase ``SLAP``)."""
 
     target: int
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class TakePile:
     """(``pile_claim="choose"``) Take spit pile ``target`` (phase ``CHOOSE``, the chooser only)."""
 
@@ -155,7 +155,7 @@ SPIT: Final = Spit()
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     """The deck was shuffled (stream 0) and dealt 26 a player, and each packet laid out:
     ``layouts[seat][pile]`` bottom→top (face-down cards hidden but to the referee) and
@@ -165,7 +165,7 @@ class Dealt:
     spit_cards: tuple[tuple[SeenCard, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class SpitCalled:
     """``seat`` called "Spit!" naming ``target`` (recorded; the effect waits for both calls)."""
 
@@ -173,7 +173,7 @@ class SpitCalled:
     target: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Spat:
     """``seat`` turned its top spit card ``card`` onto spit pile ``target`` (starting it if it did
     not exist). ``lock``: this was the first solo spit, which locks ``target`` for the round.
@@ -185,12 +185,12 @@ class Spat:
     lock: bool
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PlayStarted:
     """Both players called at the start of a round: phase ``PLAY``."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class CardPlayed:
     """``seat`` played ``card`` from its stock pile ``source`` onto spit pile ``target``."""
 
@@ -200,7 +200,7 @@ class CardPlayed:
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Flipped:
     """``seat`` turned up ``card`` on its stock pile ``pile`` (``auto``: by the auto_flip rule)."""
 
@@ -210,7 +210,7 @@ class Flipped:
     auto: bool
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Moved:
     """``seat`` moved ``card`` from stock pile ``source`` into the empty space ``target``."""
 
@@ -220,7 +220,7 @@ class Moved:
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Stacked:
     """``seat`` stacked ``card`` from stock pile ``source`` onto the equal rank on ``target``."""
 
@@ -230,7 +230,7 @@ class Stacked:
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class RoundEnded:
     """The round ended: (A) ``layout_empty`` — ``seat`` emptied its layout — or (B) ``stuck``.
     ``claim``: how the spit piles are claimed (``slap`` → phase SLAP, ``choose`` → phase CHOOSE
@@ -241,7 +241,7 @@ class RoundEnded:
     claim: Literal["slap", "choose", "none"]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class PileClaimed:
     """``seat`` claimed spit pile ``target`` ``by`` slapping it first or choosing it."""
 
@@ -250,7 +250,7 @@ class PileClaimed:
     by: Literal["slap", "choose"]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class NewLayout:
     """The spit piles went to ``takers`` (seat per pile, None for a pile that did not exist). Each
     player's new packet (pile taken + own spit cards + own layout cards) was shuffled, seat ``p``
@@ -412,7 +412,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     """What one viewer sees: face-up layout cards and whole spit piles; face-down layout cards
     and spit cards only as ``??`` (counts), even the viewer's own — except to the referee."""

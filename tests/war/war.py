@@ -42,12 +42,12 @@ class Rules:
         engine.check_rules(self)  # Rules(...) built directly is checked as make_setup checks
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Turn:
     """Turn the top card of your stack face up."""
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Collect:
     """Take the table: the battle (or the war) is yours."""
 
@@ -57,18 +57,18 @@ TURN: Final = Turn()
 COLLECT: Final = Collect()
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Dealt:
     stacks: tuple[tuple[SeenCard, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Turned:
     seat: int
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Burned:
     """``seat`` burned ``cards`` face down for a war: only the referee sees them."""
 
@@ -76,7 +76,7 @@ class Burned:
     cards: tuple[SeenCard, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class Collected:
     """``seat`` slid the whole table (``cards`` of them) under its stack."""
 
@@ -95,7 +95,7 @@ class State(NamedTuple):
     down: tuple[Card, ...] = ()  # the burned cards, in the order burned
 
 
-@dataclass(frozen=True, slots=True)
+@kit.record
 class View:
     stacks: tuple[tuple[SeenCard, ...], ...]
     turned: tuple[Card | None, ...]
