@@ -217,6 +217,29 @@ def check_seat(seats: int, seat: object) -> int:
     return seat
 
 
+@functools.cache
+def _int_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a command class declared ``int`` (or ``int | None``)."""
+    if not dataclasses.is_dataclass(cls):
+        return ()
+    hints = get_type_hints(cls)
+    return tuple(
+        f.name
+        for f in dataclasses.fields(cls)
+        if hints[f.name] is int or int in getattr(hints[f.name], "__args__", ())
+    )
+
+
+def check_command(command: object) -> None:
+    """Refuse a command whose integer field holds a ``bool``: ``True == 1`` would pass every
+    rule, then the log would record ``true`` where a number belongs and fail ``verify``.
+    Raises :class:`DecodeError` naming ``command.<field>`` (a JSON command never gets here:
+    the codec refuses it first)."""
+    for name in _int_fields(cast(type, type(command))):
+        if type(getattr(command, name)) is bool:
+            raise DecodeError(f"command.{name}", "expected an integer, got bool")
+
+
 @dataclass(frozen=True, slots=True)
 class Setup(Generic[R]):
     """Everything that fixes a game before the first action: seats, seed, rules, event limit.

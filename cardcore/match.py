@@ -14,7 +14,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from .engine import C, E, Game, Outcome, R, Role, S, Setup, Termination, V, Viewer, check_seat
+from .engine import (
+    C,
+    E,
+    Game,
+    Outcome,
+    R,
+    Role,
+    S,
+    Setup,
+    Termination,
+    V,
+    Viewer,
+    check_command,
+    check_seat,
+)
 from .errors import InvalidPosition, RejectCode, Rejected
 from .log import SALT_BYTES, LogWriter
 
@@ -165,6 +179,7 @@ class Match(Generic[S, C, E, V, R]):
         """The events ``command`` by ``seat`` would produce now, without applying them."""
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        check_command(command)
         return self.game.decide(self.state, seat, command)
 
     def submit(self, seat: int, command: C, at_ms: int) -> Sequence[E]:
@@ -177,6 +192,7 @@ class Match(Generic[S, C, E, V, R]):
             check_seat(self._seats, seat)  # raises InvalidSeat with the reason
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        check_command(command)
         events = self._decide(self.state, seat, command)
         self._apply(seat, command, events, at_ms)
         return events

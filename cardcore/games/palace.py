@@ -553,65 +553,6 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 # --------------------------------------------------------------------------- helpers
 
 
-def _turn(
-    current: int | None,
-    follow_up: bool,
-    window: tuple[int, int, int] | None = None,
-    skipped: tuple[int, ...] = (),
-) -> TurnPassed:
-    """A ``TurnPassed``; the plain ones (a seat to play, no window, nobody skipped) come from
-    ``_PLAIN_TURNS``, built once: a tuple index costs less than building a frozen dataclass."""
-    if not skipped and type(current) is int and current < _MAX_SEATS:
-        if window is None:
-            return _PLAIN_TURNS[follow_up][current]
-        p, rank, drawn = window
-        if (
-            0 <= drawn <= _WINDOW_DRAWS
-            and 0 <= rank < 14
-            and not follow_up
-            and type(p) is int
-            and 0 <= p < _MAX_SEATS
-        ):
-            return _WINDOW_TURNS[current][p][rank][drawn]
-    return TurnPassed(current, follow_up, window, skipped)
-
-
-_MAX_SEATS: Final = 8
-_PLAIN_TURNS: Final = tuple(
-    tuple(TurnPassed(q, follow_up, None) for q in range(_MAX_SEATS)) for follow_up in (False, True)
-)
-_GAME_OVER_TURN: Final = TurnPassed(None, False, None)
-_WINDOW_DRAWS: Final = 3
-_WINDOW_TURNS: Final = tuple(
-    tuple(
-        tuple(
-            tuple(TurnPassed(q, False, (p, rank, d)) for d in range(_WINDOW_DRAWS + 1))
-            for rank in range(14)
-        )
-        for p in range(_MAX_SEATS)
-    )
-    for q in range(_MAX_SEATS)
-)
-"""``[current][seat][rank][drawn]`` → the ``TurnPassed`` that opens an add-drawn window (the
-usual end of a turn), for draws of up to three cards: built once, never changed."""
-_ONE_DRAWN: Final = tuple(
-    tuple(CardsDrawn(q, (c,)) for c in (*standard_deck(), JOKER)) for q in range(_MAX_SEATS)
-)
-"""``[seat][Card.index]`` → drawing that one card (the usual draw after a one-card play)."""
-_SINGLE_PLAYED: Final = tuple(
-    tuple(
-        tuple(
-            CardsPlayed(q, (), (c,)) if from_up else CardsPlayed(q, (c,), ())
-            for c in (*standard_deck(), JOKER)
-        )
-        for q in range(_MAX_SEATS)
-    )
-    for from_up in (False, True)
-)
-"""``[from face-up][seat][Card.index]`` → the ``CardsPlayed`` of one card in turn, built once
-(the commonest play: a tuple index costs less than building the frozen dataclass)."""
-
-
 def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
     rest = list(cards)
@@ -907,10 +848,7 @@ def _resolve(
     events: list[Event]
     if blind is None:
         cards = from_hand + from_up
-        if len(cards) == 1 and not out_of_turn and p < _MAX_SEATS:
-            events = [_SINGLE_PLAYED[not from_hand][p][cards[0].index]]
-        else:
-            events = [CardsPlayed(p, from_hand, from_up, out_of_turn)]
+        events = [CardsPlayed(p, from_hand, from_up, out_of_turn)]
         down_after = len(state.down[p])
     else:
         cards = (blind[1],)
@@ -927,7 +865,7 @@ def _resolve(
         # [ENGINE] going out on a power card is not allowed: the play fails like a bad blind card.
         nxt, _ = _advance(n, state.finished, p, state.direction)
         events.append(PileTaken(p, len(pile_after), "special_finish"))
-        events.append(_turn(nxt, False))
+        events.append(TurnPassed(nxt, False, None))
         return events
     burn, finished = _burn_draw_out(
         state, p, events, pile_after, rank=rank, draw=draw, finishing=finishing
@@ -945,11 +883,11 @@ def _resolve(
             direction = -direction
             events.append(DirectionReversed(direction))
     if follow and not finishing:
-        events.append(_turn(p, True))
+        events.append(TurnPassed(p, True, None))
         return events
     if follow:  # §5.2 lead to a finished player: the next unfinished player leads / plays on
         nxt, _ = _advance(n, finished, p, direction)
-        events.append(_turn(nxt, False))
+        events.append(TurnPassed(nxt, False, None))
         return events
     # §5.4 eight_skip: n eights skip n unfinished players (a burn overrides the skip).
     if rules.eight_skip and rank == 8 and burn is None:
@@ -959,7 +897,7 @@ def _resolve(
     window = None
     if rules.add_drawn_same_rank and not finishing and nxt != p:
         window = (p, rank, draw)
-    events.append(_turn(nxt, False, window, skipped))
+    events.append(TurnPassed(nxt, False, window, skipped))
     return events
 
 
@@ -980,16 +918,14 @@ def _burn_draw_out(
     burn = _burn(pile_after, len(pile_after) - len(state.pile), rank, state.setup.rules)
     if burn is not None:
         events.append(PileBurned(p, len(pile_after), burn))
-    if draw == 1 and p < _MAX_SEATS:
-        events.append(_ONE_DRAWN[p][state.stock[0].index])
-    elif draw:
+    if draw:
         events.append(CardsDrawn(p, state.stock[:draw]))
     finished = state.finished
     if finishing:
         finished = (*finished, p)
         events.append(PlayerWentOut(p, len(finished)))
         if len(finished) >= len(state.hands) - 1:
-            events.append(_GAME_OVER_TURN)
+            events.append(TurnPassed(None, False, None))
             return burn, None
     return burn, finished
 
@@ -1014,7 +950,7 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
     return [
         FaceDownTurned(p, index, card),
         PileTaken(p, len(state.pile) + 1, "failed_blind"),
-        _turn(nxt, False),
+        TurnPassed(nxt, False, None),
     ]
 
 
@@ -1048,7 +984,7 @@ def _decide_pickup(state: State, p: int) -> list[Event]:
     if not state.setup.rules.voluntary_pickup and _has_plain_play(state, p):
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "you have a card that can be played")
     nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
-    return [PileTaken(p, len(state.pile), "pickup"), _turn(nxt, False)]
+    return [PileTaken(p, len(state.pile), "pickup"), TurnPassed(nxt, False, None)]
 
 
 def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
@@ -1081,12 +1017,14 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
     if burn is not None:  # §5.4: an added ten or four burns the pile and p leads
         if finishing:
             nxt, _ = _advance(seats, finished, p, state.direction)
-            events.append(_turn(nxt, False))
+            events.append(TurnPassed(nxt, False, None))
         else:
-            events.append(_turn(p, True))
+            events.append(TurnPassed(p, True, None))
         return events
     # Added cards have no other effect; the window stays open with the new draw.
-    events.append(_turn(state.current, state.follow_up, None if finishing else (p, rank, draw)))
+    events.append(
+        TurnPassed(state.current, state.follow_up, None if finishing else (p, rank, draw))
+    )
     return events
 
 

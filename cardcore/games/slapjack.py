@@ -32,7 +32,7 @@ from typing import Final, Literal, NamedTuple, assert_never, cast
 
 from .. import kit
 from .. import notation as nt
-from ..cards import HIDDEN, JOKER, Card, Hidden, SeenCard, standard_deck
+from ..cards import HIDDEN, Card, Hidden, SeenCard, standard_deck
 from ..engine import (
     Game,
     GameInfo,
@@ -196,23 +196,6 @@ Event = (
     | TurnPassed
     | PlayerEliminated
 )
-
-_DECK: Final = (*standard_deck(), JOKER)
-assert all(card.index == i for i, card in enumerate(_DECK))
-_PLAYED: Final = tuple(
-    tuple(
-        tuple(CardPlayed(seat, c, current) for c in _DECK) for current in (None, *range(MAX_SEATS))
-    )
-    for seat in range(MAX_SEATS)
-)
-"""``_PLAYED[seat][current + 1][card.index]`` (``[0]`` for ``current`` None): every possible
-``CardPlayed``, built once at import. The hot path shares these immutable values instead of
-building one per play (equal values, so the log's bytes are the same)."""
-
-
-def _played(seat: int, card: Card, current: int | None) -> CardPlayed:
-    """``CardPlayed(seat, card, current)`` from the table (``seat`` is a checked seat)."""
-    return _PLAYED[seat][0 if current is None else current + 1][card.index]
 
 
 # --------------------------------------------------------------------------- state
@@ -388,7 +371,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
     if current is not None or not last:
         if current is None:
             current = p
-        events: list[Event] = [_played(p, card, current)]
+        events: list[Event] = [CardPlayed(p, card, current)]
         if out:
             events += [PlayerEliminated(q) for q in out]
         # Step 2: p is awaiting when empty-handed (derived), or out at once (§4.4 out_of_cards).
@@ -397,7 +380,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
         return events
     # Nobody holds a card any more (§4.2 step 3).
     new_pile = pile + (card,)
-    events = [_played(p, card, None)]
+    events = [CardPlayed(p, card, None)]
     events += [PlayerEliminated(q) for q in out]
     if slap_target(new_pile, rules.slap_targets) is not None:
         return events  # current is none until the pile is slapped

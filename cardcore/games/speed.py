@@ -250,15 +250,6 @@ Event = (
 
 _ALL_CARDS: Final = (*standard_deck(), JOKER)
 assert all(card.index == i for i, card in enumerate(_ALL_CARDS))
-_PLAYED: Final = tuple(
-    tuple(tuple(CardPlayed(p, card, j) for card in _ALL_CARDS) for j in (0, 1)) for p in (0, 1)
-)
-"""``_PLAYED[seat][to][card.index]``: the event of a card played, created once (events are
-immutable values, so the hot path shares them instead of building one per play)."""
-_DRAWN: Final = tuple(tuple(CardDrawn(p, card) for card in _ALL_CARDS) for p in (0, 1))
-"""``_DRAWN[seat][card.index]``: the event of a card drawn, created once."""
-_CALLED: Final = tuple((FlipCalled(p, False), FlipCalled(p, True)) for p in (0, 1))
-"""``_CALLED[seat][stalemate]``: the flip call events, created once."""
 
 
 # --------------------------------------------------------------------------- state
@@ -515,13 +506,12 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         if type(to) is int:  # ``True`` passes ``to == 1``: keep building its events from it
             if draw and len(hand) == rules.hand_size and rules.auto_refill:
                 # The most common play of all: a full hand takes one card back (§3.2 refill).
-                return [_PLAYED[seat][to][card.index], _DRAWN[seat][draw[0].index]]
-            events: list[Event] = [_PLAYED[seat][to][card.index]]
+                return [CardPlayed(seat, card, to), CardDrawn(seat, draw[0])]
+            events: list[Event] = [CardPlayed(seat, card, to)]
             if rules.auto_refill and draw and len(hand) <= rules.hand_size:
                 # §3.2 refill; a full hand (the common case) takes exactly one card back
-                drawn = _DRAWN[seat]
                 n = min(rules.hand_size - len(hand) + 1, len(draw))
-                events += [drawn[c.index] for c in draw[:n]]
+                events += [CardDrawn(seat, c) for c in draw[:n]]
                 return events  # the draw pile was not empty: the round goes on
             run: tuple[Card, ...] = (card,)
         else:
@@ -556,7 +546,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
     """A joint call (§0.4.6): recorded; the effect happens when the other seat has called too."""
-    called: list[Event] = [_CALLED[seat][stalemate]]
+    called: list[Event] = [FlipCalled(seat, stalemate)]
     if not joint_call(state.calls, seat, 2)[1]:
         return called
     if not stalemate:

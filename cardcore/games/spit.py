@@ -34,7 +34,7 @@ from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from .. import kit
 from .. import notation as nt
-from ..cards import HIDDEN, JOKER, Card, SeenCard, standard_deck
+from ..cards import HIDDEN, Card, SeenCard, standard_deck
 from ..engine import (
     Game,
     GameInfo,
@@ -279,38 +279,6 @@ Event = (
 )
 
 PLAY_STARTED: Final = PlayStarted()
-
-# The frequent events, built once at import for every value they can take and looked up by
-# seat, pile and ``Card.index`` (a frozen dataclass takes several times longer to build than
-# to look up). Immutable tables: no state, nothing to invalidate.
-_CARDS: Final = (*standard_deck(), JOKER)  # by Card.index
-_PILES: Final = range(5)
-_CARD_PLAYED: Final = tuple(
-    tuple(tuple(tuple(CardPlayed(p, i, j, c) for c in _CARDS) for j in range(2)) for i in _PILES)
-    for p in range(2)
-)
-_FLIPPED: Final = tuple(
-    tuple(tuple(tuple(Flipped(p, i, c, a) for c in _CARDS) for a in (False, True)) for i in _PILES)
-    for p in range(2)
-)
-_MOVED: Final = tuple(
-    tuple(tuple(tuple(Moved(p, i, k, c) for c in _CARDS) for k in _PILES) for i in _PILES)
-    for p in range(2)
-)
-_STACKED: Final = tuple(
-    tuple(tuple(tuple(Stacked(p, i, k, c) for c in _CARDS) for k in _PILES) for i in _PILES)
-    for p in range(2)
-)
-_SPAT: Final = tuple(
-    tuple(
-        tuple(tuple(Spat(p, c, j, lock) for c in _CARDS) for lock in (False, True))
-        for j in range(2)
-    )
-    for p in range(2)
-)
-_SPIT_CALLED: Final = tuple(
-    (SpitCalled(p, None), SpitCalled(p, 0), SpitCalled(p, 1)) for p in range(2)
-)
 
 # --------------------------------------------------------------------------- state
 
@@ -645,9 +613,9 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     rules = state.setup.rules
     if card not in _fit_table(rules)[top_card.index]:
         raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
-    events: list[Event] = [_CARD_PLAYED[seat][i][j][card.index]]
+    events: list[Event] = [CardPlayed(seat, i, j, card)]
     if rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(_FLIPPED[seat][i][1][pile[-2].index])
+        events.append(Flipped(seat, i, pile[-2], True))
     spits = state.spit_cards
     if (len(pile) == 1 and _layout_size(layout) == 1) or (not spits[0] and not spits[1]):
         return _end_round_if_due(state, seat, events)
@@ -663,7 +631,7 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
         raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
     if state.up[seat][i]:
         raise Rejected(RejectCode.ALREADY_FACE_UP, f"the top of stock pile {i} is face up")
-    events: list[Event] = [_FLIPPED[seat][i][0][pile[-1].index]]
+    events: list[Event] = [Flipped(seat, i, pile[-1], False)]
     return _after_layout_change(state, seat, events)
 
 
@@ -683,9 +651,9 @@ def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
     up = state.up[seat][i]
     if up == 0:
         raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    events: list[Event] = [_MOVED[seat][i][k][pile[-1].index]]
+    events: list[Event] = [Moved(seat, i, k, pile[-1])]
     if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(_FLIPPED[seat][i][1][pile[-2].index])
+        events.append(Flipped(seat, i, pile[-2], True))
     return _after_layout_change(state, seat, events)
 
 
@@ -718,9 +686,9 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
         raise Rejected(
             RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
         )
-    events: list[Event] = [_STACKED[seat][i][k][card.index]]
+    events: list[Event] = [Stacked(seat, i, k, card)]
     if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
-        events.append(_FLIPPED[seat][i][1][pile[-2].index])
+        events.append(Flipped(seat, i, pile[-2], True))
     return _after_layout_change(state, seat, events)
 
 
@@ -756,16 +724,16 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 )
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
-    events: list[Event] = [_SPIT_CALLED[seat][0 if target is None else target + 1]]
+    events: list[Event] = [SpitCalled(seat, target)]
     if not joint_call(state.called, seat, SEATS)[1]:
         return events  # §0.4.6: the effect waits for the other call
     spits = state.spit_cards
     if phase == "READY":  # §2.2 round start: each player with spit cards starts their own pile
-        events += [_SPAT[p][p][0][spits[p][0].index] for p in range(SEATS) if spits[p]]
+        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
     if spits[0] and spits[1]:  # both spit onto their own piles (§2.5.3)
-        events += [_SPAT[0][0][0][spits[0][0].index], _SPAT[1][1][0][spits[1][0].index]]
+        events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
     else:
         solo = 0 if spits[0] else 1
         if spits[solo]:
@@ -776,7 +744,7 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 if named is None:
                     named = solo if piles[solo] else (0 if piles[0] else 1)
                 dest = named
-            events.append(_SPAT[solo][dest][state.locked is None][spits[solo][0].index])
+            events.append(Spat(solo, spits[solo][0], dest, state.locked is None))
     return _end_round_if_due(state, seat, events)
 
 

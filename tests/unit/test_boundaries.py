@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cardcore import InvalidSetup, Match
+from cardcore.cards import Card
 from cardcore.engine import check_rules, check_seat
 from cardcore.errors import InvalidSeat
 from cardcore.games import palace, ratscrew, slapjack, speed, spit
@@ -58,3 +59,29 @@ def test_a_seat_is_an_int_of_the_game(seat: object) -> None:
 
 def test_check_seat_passes_a_seat() -> None:
     assert check_seat(3, 2) == 2
+
+
+@pytest.mark.parametrize(
+    ("game", "command"),
+    [
+        (spit.GAME, spit.Play(source=True, target=0)),  # type: ignore[arg-type]
+        (spit.GAME, spit.Flip(pile=False)),  # type: ignore[arg-type]
+        (palace.GAME, palace.PlayFaceDown(index=True)),  # type: ignore[arg-type]
+        (speed.GAME, speed.Play(Card.parse("AS"), True)),  # type: ignore[arg-type]
+        (ratscrew.GAME, ratscrew.Slap(expect_epoch=False)),  # type: ignore[arg-type]
+    ],
+)
+def test_a_bool_in_an_integer_field_of_a_command_is_refused(game: object, command: object) -> None:
+    """``True == 1`` would pass the rules and the log would then record ``true`` where a number
+    belongs (verify fails): Match refuses it first, naming the field, and records nothing."""
+    from cardcore.errors import DecodeError
+
+    match = Match(game, game.make_setup(2, 3))  # type: ignore[attr-defined]
+    lines = list(match.writer.lines) if match.writer else []
+    for seat in (0, 1):
+        with pytest.raises(DecodeError) as err:
+            match.submit(seat, command, at_ms=1)
+        assert err.value.field.startswith("command.")
+        with pytest.raises(DecodeError):
+            match.check(seat, command)
+    assert match.seq == 1 and (match.writer.lines if match.writer else []) == lines
