@@ -483,12 +483,7 @@ def _allowed(pile: tuple[Card, ...], rules: Rules) -> frozenset[int]:
     """Every rank that may be played on ``pile`` now: a look-up in ``_FIT`` by the flags and
     the rank that rules (the top card, usually; transparent ones are skipped)."""
     invisible = rules.three_invisible
-    if pile:
-        top = pile[-1].rank
-        if top == JOKER_RANK or (top == 3 and invisible):
-            top = _top(pile, invisible)
-    else:
-        top = _NO_TOP
+    top = _top(pile, invisible)
     return _FIT[rules.seven_lower][rules.nine_lower][invisible][top][0]
 
 
@@ -1572,13 +1567,7 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
             # The common case, without listing the plays: the sensible play is every card of
             # the cheapest rank that fits (no flag bends it).
             three = rules.three_invisible
-            pile = state.pile
-            if pile:
-                top = pile[-1].rank
-                if top == JOKER_RANK or (top == 3 and three):
-                    top = _top(pile, three)
-            else:
-                top = _NO_TOP
+            top = _top(state.pile, three)
             fits, cheaper = _FIT[rules.seven_lower][rules.nine_lower][three][top]
             rank = cards[0].rank
             if rank in fits:
