@@ -4,7 +4,9 @@ Every failure the application layer reports is a :class:`ServiceError` carrying 
 :class:`Status` (named after the gRPC codes; the REST transport maps them to HTTP), a ``reason``
 (a game's :class:`~cardcore.errors.RejectCode` string, or one of :class:`Reason`) and, for
 malformed input, the fields at fault. Messages never contain a token, a seed or a hidden card:
-they are built by :mod:`cardcore_server.redaction` or from fixed text.
+they are built by :mod:`cardcore_server.redaction` or from fixed text. Whatever of the input
+they quote is bounded and made sendable here, once (:func:`bounded`): an error never echoes a
+500 KB key back, and never fails to encode (a lone surrogate from a JSON ``\\ud800`` escape).
 """
 
 from __future__ import annotations
@@ -48,6 +50,27 @@ class Reason(StrEnum):
 DOMAIN: Final = "cardcore"
 """The ``ErrorInfo.domain`` of every error."""
 
+MAX_MESSAGE: Final = 600
+MAX_FIELD: Final = 160
+MAX_DESCRIPTION: Final = 300
+MAX_VIOLATIONS: Final = 8
+MAX_METADATA: Final = 200
+"""Bounds on what an error may carry, in characters: every error, gRPC status with its details
+or REST problem document, stays well under 4 KiB."""
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` fit to send back: cut to ``limit`` characters (saying how long it was) and valid
+    UTF-8 (a lone surrogate, which only a JSON escape can make, is written ``\\udXXX``)."""
+    if len(text) > limit:
+        suffix = f"… ({len(text)} characters)"
+        text = text[: max(limit - len(suffix), 0)] + suffix
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
 
 @dataclass(frozen=True, slots=True)
 class FieldViolation:
@@ -55,6 +78,10 @@ class FieldViolation:
 
     field: str
     description: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "field", bounded(self.field, MAX_FIELD))
+        object.__setattr__(self, "description", bounded(self.description, MAX_DESCRIPTION))
 
 
 @dataclass(slots=True)
@@ -68,6 +95,12 @@ class ServiceError(Exception):
     metadata: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.message = bounded(self.message, MAX_MESSAGE)
+        self.violations = tuple(self.violations[:MAX_VIOLATIONS])
+        self.metadata = {
+            bounded(k, MAX_FIELD): bounded(v, MAX_METADATA)
+            for k, v in list(self.metadata.items())[:MAX_VIOLATIONS]
+        }
         Exception.__init__(self, f"{self.status}/{self.reason}: {self.message}")
 
     def __str__(self) -> str:

@@ -55,7 +55,7 @@ from cardcore.engine import Outcome as CoreOutcome
 
 from . import logs
 from .app import Application, GameSpec, StreamBatch, request_fields
-from .errors import FieldViolation, Reason, ServiceError, Status
+from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
 
@@ -303,7 +303,7 @@ def _problem(
         type=PROBLEM_TYPE + code,
         title=_TITLES.get(status, "Error"),
         status=status,
-        detail=detail,
+        detail=bounded(detail, MAX_MESSAGE),
         code=code,
         errors=[FieldError(_rename(v.field), _rename_text(v.description)) for v in violations],
         metadata=dict(metadata or {}),
@@ -367,6 +367,14 @@ def _clean(message: str) -> str:
     return (text if sep else message)[:200]
 
 
+def _too_deep(_: Request[Any, Any, Any], exc: RecursionError) -> Response[Problem]:
+    """The request's JSON nests deeper than the decoder goes (msgspec raises RecursionError):
+    the client's fault, a 400 naming the request, not an internal error."""
+    _note(code=Status.INVALID_ARGUMENT.value, reason=Reason.MALFORMED.value)
+    violation = FieldViolation("request", "JSON nested too deeply")
+    return _problem(400, Reason.MALFORMED, "request: JSON nested too deeply", (violation,))
+
+
 def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     if isinstance(exc, HTTPException):
         status = exc.status_code
@@ -381,7 +389,11 @@ def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
             413: "TooLarge",
         }.get(status, Reason.MALFORMED)
         _note(code=Status.INVALID_ARGUMENT.value if status == 400 else str(status), reason=reason)
-        response = _problem(status, str(reason), _TITLES.get(status, "error").lower())
+        detail = _TITLES.get(status, "error").lower()
+        # A body that does not decode at all (e.g. a lone surrogate escape): the request is at
+        # fault as a whole, and the problem names it as a 400 from msgspec would.
+        violations = (FieldViolation("request", "not valid JSON"),) if status == 400 else ()
+        response = _problem(status, str(reason), detail, violations)
         for name, value in (exc.headers or {}).items():  # e.g. `Allow` on a 405 (RFC 9110)
             response.headers[name] = value
         return response
@@ -662,6 +674,7 @@ class RestApi:
             exception_handlers={
                 ServiceError: _service_error,
                 ValidationException: _validation_error,
+                RecursionError: _too_deep,
                 HTTPException: _http_error,
                 Exception: _http_error,
             },

@@ -296,6 +296,42 @@ def test_setup_errors_name_the_field(s: Any) -> None:
         assert field in details(exc)[1], (field, details(exc))
 
 
+def test_bad_input_is_echoed_bounded_and_sendable(s: Any) -> None:
+    """Issue 13 faults 1 and 3: an error quoting a lone-surrogate escape (``"\\ud800"``) was
+    ``UNKNOWN`` with an exception text; a 10,000-character key or a 65,537-character kind made
+    the error metadata exceed 16 KiB (grpcio answered RESOURCE_EXHAUSTED without ErrorInfo).
+    Now each is INVALID_ARGUMENT with its ErrorInfo and BadRequest, quoting a bounded prefix."""
+    seats = [pb.SeatAssignment()] * 2
+    game = create(s)
+    cases = [
+        lambda: s.CreateGame(
+            pb.CreateGameRequest(game="ratscrew", seats=seats, rules_json='{"\\ud800":1}')
+        ),
+        lambda: s.CreateGame(
+            pb.CreateGameRequest(game="ratscrew", seats=seats, timeouts_ms={"k" * 10_000: 5})
+        ),
+        lambda: s.SubmitAction(
+            pb.SubmitActionRequest(
+                game_id=game.game_id,
+                command=pb.GameValue(kind="Play", json='{"kind":"Play","\\udc00":1}'),
+            ),
+            metadata=auth(game.seat_tokens[0].token),
+        ),
+        lambda: s.SubmitAction(
+            pb.SubmitActionRequest(game_id=game.game_id, command=command("K" * 65_537)),
+            metadata=auth(game.seat_tokens[0].token),
+        ),
+    ]
+    for i, call in enumerate(cases):
+        exc = call_error(call)
+        assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT, (i, exc.code(), exc.details())
+        reason, fields = details(exc)
+        assert reason == "Malformed" and fields, i
+        status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+        assert status is not None and status.ByteSize() < 4096, (i, status.ByteSize())
+        assert len(exc.details() or "") < 1024
+
+
 def test_admin_key_and_client_seed_policy(tmp_path: Path) -> None:
     srv = ServerProcess(tmp_path, "--admin-key", "k3y", name="admin").start()
     try:

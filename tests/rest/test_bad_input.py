@@ -1,0 +1,55 @@
+"""Issue 13 faults 1–3 over REST: deeply nested JSON was a 500 (a ``RecursionError``), a 500 KB
+key came back as a 1 MB 422; now each is a 400 problem document of bounded size, and the server
+stays healthy."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from .helpers import bearer, create
+
+PROBLEM = "application/problem+json"
+
+
+def check_problem(r: httpx.Response, field: str, status: int = 400) -> None:
+    assert r.status_code == status, (r.status_code, r.text[:300])
+    assert r.headers["content-type"] == PROBLEM
+    assert len(r.content) < 4096, len(r.content)
+    problem = r.json()
+    assert problem["code"] == "Malformed"
+    assert any(e["field"].startswith(field) for e in problem["errors"]), problem["errors"]
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"game":' + b"[" * 100_000])
+def test_deeply_nested_json_is_a_400(http: httpx.Client, body: bytes) -> None:
+    r = http.post("/v1/games", content=body, headers={"Content-Type": "application/json"})
+    check_problem(r, "request")
+    assert http.get("/v1/games").status_code == 200  # still serving
+
+
+def test_a_deeply_nested_command_is_a_400(http: httpx.Client) -> None:
+    game = create(http)
+    token = game["seat_tokens"][0]["token"]
+    body = b'{"command":{"kind":"Play","x":' + b"[" * 100_000 + b"}"
+    r = http.post(
+        f"/v1/games/{game['game_id']}/actions",
+        content=body,
+        headers={**bearer(token), "Content-Type": "application/json"},
+    )
+    check_problem(r, "")
+
+
+def test_a_huge_key_is_quoted_bounded(http: httpx.Client) -> None:
+    body = {"game": "ratscrew", "seats": [{"kind": "human"}] * 2, "rules": {"k" * 50_000: 1}}
+    r = http.post("/v1/games", json=body)  # the request decodes: the flag is refused (422)
+    check_problem(r, "rules.", 422)
+    assert "characters)" in r.json()["errors"][0]["field"]  # says how long the key was
+    body["rules"] = {"k" * 500_000: 1}
+    check_problem(http.post("/v1/games", json=body), "rules", 422)  # over the rules' bound
+
+
+def test_a_lone_surrogate_key_is_a_400(http: httpx.Client) -> None:
+    body = b'{"game":"ratscrew","seats":[{"kind":"human"},{"kind":"human"}],"rules":{"\\ud800":1}}'
+    r = http.post("/v1/games", content=body, headers={"Content-Type": "application/json"})
+    check_problem(r, "request")  # msgspec refuses the escape: the body does not decode
