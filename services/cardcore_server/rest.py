@@ -45,7 +45,7 @@ from litestar import HttpMethod, Litestar, Request, Response, Router, get, post,
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.params import Parameter
 from litestar.response import Stream
@@ -309,7 +309,19 @@ def _problem(
         metadata=dict(metadata or {}),
     )
     headers = {"Retry-After": "1"} if status == 503 else None
+    if status == 401:  # RFC 9110 §11.6.1: a 401 names the scheme to authenticate with
+        headers = {"WWW-Authenticate": 'Bearer realm="cardcore"'}
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _problem_for_html_404(response: Response[Any]) -> Response[Any]:
+    """Litestar's OpenAPI router answers an unknown path under ``/v1`` with an HTML page: every
+    error of the API is a problem document, this one too."""
+    media_type = getattr(response.media_type, "value", response.media_type)  # MediaType enum
+    if response.status_code == 404 and str(media_type).startswith("text/html"):
+        _note(code="404", reason="NotFound")
+        return _problem(404, "NotFound", "no such route")
+    return response
 
 
 def _rename_text(text: str) -> str:
@@ -627,6 +639,11 @@ class RestApi:
             ] = "",
         ) -> Stream:
             _note(rpc="StreamEvents")
+            raw = request.query_params.get("from_seq")
+            if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 19):
+                raise ValidationException(  # "1e3", "+5", 2**64: not a seq (Litestar took them)
+                    extra=[{"key": "from_seq", "message": "must be a seq: 0..2^63-1, digits only"}]
+                )
             start = from_seq
             if last_event_id.strip():
                 text = last_event_id.strip()
@@ -671,6 +688,7 @@ class RestApi:
         )
         return Litestar(
             route_handlers=[router],
+            after_request=_problem_for_html_404,
             exception_handlers={
                 ServiceError: _service_error,
                 ValidationException: _validation_error,
@@ -683,7 +701,10 @@ class RestApi:
                 version="1",
                 description=__doc__.split("\n\n")[0] if __doc__ else None,
                 path=API_PREFIX,
-                render_plugins=[_OpenAPIJson(path="/openapi.json")],
+                render_plugins=[
+                    _OpenAPIJson(path="/openapi.json"),
+                    _OpenAPIYaml(path="/openapi.yaml"),
+                ],
                 components=Components(
                     security_schemes={
                         "bearer": SecurityScheme(
@@ -832,6 +853,20 @@ class _OpenAPIJson(JsonRenderPlugin):
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         if self._doc is None:
             self._doc = _encode.encode(openapi_document(openapi_schema))
+        return self._doc
+
+
+class _OpenAPIYaml(YamlRenderPlugin):
+    """The same document as :class:`_OpenAPIJson`, in YAML (PyYAML comes with Litestar)."""
+
+    _doc: bytes | None = None
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        if self._doc is None:
+            import yaml  # type: ignore[import-untyped]
+
+            document = openapi_document(openapi_schema)
+            self._doc = yaml.dump(document, default_flow_style=False, allow_unicode=True).encode()
         return self._doc
 
 

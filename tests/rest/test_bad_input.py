@@ -53,3 +53,39 @@ def test_a_lone_surrogate_key_is_a_400(http: httpx.Client) -> None:
     body = b'{"game":"ratscrew","seats":[{"kind":"human"},{"kind":"human"}],"rules":{"\\ud800":1}}'
     r = http.post("/v1/games", content=body, headers={"Content-Type": "application/json"})
     check_problem(r, "request")  # msgspec refuses the escape: the body does not decode
+
+
+def test_an_unknown_route_is_a_problem_document(http: httpx.Client) -> None:
+    """Issue 13 fault 8: ``/v1/<unknown>`` answered text/html (Litestar's OpenAPI router)."""
+    for path in ("/v1/nope", "/v1/games/x/nope/deeper", "/v1/nope.html"):
+        r = http.get(path)
+        assert r.status_code == 404 and r.headers["content-type"] == PROBLEM, (path, r.text[:80])
+        assert r.json()["code"] == "NotFound"
+
+
+def test_the_openapi_document_is_served_as_yaml_too(http: httpx.Client) -> None:
+    import yaml  # type: ignore[import-untyped]
+
+    as_json = http.get("/v1/openapi.json")
+    as_yaml = http.get("/v1/openapi.yaml")
+    assert as_yaml.status_code == 200, as_yaml.status_code
+    assert yaml.safe_load(as_yaml.text) == as_json.json()
+
+
+def test_a_401_names_its_scheme(http: httpx.Client) -> None:
+    game = create(http)
+    r = http.get(f"/v1/games/{game['game_id']}/view")
+    assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize("value", ["1e3", str(2**64), "+1", "-1", " 1"])
+def test_from_seq_is_a_seq(http: httpx.Client, value: str) -> None:
+    """Issue 13 fault 8: ``from_seq=1e3`` and values above 2^64 were accepted."""
+    game = create(http)
+    r = http.get(
+        f"/v1/games/{game['game_id']}/events",
+        params={"from_seq": value},
+        headers=bearer(game["seat_tokens"][0]["token"]),
+        timeout=5,
+    )
+    check_problem(r, "from_seq")
