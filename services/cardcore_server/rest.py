@@ -74,6 +74,15 @@ PROBLEM_TYPE: Final = "tag:cardcore,2026:problem/"
 HEARTBEAT_S: Final = 15.0
 """An idle event stream sends an SSE comment this often (keeps proxies from timing it out)."""
 MAX_BODY: Final = 1024 * 1024
+API_DESCRIPTION: Final = (
+    "Play cardcore's card games (Egyptian Ratscrew, Slapjack, Palace, Spit, Speed) over HTTP: "
+    "list the games and their variant flags, create a game (one secret token per human seat), "
+    "submit actions as a seat, read a seat's or a spectator's view, follow the game's entries "
+    "as Server-Sent Events and download its tamper-evident log. The same service as the gRPC "
+    "API cardcore.v1.GameService; every error is an RFC 9457 problem document whose `code` is "
+    "the rules' rejection code or the service's reason."
+)
+"""The OpenAPI document's ``info.description``: for the API's users, not this module's."""
 _WIRE: Final = "sse"
 
 HTTP_STATUS: Final[Mapping[Status, int]] = {
@@ -440,6 +449,7 @@ def _errors(*statuses: int) -> dict[int, ResponseSpec]:
         404: "No such game (`GameNotFound`).",
         409: "The game's rules refused the command now: `code` is its RejectCode "
         "(`NotYourTurn`, `StaleAction`, `GameOver`, ...).",
+        413: f"The body is larger than {MAX_BODY} bytes (`TooLarge`).",
         422: "Well-formed but invalid (`Malformed`; `errors` names the fields).",
         503: "Stopping, or the game is being rebuilt (`ShuttingDown`, `StoreUnavailable`); retry.",
     }
@@ -498,7 +508,7 @@ class RestApi:
             tags=["games"],
             status_code=201,
             security=[{}, {"adminKey": []}],
-            responses=_errors(400, 401, 403, 422, 503),
+            responses=_errors(400, 401, 403, 413, 422, 503),
         )
         async def create_game(
             data: CreateGame,
@@ -542,7 +552,7 @@ class RestApi:
             tags=["play"],
             status_code=200,
             security=_BEARER,
-            responses=_errors(400, 401, 403, 404, 409, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 413, 422, 503),
         )
         async def submit_action(
             request: Request[Any, Any, Any], game_id: _GAME_ID, data: SubmitAction
@@ -699,7 +709,7 @@ class RestApi:
             openapi_config=OpenAPIConfig(
                 title="cardcore",
                 version="1",
-                description=__doc__.split("\n\n")[0] if __doc__ else None,
+                description=API_DESCRIPTION,
                 path=API_PREFIX,
                 render_plugins=[
                     _OpenAPIJson(path="/openapi.json"),

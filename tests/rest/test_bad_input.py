@@ -89,3 +89,13 @@ def test_from_seq_is_a_seq(http: httpx.Client, value: str) -> None:
         timeout=5,
     )
     check_problem(r, "from_seq")
+
+
+def test_the_openapi_document_speaks_to_its_users(http: httpx.Client) -> None:
+    """Issue 13 fault 8: ``info.description`` was this module's docstring; 413 undocumented."""
+    doc = http.get("/v1/openapi.json").json()
+    description = doc["info"]["description"]
+    assert "Litestar" not in description and "transport" not in description
+    assert "Server-Sent Events" in description
+    for path, method in (("/v1/games", "post"), ("/v1/games/{game_id}/actions", "post")):
+        assert "413" in doc["paths"][path][method]["responses"], (path, method)
