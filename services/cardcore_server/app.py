@@ -46,6 +46,11 @@ request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.Cont
 
 SEAT_KINDS: Final = ("human", "random", "reaction")
 MAX_JSON: Final = 64 * 1024
+MAX_SEATS: Final = 8
+"""The most seats any game takes (tests/service/test_api.py checks it against the registry):
+a request with more is refused before any per-seat work, so it cannot stall the server."""
+MAX_TIMEOUTS: Final = 16
+"""The most ``timeouts_ms`` entries a request may carry (a game has a handful of timed kinds)."""
 MAX_DELAY_MS: Final = 600_000
 MAX_EVENT_LIMIT: Final = 10_000_000
 _GAME_ID_RE: Final = re.compile(r"^[0-9a-f]{32}$")
@@ -425,6 +430,11 @@ class Application:
         except UnknownGame:
             known = ", ".join(g.info.name for g in registry.GAMES)
             raise invalid("game", f"unknown game; known: {known}") from None
+        lo, hi = game.info.min_seats, game.info.max_seats
+        if not lo <= len(spec.seats) <= hi:  # first: the count bounds every later loop
+            raise invalid("seats", f"{game.name} takes {lo} to {hi} seats, got {len(spec.seats)}")
+        if len(spec.timeouts_ms) > MAX_TIMEOUTS:
+            raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         rules = _parse_json_object(spec.rules_json, "rules_json")
         seats = tuple(spec.seats)
         for i, s in enumerate(seats):

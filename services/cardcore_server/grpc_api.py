@@ -25,7 +25,7 @@ from cardcore.engine import Outcome
 
 from . import logs
 from ._pb import game_service_pb2 as pb
-from .app import Application, GameSpec, StreamBatch, request_fields
+from .app import MAX_SEATS, MAX_TIMEOUTS, Application, GameSpec, StreamBatch, request_fields
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
@@ -284,6 +284,10 @@ class GameServiceHandlers:
     async def create_game(
         self, request: pb.CreateGameRequest, context: Context
     ) -> pb.CreateGameResponse:
+        if len(request.seats) > MAX_SEATS:  # before any per-seat work (issue 13 fault 4)
+            raise invalid("seats", f"at most {MAX_SEATS} seats, got {len(request.seats)}")
+        if len(request.timeouts_ms) > MAX_TIMEOUTS:
+            raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         seats = []
         for i, s in enumerate(request.seats):
             kind = _SEAT_KINDS.get(s.kind)

@@ -54,7 +54,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from cardcore.engine import Outcome as CoreOutcome
 
 from . import logs
-from .app import Application, GameSpec, StreamBatch, request_fields
+from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
@@ -177,7 +177,7 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     """A new game. The seed is accepted only by a server started with ``--allow-client-seed``."""
 
     game: str
-    seats: list[SeatAssignment]
+    seats: Annotated[list[SeatAssignment], msgspec.Meta(max_length=MAX_SEATS)]
     rules: dict[str, Any] = msgspec.field(default_factory=dict)
     seed: Annotated[int, msgspec.Meta(ge=0)] | None = None
     event_limit: Annotated[int, msgspec.Meta(ge=0)] = 0

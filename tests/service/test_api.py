@@ -332,6 +332,27 @@ def test_bad_input_is_echoed_bounded_and_sendable(s: Any) -> None:
         assert len(exc.details() or "") < 1024
 
 
+def test_sizes_are_bounded_before_any_work(s: Any) -> None:
+    """Issue 13 fault 4: CreateGame with 1,000,000 seats blocked the server for 2.2 s, working
+    through every seat before the count was checked. The count now comes first: with 100,000
+    seats of which the last is malformed, the error is the count, not ``seats[99999].kind``."""
+    from cardcore_server.app import MAX_SEATS
+
+    assert max(g.info.max_seats for g in registry.GAMES) == MAX_SEATS
+    seats = [pb.SeatAssignment()] * 99_999 + [pb.SeatAssignment(kind=99)]  # type: ignore[arg-type]
+    exc = call_error(lambda: s.CreateGame(pb.CreateGameRequest(game="ratscrew", seats=seats)))
+    assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT
+    _, fields = details(exc)
+    assert list(fields) == ["seats"] and "at most 8" in fields["seats"], fields
+    nine = [pb.SeatAssignment()] * 9
+    exc = call_error(lambda: s.CreateGame(pb.CreateGameRequest(game="speed", seats=nine)))
+    assert list(details(exc)[1]) == ["seats"]
+    many = {f"K{i}": 5 for i in range(1000)}
+    request = pb.CreateGameRequest(game="ratscrew", seats=nine[:2], timeouts_ms=many)
+    exc = call_error(lambda: s.CreateGame(request))
+    assert list(details(exc)[1]) == ["timeouts_ms"]
+
+
 def test_admin_key_and_client_seed_policy(tmp_path: Path) -> None:
     srv = ServerProcess(tmp_path, "--admin-key", "k3y", name="admin").start()
     try:
