@@ -102,6 +102,7 @@ _TITLES: Final[Mapping[int, str]] = {
     405: "Method not allowed",
     409: "Rejected by the game",
     413: "Request too large",
+    415: "Unsupported media type",
     422: "Invalid request",
     500: "Internal error",
     503: "Unavailable",
@@ -323,6 +324,25 @@ def _problem(
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+def _json_bodies_only(request: Request[Any, Any, Any]) -> Response[Problem] | None:
+    """A POST body must be JSON (``application/json``, ``application/*+json``; a request that
+    names no type is read as JSON): anything else is a 415, before the body is read."""
+    if request.method != "POST":
+        return None
+    declared = request.headers.get("content-type")
+    if declared is None:
+        return None
+    media = declared.split(";", 1)[0].strip().lower()
+    if media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        return None
+    _note(code="415", reason="UnsupportedMediaType")
+    response = _problem(415, "UnsupportedMediaType", "send the body as application/json")
+    response.headers["Accept-Post"] = "application/json"
+    return response
+
+
 def _problem_for_html_404(response: Response[Any]) -> Response[Any]:
     """Litestar's OpenAPI router answers an unknown path under ``/v1`` with an HTML page: every
     error of the API is a problem document, this one too."""
@@ -450,6 +470,7 @@ def _errors(*statuses: int) -> dict[int, ResponseSpec]:
         409: "The game's rules refused the command now: `code` is its RejectCode "
         "(`NotYourTurn`, `StaleAction`, `GameOver`, ...).",
         413: f"The body is larger than {MAX_BODY} bytes (`TooLarge`).",
+        415: "The body is not `application/json` (`UnsupportedMediaType`).",
         422: "Well-formed but invalid (`Malformed`; `errors` names the fields).",
         503: "Stopping, or the game is being rebuilt (`ShuttingDown`, `StoreUnavailable`); retry.",
     }
@@ -508,7 +529,7 @@ class RestApi:
             tags=["games"],
             status_code=201,
             security=[{}, {"adminKey": []}],
-            responses=_errors(400, 401, 403, 413, 422, 503),
+            responses=_errors(400, 401, 403, 413, 415, 422, 503),
         )
         async def create_game(
             data: CreateGame,
@@ -552,7 +573,7 @@ class RestApi:
             tags=["play"],
             status_code=200,
             security=_BEARER,
-            responses=_errors(400, 401, 403, 404, 409, 413, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
         )
         async def submit_action(
             request: Request[Any, Any, Any], game_id: _GAME_ID, data: SubmitAction
@@ -698,6 +719,7 @@ class RestApi:
         )
         return Litestar(
             route_handlers=[router],
+            before_request=_json_bodies_only,
             after_request=_problem_for_html_404,
             exception_handlers={
                 ServiceError: _service_error,

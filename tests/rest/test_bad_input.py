@@ -108,3 +108,16 @@ def test_the_seat_count_is_bounded_by_the_decoder(http: httpx.Client) -> None:
     r = http.post("/v1/games", json=body)
     check_problem(r, "seats")
     assert "length <= 8" in r.json()["errors"][0]["description"]
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_that_is_not_json_is_a_415(http: httpx.Client, content_type: str) -> None:
+    """Issue 13 fault 8: REST accepted any Content-Type."""
+    body = b'{"game":"ratscrew","seats":[{"kind":"human"},{"kind":"human"}]}'
+    r = http.post("/v1/games", content=body, headers={"Content-Type": content_type})
+    assert r.status_code == 415 and r.headers["content-type"] == PROBLEM, r.text[:200]
+    assert r.json()["code"] == "UnsupportedMediaType" and r.headers["accept-post"]
+    ok = http.post(
+        "/v1/games", content=body, headers={"Content-Type": "application/json; charset=utf-8"}
+    )
+    assert ok.status_code == 201, ok.text[:200]
