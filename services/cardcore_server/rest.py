@@ -416,9 +416,19 @@ def _too_deep(_: Request[Any, Any, Any], exc: RecursionError) -> Response[Proble
     return _problem(400, Reason.MALFORMED, "request: JSON nested too deeply", (violation,))
 
 
+_CLIENT_GONE: Final = "client disconnected prematurely"
+"""Litestar's text when the body's stream ends in ``http.disconnect`` (connection/request.py)."""
+
+
 def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     if isinstance(exc, HTTPException):
         status = exc.status_code
+        if status == 500 and exc.detail == _CLIENT_GONE:
+            # The client hung up before sending its whole body: nothing of the server failed,
+            # and nobody reads the answer (499, nginx's "client closed request").
+            log.info("client_disconnected")
+            _note(code="499", reason="ClientDisconnected")
+            return _problem(499, "ClientDisconnected", "the client closed the connection")
         if status >= 500:
             log.error("internal_error", error=type(exc).__name__)
             _note(code=Status.INTERNAL.value)

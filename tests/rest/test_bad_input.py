@@ -4,10 +4,14 @@ stays healthy."""
 
 from __future__ import annotations
 
+import socket
+import time
+from pathlib import Path
+
 import httpx
 import pytest
 
-from .helpers import bearer, create
+from .helpers import RestServer, bearer, create
 
 PROBLEM = "application/problem+json"
 
@@ -121,3 +125,26 @@ def test_a_body_that_is_not_json_is_a_415(http: httpx.Client, content_type: str)
         "/v1/games", content=body, headers={"Content-Type": "application/json; charset=utf-8"}
     )
     assert ok.status_code == 201, ok.text[:200]
+
+
+def test_a_client_hanging_up_mid_body_is_not_an_internal_error(tmp_path: Path) -> None:
+    """Issue 13 fault 6: a client that closed the connection before its whole body was sent
+    was logged as ``internal_error`` (HTTP 500). It is the client's doing: an info line."""
+    server = RestServer(tmp_path, name="hangup").start()
+    try:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", server.rest_port), timeout=5) as sock:
+                sock.sendall(
+                    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 1000\r\n\r\n" + b'{"game": "ratscrew", "seats": ['
+                )
+        with httpx.Client(base_url=server.url, timeout=5) as client:
+            assert client.get("/v1/games").status_code == 200  # the requests above are done
+        deadline = time.monotonic() + 5
+        while "client_disconnected" not in server.log_path.read_text():
+            assert time.monotonic() < deadline, server.log_path.read_text()[-2000:]
+            time.sleep(0.05)
+    finally:
+        assert server.stop() == 0
+    log = server.log_path.read_text()
+    assert "internal_error" not in log and "Traceback" not in log, log[-2000:]
