@@ -217,6 +217,11 @@ def check_seat(seats: int, seat: object) -> int:
     return seat
 
 
+def with_setup(state: S, setup: Setup[Any]) -> S:
+    """``state`` under ``setup`` (every game's state is a NamedTuple with a ``setup`` field)."""
+    return state._replace(setup=setup)  # type: ignore[attr-defined, no-any-return]
+
+
 @functools.cache
 def _int_fields(cls: type) -> tuple[str, ...]:
     """The fields of a command class declared ``int`` (or ``int | None``)."""

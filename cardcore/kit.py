@@ -9,14 +9,13 @@ cites, kept small enough to read beside it. (Positions' notation and checks are 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, dataclass_transform
 
+from . import notation
 from .cards import Card
 from .engine import Role, Viewer
-from .errors import InvalidPosition
 from .rng import Rng
 
 # --------------------------------------------------------------------------- records
@@ -240,15 +239,5 @@ class Zones:
     def check_cards(self, state: Any, deck: Sequence[Card]) -> None:
         """Every card comes from the setup's decks and none more often than they hold it
         (:class:`~cardcore.errors.InvalidPosition` names the pile where one is too many)."""
-        have = Counter(deck)
-        seen: Counter[Card] = Counter()
-        for zone in self.zones:
-            for path, _, pile, _ in self._piles(zone, state):
-                for card in pile:
-                    if not isinstance(card, Card):
-                        raise InvalidPosition(path, f"not a card: {card!r:.40}")
-                    seen[card] += 1
-                    if seen[card] > have[card]:
-                        raise InvalidPosition(
-                            path, f"{card} appears {seen[card]} times; the decks hold {have[card]}"
-                        )
+        places = ((path, pile) for z in self.zones for path, _, pile, _ in self._piles(z, state))
+        notation.check_cards_in(places, deck)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import codec, rng
-from .engine import Game, Outcome, Setup, Termination, Viewer, union_of
+from .engine import Game, Outcome, Setup, Termination, Viewer, union_of, with_setup
 from .errors import CardcoreError, CorruptLog, DecodeError, Rejected
 from .version import __version__
 
@@ -411,11 +411,6 @@ def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -
     if setup.setup_hash() != header.get("setup_hash"):
         raise CorruptLog(None, "setup_hash does not match the setup")
     return setup
-
-
-def with_setup(state: Any, setup: Setup[Any]) -> Any:
-    """``state`` under ``setup`` (every game's state is a NamedTuple with a ``setup`` field)."""
-    return state._replace(setup=setup)
 
 
 def _start_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, setup: Setup[Any]) -> Any:

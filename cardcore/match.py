@@ -28,6 +28,7 @@ from .engine import (
     Viewer,
     check_command,
     check_seat,
+    with_setup,
 )
 from .errors import InvalidPosition, RejectCode, Rejected
 from .log import SALT_BYTES, LogWriter
@@ -126,7 +127,7 @@ class Match(Generic[S, C, E, V, R]):
         setup = Setup(
             old.seats, seed, old.rules, old.event_limit if event_limit is None else event_limit
         )
-        start: S = state._replace(setup=setup)  # type: ignore[attr-defined]
+        start = with_setup(state, setup)
         match = cls(game, setup, at_ms=at_ms, deal=())  # no deal: start_from sets the state
         if record:
             match.writer = LogWriter(

@@ -13,7 +13,8 @@ single spaces (no field contains a space). Inside a field:
   increasing order joined by ``,`` (both ``-`` when empty).
 
 The parsers raise :class:`~cardcore.errors.InvalidPosition` naming the field at fault; the
-checks (:func:`check_cards`, :func:`check_seat_field`) name the state's field.
+checks (:func:`check_cards`, :func:`check_cards_in`, :func:`check_seat_field`) name the state's
+field.
 """
 
 from __future__ import annotations
@@ -149,17 +150,24 @@ def check_cards(cards: Iterable[Card], deck: Sequence[Card], what: str = "cards"
     """Every card of a position comes from the setup's decks, none more often than they hold
     it (a hand-written position may hold fewer cards than the deck: a small test position).
     Raises :class:`InvalidPosition` naming ``what`` and the card."""
+    check_cards_in(((what, cards),), deck)
+
+
+def check_cards_in(places: Iterable[tuple[str, Iterable[Card]]], deck: Sequence[Card]) -> None:
+    """:func:`check_cards` over the cards of several places (zones, piles) taken in order,
+    naming the place where a card first appears once too often."""
     have = Counter(deck)
     seen: Counter[Card] = Counter()
-    for card in cards:
-        if not isinstance(card, Card):
-            raise InvalidPosition(what, f"not a card: {card!r:.40}")
-        seen[card] += 1
-        if seen[card] > have[card]:
-            decks = "this setup's decks" if have[card] else "no deck of this setup"
-            raise InvalidPosition(
-                what, f"{card} appears {seen[card]} times; {decks} hold it {have[card]} times"
-            )
+    for what, cards in places:
+        for card in cards:
+            if not isinstance(card, Card):
+                raise InvalidPosition(what, f"not a card: {card!r:.40}")
+            seen[card] += 1
+            if seen[card] > have[card]:
+                decks = "this setup's decks" if have[card] else "no deck of this setup"
+                raise InvalidPosition(
+                    what, f"{card} appears {seen[card]} times; {decks} hold it {have[card]} times"
+                )
 
 
 def check_seat_field(value: int | None, seats: int, field: str, *, optional: bool = False) -> None:

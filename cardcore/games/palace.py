@@ -1628,7 +1628,6 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         )
     rules = setup.rules
     k = rules.cards_per_area
-    zones: list[tuple[str, tuple[Card, ...]]] = []
     for name in ("hands", "up", "down"):
         rows = getattr(state, name)
         if type(rows) is not tuple or len(rows) != n:
@@ -1636,17 +1635,11 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         for q, row in enumerate(rows):
             if type(row) is not tuple:
                 raise InvalidPosition(f"{name}[{q}]", "must be a tuple of cards")
-            zones.append((f"{name}[{q}]", row))
     for name in ("stock", "pile", "burned"):
-        zone = getattr(state, name)
-        if type(zone) is not tuple:
+        if type(getattr(state, name)) is not tuple:
             raise InvalidPosition(name, "must be a tuple of cards")
-        zones.append((name, zone))
     decks = deck(setup)
-    seen: list[Card] = []
-    for name, zone in zones:  # name the zone where a card first appears once too often
-        seen += zone
-        nt.check_cards(seen, decks, name)
+    ZONES.check_cards(state, decks)  # names the zone where a card first appears once too often
     phase: object = state.phase
     if type(phase) is not str or phase not in _PHASES:
         raise InvalidPosition("phase", f"must be setup or play, got {phase!r:.20}")

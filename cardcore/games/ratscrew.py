@@ -978,17 +978,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
 def _check_cards(state: State) -> None:
     """Conservation (§0.3), naming the first zone where a card is one too many."""
-    cards = deck(state.setup)
-    zones = [(f"stacks[{i}]", s) for i, s in enumerate(state.stacks)]
-    zones += [("played", state.played), ("burned", state.burned)]
-    try:
-        nt.check_cards([c for _, zone in zones for c in zone], cards)
-    except InvalidPosition:
-        seen: list[Card] = []
-        for name, zone in zones:  # again, zone by zone, to name the one at fault
-            seen.extend(zone)
-            nt.check_cards(seen, cards, name)
-        raise
+    ZONES.check_cards(state, deck(state.setup))
 
 
 def _check_challenge(state: State, challenge: tuple[int, int]) -> None:

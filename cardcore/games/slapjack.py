@@ -723,17 +723,13 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     stacks = state.stacks
     if type(stacks) is not tuple or len(stacks) != n:
         raise InvalidPosition("stacks", f"must be a tuple of one stack per seat ({n})")
-    decks = deck(setup)
-    seen: list[Card] = []
     for q, stack in enumerate(stacks):
         if type(stack) is not tuple:
             raise InvalidPosition(f"stacks[{q}]", "must be a tuple of cards")
-        seen += stack
-        nt.check_cards(seen, decks, f"stacks[{q}]")  # names the zone a card is one too many in
     pile = state.pile
     if type(pile) is not tuple:
         raise InvalidPosition("pile", "must be a tuple of cards")
-    nt.check_cards(seen + list(pile), decks, "pile")
+    ZONES.check_cards(state, deck(setup))  # names the zone a card is one too many in
     played_by = state.played_by
     if type(played_by) is not tuple or len(played_by) != len(pile):
         raise InvalidPosition(

@@ -52,7 +52,6 @@ from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import joint_call
 from ..notation import (
     cards_text,
-    check_cards,
     check_seat_field,
     int_text,
     join,
@@ -1022,14 +1021,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     phase: object = state.phase  # a hand-built state may hold anything
     if type(phase) is not str or phase not in _PHASES:
         raise InvalidPosition("phase", f"must be one of {', '.join(_PHASES)}, got {phase!r:.20}")
-    pool = deck(setup)
-    seen: list[Card] = []
     for name in _ZONES:
-        piles = getattr(state, name)
-        _check_pair(piles, name, tuple)
-        for i, pile in enumerate(piles):
-            seen += pile
-            check_cards(seen, pool, f"{name}[{i}]")
+        _check_pair(getattr(state, name), name, tuple)
+    ZONES.check_cards(state, deck(setup))  # names the pile a card is one too many in
     for name in ("scores", "wins"):
         _check_pair(getattr(state, name), name, int)
         for i, v in enumerate(getattr(state, name)):
