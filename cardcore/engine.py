@@ -77,6 +77,12 @@ class Termination(StrEnum):
     """A player reached the match's target score or won the best-of series (Speed)."""
     EVENT_LIMIT = "event_limit"
     """The setup's event limit was reached first; nobody won."""
+    RESIGNED = "resigned"
+    """A player resigned (or forfeited on a timer) with two players left; the other won
+    (rules.md §0.6)."""
+    ABORTED = "aborted"
+    """The host (the table's creator or an administrator) ended the game: no winners, no losers
+    (rules.md §0.6)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +288,9 @@ class GameInfo:
     max_seats: int
     realtime: bool
     aliases: tuple[str, ...] = ()
+    replays_versions: tuple[str, ...] = ()
+    """Earlier ``rules_version`` values whose logs these rules still verify and replay exactly:
+    a version that only *added* a command (e.g. ``Resign``) decides every old action as before."""
 
 
 @dataclass(frozen=True, slots=True)

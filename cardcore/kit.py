@@ -76,6 +76,23 @@ def record(cls: type[_R]) -> type[_R]:
     return made  # type: ignore[no-any-return]
 
 
+# --------------------------------------------------------------------------- leaving
+
+
+RESIGN_BY_TIMER: Final = "timer"
+
+
+@record
+class Resign:
+    """Leave the game (rules.md §0.6), in any phase, while still in it. Every game has this one
+    command class, so a host knows it without knowing the game.
+
+    ``by``: ``None`` when the player resigns; ``"timer"`` when the host forfeits the seat on a
+    time-out (a host refuses it from a client: only the host may mark an action as its own)."""
+
+    by: str | None = None
+
+
 # --------------------------------------------------------------------------- turn order
 
 

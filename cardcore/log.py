@@ -39,6 +39,33 @@ from .version import __version__
 FORMAT: Final = 1
 SALT_BYTES: Final = 16
 DEAL_ACTION: Final = {"kind": "Deal"}
+ABORT_KIND: Final = "Abort"
+"""The kind of the host's action that ends a game at once (:meth:`Match.abort`): an entry
+with no seat, action ``{"kind": "Abort", "by": ...}`` and no events."""
+MAX_ABORT_BY: Final = 32
+
+
+def abort_action(by: str) -> dict[str, Any]:
+    """The logged action of a host's abort."""
+    return {"kind": ABORT_KIND, "by": by}
+
+
+def check_abort_by(by: object) -> str:
+    """``by`` of an abort: a short printable name of who aborted; raises ``ValueError``."""
+    if not isinstance(by, str) or not 0 < len(by) <= MAX_ABORT_BY or not by.isprintable():
+        raise ValueError(f"an abort's by must be 1 to {MAX_ABORT_BY} printable characters")
+    return by
+
+
+def abort_by(line: LogLine) -> str | None:
+    """Who aborted, when ``line`` is a host's abort entry (seat null, after the deal)."""
+    action = line.get("action")
+    if line.get("seat") is not None or line.get("seq") == 0 or not isinstance(action, dict):
+        return None
+    if action.get("kind") != ABORT_KIND or set(action) != {"kind", "by"}:
+        return None
+    by = action.get("by")
+    return by if isinstance(by, str) else None
 
 LogLine = dict[str, Any]
 
@@ -100,9 +127,15 @@ class LogWriter:
         salt: bytes,
         game_id: str | None,
         position: str | None = None,
+        rules_version: str | None = None,
     ) -> None:
         """``position``: the referee's notation of the position the game starts from, recorded
-        in the header (a header without it is a game dealt from the seed)."""
+        in the header (a header without it is a game dealt from the seed). ``rules_version``:
+        an earlier version the game still replays (:attr:`GameInfo.replays_versions`), to
+        re-record a game that was started under it; the game's own by default."""
+        version = game.info.rules_version if rules_version is None else rules_version
+        if version != game.info.rules_version and version not in game.info.replays_versions:
+            raise ValueError(f"{game.name} does not replay rules_version {version!r}")
         if len(salt) != SALT_BYTES:
             raise ValueError(f"salt must be {SALT_BYTES} bytes")
         self._salt = salt
@@ -115,7 +148,7 @@ class LogWriter:
             "type": "header",
             "format": FORMAT,
             "game": game.info.name,
-            "rules_version": game.info.rules_version,
+            "rules_version": version,
             "cardcore": __version__,
             "rng": rng.ALGORITHM,
             "setup": public,
@@ -132,7 +165,7 @@ class LogWriter:
         )
         after = (
             ("" if position is None else f'"position":{_text(position)},')
-            + f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(game.info.rules_version)},'
+            + f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(version)},'
             f'"setup":{public_text},"setup_hash":"{setup_hash}","type":"header"}}'
         )
         digest = hashlib.sha256(f"{before},{after}".encode()).hexdigest()
@@ -382,7 +415,8 @@ def _game_of(
             game = get_game(str(header.get("game")))
         except CardcoreError as exc:
             raise CorruptLog(None, str(exc)) from None
-    if header.get("rules_version") != game.info.rules_version:
+    version = header.get("rules_version")
+    if version != game.info.rules_version and version not in game.info.replays_versions:
         raise CorruptLog(
             None,
             f"recorded under {game.name} rules_version {header.get('rules_version')!r}; "
@@ -463,6 +497,7 @@ def replay(
             raise CorruptLog(seq_i, "entry has no list of events")
         try:
             events = tuple([decode_event(e, "events") for e in raw_events])
+            # No seat: the deal, or the host's abort (it changes no card).
             command = None if line.get("seat") is None else game.decode_command(line.get("action"))
         except DecodeError as exc:
             raise CorruptLog(seq_i, str(exc)) from None
@@ -564,6 +599,17 @@ def verify(
             continue
         assert match is not None
         seat = line.get("seat")
+        if seat is None:
+            by = abort_by(line)
+            if by is None or logged_events:
+                raise CorruptLog(seq, "an entry without a seat must be the host's abort")
+            try:
+                match.abort(at_ms, by)
+            except Rejected as exc:
+                raise CorruptLog(seq, f"the game cannot be aborted here: {exc}") from None
+            except ValueError as exc:
+                raise CorruptLog(seq, str(exc)) from None
+            continue
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < setup.seats:
             raise CorruptLog(seq, f"seat {seat!r} is not a seat of this game")
         try:

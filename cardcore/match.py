@@ -31,7 +31,7 @@ from .engine import (
     with_setup,
 )
 from .errors import InvalidPosition, RejectCode, Rejected
-from .log import SALT_BYTES, LogWriter
+from .log import SALT_BYTES, LogWriter, abort_action, check_abort_by
 
 
 def simulation_salt(seed: int) -> bytes:
@@ -69,9 +69,12 @@ class Match(Generic[S, C, E, V, R]):
         game_id: str | None = None,
         record: bool = True,
         deal: Sequence[E] | None = None,
+        rules_version: str | None = None,
     ) -> None:
         """``deal``: the opening events to start from instead of dealing from the seed (a logged
-        deal whose seed is still secret); such a match records no log."""
+        deal whose seed is still secret); such a match records no log. ``rules_version``: an
+        earlier version of the game's rules it still replays, for a game started under it (the
+        log's header records it)."""
         self.game = game
         self.setup = setup
         # The game's functions and the limits, bound once: submit is every playout's inner loop.
@@ -82,7 +85,11 @@ class Match(Generic[S, C, E, V, R]):
         self._outcome = game.outcome
         self.writer: LogWriter | None = (
             LogWriter(
-                game, setup, salt if salt is not None else simulation_salt(setup.seed), game_id
+                game,
+                setup,
+                salt if salt is not None else simulation_salt(setup.seed),
+                game_id,
+                rules_version=rules_version,
             )
             if record and deal is None
             else None
@@ -175,6 +182,26 @@ class Match(Generic[S, C, E, V, R]):
         self.outcome = outcome
         if writer is not None:
             writer.end(self.seq, outcome)
+
+    def abort(self, at_ms: int, by: str) -> None:
+        """End the game at once by the host (rules.md §0.6): an entry with no seat whose action
+        is ``{"kind": "Abort", "by": by}`` and no events, then the end with termination
+        ``ABORTED`` (no winners, no losers; the seed is revealed as at any end). ``by`` says who
+        (e.g. ``"creator"``, ``"admin"``, ``"timer"``). Raises ``Rejected(GameOver)`` on a game
+        that is over."""
+        if self.outcome is not None:
+            raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        if at_ms < self.last_at_ms:
+            raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
+        check_abort_by(by)
+        writer = self.writer
+        if writer is not None:
+            writer.entry(self.seq, at_ms, None, abort_action(by), [])
+        self.seq += 1
+        self.last_at_ms = at_ms
+        self.outcome = Outcome(Termination.ABORTED)
+        if writer is not None:
+            writer.end(self.seq, self.outcome)
 
     def check(self, seat: int, command: C) -> Sequence[E]:
         """The events ``command`` by ``seat`` would produce now, without applying them."""
