@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
@@ -334,6 +334,10 @@ class Game(Generic[S, C, E, V, R]):
     """The position a referee's notation text describes, under these rules (default rules when
     None), checked; raises :class:`~cardcore.errors.InvalidPosition` (``field`` "notation" or
     the part at fault)."""
+    to_act: Callable[[S], Collection[int]] | None = None
+    """A turn-based game: the seats it is waiting for (the player to move; in a phase every
+    seat must finish, those that have not). A host's turn timer runs for them; a game without
+    it has no turn timer (its real-time seats have an idle timer instead)."""
 
     @property
     def name(self) -> str:

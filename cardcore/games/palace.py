@@ -15,9 +15,18 @@ complete a four of a kind out of turn with ``Play`` (then they lead), and a play
 passed may ``AddDrawn`` just-drawn cards of the rank they just played until the next player acts.
 Players who run out of cards go out in order; the last player holding cards loses (the shithead).
 
+``kit.Resign`` (rules.md §0.6), in either phase, by a seat still in the game: its hand, face-up
+and face-down cards are set aside and it is out, ranked below every seat that goes out (the first
+to resign last; ``outcome`` gives the whole ranking). With two players left the game ends at once
+and the other wins (``RESIGNED``). Otherwise play goes on: in the setup phase nobody waits for the
+resigner to be ready; in play any add-drawn window closes, and on the resigner's turn the next
+player plays on the pile as it is. ``legal_commands`` never lists ``Resign`` and ``is_sensible``
+calls it unwise, so that no bot resigns by chance (and playouts stay as they were).
+
 Zones: ``hands`` (private to their owner, in the order received), ``up`` (public), ``down``
 (nobody sees them, their owner included; positions 0..len-1), ``stock`` top first (nobody sees
-it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was face up on the pile).
+it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was face up on the pile),
+``set_aside`` (the cards of resigned seats, out of the game face down: nobody sees them).
 
 [ENGINE] interpretations beyond rules.md, stated once here and cited where used:
 
@@ -73,7 +82,7 @@ from ..engine import (
 from ..errors import InvalidPosition, InvalidSeat, InvalidSetup, RejectCode, Rejected
 from ..rng import shuffled
 
-RULES_VERSION: Final = "1"
+RULES_VERSION: Final = "2"
 
 Phase = Literal["setup", "play"]
 BurnKind = Literal["ten", "four_of_a_kind"]
@@ -168,7 +177,9 @@ class AddDrawn:
     cards: tuple[Card, ...] = ()
 
 
-Command = Swap | Ready | Play | PlayFaceDown | Pickup | AddDrawn
+Command = Swap | Ready | Play | PlayFaceDown | Pickup | AddDrawn | kit.Resign
+"""``kit.Resign`` is every game's one resign command (rules.md §0.6): in any phase, never listed
+by ``legal_commands`` and never sensible, so that no bot resigns by chance."""
 
 READY: Final = Ready()
 PICKUP: Final = Pickup()
@@ -283,6 +294,17 @@ class DirectionReversed:
     direction: int
 
 
+@kit.record
+class PlayerResigned:
+    """``seat`` left the game (rules.md §0.6): its ``cards`` (hand, face-up and face-down) are
+    set aside face down and it is out. ``by`` is the command's: None, or ``"timer"`` for a seat
+    the host forfeited on a time-out (the same effect). Names no card: nothing to redact."""
+
+    seat: int
+    cards: int
+    by: str | None = None
+
+
 @final
 @kit.record
 class TurnPassed:
@@ -310,6 +332,7 @@ Event = (
     | PlayerWentOut
     | DirectionReversed
     | TurnPassed
+    | PlayerResigned
 )
 
 # --------------------------------------------------------------------------- state
@@ -337,7 +360,8 @@ class State(NamedTuple):
     direction: int = 1
     ready: frozenset[int] = frozenset()
     finished: tuple[int, ...] = ()
-    """Seats that went out, in finishing order."""
+    """Seats that are out, in the order they left: those that went out and those that resigned
+    (``resigned``; in the setup phase only those)."""
     window: tuple[int, int, int] | None = None
     """The open add-drawn window: ``(seat, rank just played, cards drawn by its last draw)``;
     those cards are the last ones of that seat's hand."""
@@ -345,6 +369,12 @@ class State(NamedTuple):
     """No card has been played yet (``starter_must_play_lowest``)."""
     revealed: Card | None = None
     """The face-down card turned up most recently: everyone saw it, wherever it went."""
+    set_aside: tuple[Card, ...] = ()
+    """The cards of resigned seats, out of the game face down (rules.md §0.6), in the order they
+    left: each resigner's hand, then its face-up, then its face-down cards."""
+    resigned: tuple[int, ...] = ()
+    """The seats that resigned, in order. They are in ``finished`` too (they are out: no turn,
+    no window, no command), but rank below every seat that went out (``outcome``)."""
 
 
 def position(
@@ -365,12 +395,15 @@ def position(
     window: tuple[int, int, int] | None = None,
     opening: bool = False,
     revealed: Card | None = None,
+    set_aside: Sequence[Card] = (),
+    resigned: Sequence[int] = (),
     allow_over: bool = False,
 ) -> State:
     """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
     checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a game that is
     already over only with ``allow_over``). ``ready`` defaults to every seat in the play phase
-    (everybody called ready to get there), to nobody in the setup phase."""
+    (everybody called ready to get there), to nobody in the setup phase. A resigned seat is
+    listed in ``finished`` and in ``resigned``; its cards are in ``set_aside``."""
     n = len(hands)
     if ready is None:
         ready = range(n) if phase == "play" else ()
@@ -391,6 +424,8 @@ def position(
         window=window,
         opening=opening,
         revealed=revealed,
+        set_aside=tuple(set_aside),
+        resigned=tuple(resigned),
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -402,7 +437,8 @@ def position(
 @kit.record
 class View:
     """What one viewer sees: its own hand, everyone's face-up cards, the pile and burned cards;
-    face-down cards, other hands and the stock only as ``??`` (all of it to the referee)."""
+    face-down cards, other hands, the stock and the set-aside cards of resigned seats only as
+    ``??`` (all of it to the referee)."""
 
     phase: Phase
     hands: tuple[tuple[SeenCard, ...], ...]
@@ -418,6 +454,8 @@ class View:
     finished: tuple[int, ...]
     window: tuple[int, int, int] | None
     revealed: Card | None
+    set_aside: tuple[SeenCard, ...] = ()
+    resigned: tuple[int, ...] = ()
 
 
 # --------------------------------------------------------------------------- ranks
@@ -628,10 +666,11 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     if type(seat) is not int or not 0 <= seat < len(state.hands):
         check_seat(state.setup.seats, seat)
     finished = state.finished
-    if len(finished) >= len(state.hands) - 1 and state.phase == "play":  # outcome(state) is set
+    if len(finished) >= len(state.hands) - 1:  # outcome(state) is set (a resign ends a setup)
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     if seat in finished:
-        raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {seat} has gone out")
+        gone = "resigned" if seat in state.resigned else "gone out"
+        raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {seat} has {gone}")
     if isinstance(command, Play):
         return _decide_play(state, seat, command.cards)
     if isinstance(command, PlayFaceDown):
@@ -646,6 +685,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         if state.phase != "setup":
             raise Rejected(RejectCode.INVALID_PHASE, "the setup is over")
         return _decide_ready(state, seat)
+    if isinstance(command, kit.Resign):
+        return _decide_resign(state, seat, command.by)
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Palace command: {command!r}")
 
 
@@ -675,16 +716,44 @@ def _decide_swap(state: State, p: int, command: Swap) -> list[Event]:
 def _decide_ready(state: State, p: int) -> list[Event]:
     events: list[Event] = [Readied(p)]
     ready = state.ready | {p}
-    if p not in state.ready and len(ready) == len(state.hands):
+    # Resigned seats (all of ``finished`` in the setup phase) are not waited for.
+    if p not in state.ready and len(ready.union(state.finished)) == len(state.hands):
         events.append(PlayStarted(_starter(state)))
+    return events
+
+
+def _decide_resign(state: State, p: int, by: str | None) -> list[Event]:
+    """rules.md §0.6 for Palace, in any phase: ``p``'s cards are set aside and ``p`` is out.
+    With two players left the game ends at once (``outcome``: ``RESIGNED``). Otherwise, in the
+    setup phase, the play begins if everybody left is ready; in play, any add-drawn window
+    closes, and if it was ``p``'s turn the next player plays on the pile as it is (a follow-up
+    ``p`` owed is void, as for a player who went out: §5.2 lead to a finished player)."""
+    n = len(state.hands)
+    cards = len(state.hands[p]) + len(state.up[p]) + len(state.down[p])
+    resign = PlayerResigned(p, cards, by)
+    events: list[Event] = [resign]
+    finished = (*state.finished, p)
+    if len(finished) >= n - 1:
+        events.append(TurnPassed(None, False, None))
+        return events
+    if state.phase == "setup":
+        if len(state.ready.union(finished)) == n:  # p was the last one not ready
+            events.append(PlayStarted(_starter(evolve(state, resign))))
+        return events
+    if state.current == p:
+        events.append(TurnPassed(_next(n, finished, p, state.direction), False, None))
+    else:
+        events.append(TurnPassed(state.current, state.follow_up, None))
     return events
 
 
 def _starter(state: State) -> int:
     """rules.md §5.2 starter and §5.4 ``starter_rule``; ties go to the lowest seat (§5.5 item 1)."""
     rule = state.setup.rules.starter_rule
+    # Seat 0 unless it resigned (§0.6); resigned seats hold no card, so no rank picks them.
+    first = next(q for q in range(len(state.hands)) if q not in state.finished)
     if rule == "left_of_dealer":
-        return 0
+        return first
     zones = (state.hands,) if rule == "lowest_in_hand" else (state.up, state.hands)
     for rank in _STARTER_RANKS:
         for zone in zones:
@@ -692,7 +761,7 @@ def _starter(state: State) -> int:
                 for c in cards:
                     if c.rank == rank:
                         return q
-    return 0
+    return first
 
 
 def _split_turn_play(
@@ -918,7 +987,8 @@ def _burn_draw_out(
     finished = state.finished
     if finishing:
         finished = (*finished, p)
-        events.append(PlayerWentOut(p, len(finished)))
+        # The place counts those who went out: resigned seats rank below them all (§0.6).
+        events.append(PlayerWentOut(p, len(finished) - len(state.resigned)))
         if len(finished) >= len(state.hands) - 1:
             events.append(TurnPassed(None, False, None))
             return burn, None
@@ -1037,12 +1107,13 @@ def evolve(state: State, event: Event) -> State:
     first: a ``match`` class pattern costs as much as building the new state."""
     (
         setup, phase, hands, up, down, stock, pile, burned, current, follow_up, direction, ready,
-        finished, window, opening, revealed,
+        finished, window, opening, revealed, set_aside, resigned,
     ) = state  # fmt: skip
     if type(event) is TurnPassed:
         return _new(State, (
             setup, phase, hands, up, down, stock, pile, burned, event.current, event.follow_up,
             direction, ready, finished, event.window, opening, revealed,
+            set_aside, resigned,
         ))  # fmt: skip
     if type(event) is CardsPlayed:
         p, from_hand, from_up = event.seat, event.from_hand, event.from_up
@@ -1060,6 +1131,7 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, hands, up, down, stock, pile + from_hand + from_up, burned, current,
             follow_up, direction, ready, finished, window, False, revealed,
+            set_aside, resigned,
         ))  # fmt: skip
     if type(event) is CardsDrawn:
         p, k = event.seat, len(event.cards)
@@ -1067,6 +1139,7 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, hands, up, down, stock[k:], pile, burned, current, follow_up,
             direction, ready, finished, window, opening, revealed,
+            set_aside, resigned,
         ))  # fmt: skip
     if type(event) is PileTaken:
         p = event.seat
@@ -1074,11 +1147,13 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, hands, up, down, stock, (), burned, current, follow_up, direction,
             ready, finished, window, opening, revealed,
+            set_aside, resigned,
         ))  # fmt: skip
     if type(event) is PileBurned:
         return _new(State, (
             setup, phase, hands, up, down, stock, (), burned + pile, current, follow_up,
             direction, ready, finished, window, opening, revealed,
+            set_aside, resigned,
         ))  # fmt: skip
     if type(event) is FaceDownTurned:
         p, index, card = event.seat, event.index, event.card
@@ -1087,6 +1162,7 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, hands, up, down, stock, pile + (card,), burned, current, follow_up,
             direction, ready, finished, window, False, card,
+            set_aside, resigned,
         ))  # fmt: skip
     match event:
         case CardsAdded(p, cards):
@@ -1094,16 +1170,19 @@ def evolve(state: State, event: Event) -> State:
             return _new(State, (
                 setup, phase, hands, up, down, stock, pile + cards, burned, current, follow_up,
                 direction, ready, finished, window, opening, revealed,
+                set_aside, resigned,
             ))  # fmt: skip
         case PlayerWentOut(p):
             return _new(State, (
                 setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
                 direction, ready, (*finished, p), window, opening, revealed,
+                set_aside, resigned,
             ))  # fmt: skip
         case DirectionReversed(direction):
             return _new(State, (
                 setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
                 direction, ready, finished, window, opening, revealed,
+                set_aside, resigned,
             ))  # fmt: skip
         case Swapped(p, hand_card, up_card):
             hands = hands[:p] + (_replace(hands[p], hand_card, up_card),) + hands[p + 1 :]
@@ -1111,16 +1190,28 @@ def evolve(state: State, event: Event) -> State:
             return _new(State, (
                 setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
                 direction, ready, finished, window, opening, revealed,
+                set_aside, resigned,
             ))  # fmt: skip
         case Readied(p):
             return _new(State, (
                 setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
                 direction, ready | {p}, finished, window, opening, revealed,
+                set_aside, resigned,
             ))  # fmt: skip
         case PlayStarted(starter):
             return _new(State, (
                 setup, "play", hands, up, down, stock, pile, burned, starter, False, direction,
                 ready, finished, None, True, revealed,
+                set_aside, resigned,
+            ))  # fmt: skip
+        case PlayerResigned(p):
+            # §0.6: everything the seat holds leaves the game; it is out (ranked by outcome).
+            set_aside = set_aside + hands[p] + up[p] + down[p]
+            hands, up, down = (rows[:p] + ((),) + rows[p + 1 :] for rows in (hands, up, down))
+            return _new(State, (
+                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
+                direction, ready, (*finished, p), window, opening, revealed,
+                set_aside, (*resigned, p),
             ))  # fmt: skip
         case Dealt(dealt_down, dealt_up, dealt_hands, dealt_stock):
             return State(
@@ -1203,6 +1294,9 @@ def view(state: State, viewer: Viewer) -> View:
         state.down if referee else tuple((HIDDEN,) * len(d) for d in state.down)
     )
     stock: tuple[SeenCard, ...] = state.stock if referee else (HIDDEN,) * len(state.stock)
+    set_aside: tuple[SeenCard, ...] = (
+        state.set_aside if referee else (HIDDEN,) * len(state.set_aside)
+    )
     return View(
         phase=state.phase,
         hands=hands,
@@ -1218,6 +1312,8 @@ def view(state: State, viewer: Viewer) -> View:
         finished=state.finished,
         window=state.window,
         revealed=state.revealed,
+        set_aside=set_aside,
+        resigned=state.resigned,
     )
 
 
@@ -1252,9 +1348,11 @@ ZONES: Final = kit.Zones(
     kit.Zone("stock", "nobody"),
     kit.Zone("pile", "everyone"),
     kit.Zone("burned", "everyone"),
+    kit.Zone("set_aside", "nobody"),
 )
 """Where the cards of a Palace state lie, and who sees them: cards_in_play and shuffle_hidden
-(the add-drawn window counts positions, so it stays consistent)."""
+(the add-drawn window counts positions, so it stays consistent). The set-aside cards of resigned
+seats left the game face down (§0.6): nobody sees them, whoever saw some of them before."""
 
 shuffle_hidden = ZONES.shuffle_hidden
 cards_in_play = ZONES.cards
@@ -1264,13 +1362,32 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """Over when one player is left holding cards: the loser; the others in finishing order."""
+    """Over when one player is left in the game (§5.2 end, §0.6 resign). ``winners`` then
+    ``losers`` list every seat once, best first, so that together they are the final ranking:
+    the seats that went out, in finishing order; the seat left in the game; the resigned seats,
+    the last to resign first (the first to resign ranks last, §0.6).
+
+    * ``OUT_OF_CARDS`` (the last seat to leave went out): ``winners`` are the seats that went
+      out; ``losers`` the seat left holding cards (the shithead), then the resigned seats.
+    * ``RESIGNED`` (the last seat to leave resigned, with two in the game): the other seat wins
+      with those who went out before, ranked after them: ``winners`` are the seats that went
+      out, then the other seat; ``losers`` the resigned seats, this resigner first. In a game
+      where nobody went out (every two-seat game) ``winners`` is the other seat alone.
+
+    No scores, as ever in Palace."""
     finished = state.finished
     n = len(state.hands)
-    if len(finished) < n - 1 or state.phase != "play":
+    if len(finished) < n - 1:
         return None
-    losers = tuple(q for q in range(n) if q not in finished)
-    return Outcome(Termination.OUT_OF_CARDS, finished, losers)
+    left = tuple(q for q in range(n) if q not in finished)
+    resigned = state.resigned
+    if not resigned:
+        return Outcome(Termination.OUT_OF_CARDS, finished, left)
+    went_out = tuple(q for q in finished if q not in resigned)
+    last_first = resigned[::-1]
+    if finished[-1] in resigned:
+        return Outcome(Termination.RESIGNED, went_out + left, last_first)
+    return Outcome(Termination.OUT_OF_CARDS, went_out, left + last_first)
 
 
 _MULTISET_CAP: Final = 64
@@ -1549,7 +1666,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
-    cards; never fail to go out on a power card when a pick-up is possible."""
+    cards; never fail to go out on a power card when a pick-up is possible; never resign."""
     hands = state.hands
     if type(seat) is not int or not 0 <= seat < len(hands):
         check_seat(state.setup.seats, seat)
@@ -1592,7 +1709,7 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
         return _best_play(state, seat) is None
     if isinstance(command, Ready):
         return seat not in state.ready
-    return True
+    return not isinstance(command, kit.Resign)  # legal, never wise: bots must not resign
 
 
 # --------------------------------------------------------------------------- position check
@@ -1608,15 +1725,19 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
     * the zones are one tuple per seat of cards from the setup's decks, none more often than
       they hold it; the setup phase is the deal (``k`` cards in each area, nothing played);
-    * in play, every seat called ready; a seat holds at most ``k`` face-down and ``k`` face-up
-      cards; a finished seat holds nothing and an unfinished one something; while the stock
-      lasts nobody went out and no hand is empty (refilled after each play);
+    * resigned seats (§0.6) are in ``finished`` too, in its order, each once; they hold nothing
+      and their cards are set aside: ``set_aside`` holds cards exactly when a seat resigned; in
+      the setup phase only resigned seats are out;
+    * in play, every seat called ready (or resigned before); a seat holds at most ``k``
+      face-down and ``k`` face-up cards; a finished seat holds nothing and an unfinished one
+      something; while the stock lasts nobody went out (a seat may have resigned) and no hand
+      is empty (refilled after each play);
     * the pile is what legal plays build: every card fits on the cards below it, no 10 (it
       burns), no four of a rank on top with ``consecutive`` burning;
     * the turn: ``current`` is an unfinished seat (None once over); a follow-up is owed on a 2
       or an empty pile; the add-drawn window belongs to another unfinished seat whose rank is on
       top, with at most its hand's cards drawn; ``opening`` means nothing was played yet;
-      ``revealed`` is a card in a hand, the pile or the burned cards."""
+      ``revealed`` is a card in a hand, the pile, the burned or the set-aside cards."""
     setup = state.setup
     if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
         raise InvalidPosition("setup", "must be a Setup of Palace rules")
@@ -1635,7 +1756,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         for q, row in enumerate(rows):
             if type(row) is not tuple:
                 raise InvalidPosition(f"{name}[{q}]", "must be a tuple of cards")
-    for name in ("stock", "pile", "burned"):
+    for name in ("stock", "pile", "burned", "set_aside"):
         if type(getattr(state, name)) is not tuple:
             raise InvalidPosition(name, "must be a tuple of cards")
     decks = deck(setup)
@@ -1663,24 +1784,56 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         nt.check_seat_field(q, n, "finished")
     if len(set(finished)) != len(finished):
         raise InvalidPosition("finished", f"a seat went out twice: {finished}")
+    _check_resigned(state, n)
     revealed: object = state.revealed
     if revealed is not None:
         if not isinstance(revealed, Card):
             raise InvalidPosition("revealed", f"must be a card or None, got {revealed!r:.20}")
         nt.check_cards((revealed,), decks, "revealed")
     if state.phase == "setup":
-        _check_setup_phase(state, n, k)
+        _check_setup_phase(state, n, k, allow_over)
     else:
         _check_play_phase(state, n, k, allow_over)
 
 
-def _check_setup_phase(state: State, n: int, k: int) -> None:
-    """The deal, before the first play: swaps keep every area at ``k`` cards (§5.2)."""
+def _check_resigned(state: State, n: int) -> None:
+    """§0.6: a resigned seat is out (in ``finished``, in the same order), once; the set-aside
+    cards are theirs: there are some exactly when a seat resigned (a seat in the game holds
+    cards)."""
+    resigned = state.resigned
+    if type(resigned) is not tuple:
+        raise InvalidPosition("resigned", "must be a tuple of seats")
+    for q in resigned:
+        nt.check_seat_field(q, n, "resigned")
+    if len(set(resigned)) != len(resigned):
+        raise InvalidPosition("resigned", f"a seat resigned twice: {resigned}")
+    finished = state.finished
+    if any(q not in finished for q in resigned):
+        raise InvalidPosition("resigned", "a resigned seat is out: it is in finished too")
+    if tuple(q for q in finished if q in resigned) != resigned:
+        raise InvalidPosition("resigned", "the seats resigned in the order finished lists them")
+    if bool(state.set_aside) != bool(resigned):
+        raise InvalidPosition(
+            "set_aside",
+            "the cards of resigned seats are set aside"
+            if resigned
+            else "only a resignation sets cards aside",
+        )
+
+
+def _check_setup_phase(state: State, n: int, k: int, allow_over: bool) -> None:
+    """The deal, before the first play: swaps keep every area at ``k`` cards (§5.2); a seat
+    that resigned (§0.6) holds nothing, and nobody waits for it to be ready."""
+    resigned = state.resigned
+    if state.finished != resigned:
+        raise InvalidPosition("finished", "in the setup phase only resigned seats are out")
+    over = len(resigned) >= n - 1
+    if over and not allow_over:
+        raise InvalidPosition("finished", "the game is already over (one seat is left in it)")
     for name, value, blank in (
         ("current", state.current, None),
         ("follow_up", state.follow_up, False),
         ("direction", state.direction, 1),
-        ("finished", state.finished, ()),
         ("window", state.window, None),
         ("opening", state.opening, False),
         ("revealed", state.revealed, None),
@@ -1691,22 +1844,28 @@ def _check_setup_phase(state: State, n: int, k: int) -> None:
             raise InvalidPosition(name, f"must be {blank!r} in the setup phase")
     for name in ("hands", "up", "down"):
         for q, row in enumerate(getattr(state, name)):
-            if len(row) != k:
+            if q in resigned:
+                if row:
+                    raise InvalidPosition(f"{name}[{q}]", f"seat {q} resigned: it holds no cards")
+            elif len(row) != k:
                 raise InvalidPosition(
                     f"{name}[{q}]", f"the deal gives {k} cards (cards_per_area), got {len(row)}"
                 )
-    if len(state.ready) == n:
+    if not over and len(state.ready.union(resigned)) == n:
         raise InvalidPosition("ready", "every seat is ready: the play phase has begun")
 
 
 def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
     rules = state.setup.rules
     finished = state.finished
-    if len(state.ready) != n:
-        raise InvalidPosition("ready", "in the play phase every seat has called ready")
+    resigned = state.resigned
+    if len(state.ready.union(resigned)) != n:
+        raise InvalidPosition(
+            "ready", "in the play phase every seat has called ready (or resigned in the setup)"
+        )
     over = len(finished) >= n - 1
     if len(finished) >= n:
-        raise InvalidPosition("finished", "the game ends when one seat is left holding cards")
+        raise InvalidPosition("finished", "the game ends when one seat is left in it")
     current = state.current
     if over:
         if not allow_over:
@@ -1723,16 +1882,16 @@ def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
         if current in finished:
             raise InvalidPosition("current", f"seat {current} has gone out")
     stock = state.stock
-    if stock and finished:
+    went_out = [q for q in finished if q not in resigned] if resigned else finished
+    if stock and went_out:
         raise InvalidPosition("stock", "a seat went out, so the stock is exhausted")
     for q in range(n):
         hand, up, down = state.hands[q], state.up[q], state.down[q]
         if q in finished:
+            gone = "resigned" if q in resigned else "has gone out"
             for name, row in (("hands", hand), ("up", up), ("down", down)):
                 if row:
-                    raise InvalidPosition(
-                        f"{name}[{q}]", f"seat {q} has gone out: it holds no cards"
-                    )
+                    raise InvalidPosition(f"{name}[{q}]", f"seat {q} {gone}: it holds no cards")
             continue
         if not (hand or up or down):
             raise InvalidPosition(f"hands[{q}]", f"seat {q} holds no card but has not gone out")
@@ -1759,14 +1918,15 @@ def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
     window = state.window
     if window is not None:
         _check_window(state, window, n, k)
-    if state.opening and (state.pile or state.burned or finished or state.follow_up):
+    if state.opening and (state.pile or state.burned or went_out or state.follow_up):
         raise InvalidPosition("opening", "cards have been played already")
     revealed = state.revealed
     if revealed is not None and not any(
-        revealed in zone for zone in (*state.hands, state.pile, state.burned)
+        revealed in zone for zone in (*state.hands, state.pile, state.burned, state.set_aside)
     ):
         raise InvalidPosition(
-            "revealed", f"{revealed} was turned up: it is in a hand, the pile or burned"
+            "revealed",
+            f"{revealed} was turned up: it is in a hand, the pile, burned or set aside",
         )
 
 
@@ -1815,9 +1975,14 @@ def _check_window(state: State, window: object, n: int, k: int) -> None:
 
 NOTATION_FIELDS: Final = (
     "phase", "hands", "up", "down", "stock", "pile", "burned", "current", "follow_up",
-    "direction", "ready", "finished", "window", "opening", "revealed",
+    "direction", "ready", "finished", "window", "opening", "revealed", "set_aside", "resigned",
 )  # fmt: skip
-"""The fields of Palace's notation, in order (docs/notation/palace.md): State's own."""
+"""The fields of Palace's notation, in order (docs/notation/palace.md): State's own. The last two
+are written only once a seat has resigned (§0.6), so that every text of rules version 1 (a log
+header's position) still reads, and formats, as it did."""
+
+_RESIGN_FIELDS: Final = 2
+"""How many of ``NOTATION_FIELDS``, at the end, are written only once a seat has resigned."""
 
 _RANK_TEXTS: Final = ("JK", *RANKS)
 """A rank index's text (0 = joker, 1 = A … 13 = K), as in a card's text."""
@@ -1835,7 +2000,7 @@ def format_position(state: State, viewer: Viewer) -> str:
         return nt.cards_text(cards if visible else (HIDDEN,) * len(cards))
 
     window = state.window
-    fields = (
+    fields: tuple[str, ...] = (
         state.phase,
         nt.per_seat_text(enumerate(state.hands), lambda qh: row(qh[1], referee or viewer == qh[0])),
         nt.per_seat_text(state.up, nt.cards_text),
@@ -1852,6 +2017,8 @@ def format_position(state: State, viewer: Viewer) -> str:
         "1" if state.opening else "0",
         nt.EMPTY if state.revealed is None else str(state.revealed),
     )
+    if state.resigned:
+        fields += (row(state.set_aside, referee), ",".join(str(q) for q in state.resigned))
     return nt.join(GAME.info.name, fields)
 
 
@@ -1862,10 +2029,13 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     :class:`~cardcore.errors.InvalidPosition` naming the field at fault."""
     if rules is not None and not isinstance(rules, Rules):
         raise InvalidPosition("rules", f"must be Palace rules, got {type(rules).__name__}")
+    names: tuple[str, ...] = NOTATION_FIELDS
+    if isinstance(text, str) and text.strip().count(" ") < len(names):  # no resign fields
+        names = names[:-_RESIGN_FIELDS]
     (
         phase, hands_t, up_t, down_t, stock_t, pile_t, burned_t, current_t, follow_t,
-        direction_t, ready_t, finished_t, window_t, opening_t, revealed_t,
-    ) = nt.split(text, GAME.info.name, NOTATION_FIELDS)  # fmt: skip
+        direction_t, ready_t, finished_t, window_t, opening_t, revealed_t, *resign_t,
+    ) = nt.split(text, GAME.info.name, names)  # fmt: skip
     nt.parse_choice(phase, "phase", _PHASES)
     hands = nt.parse_per_seat(hands_t, "hands", nt.parse_cards)
     n = len(hands)
@@ -1884,6 +2054,16 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         if finished_t == nt.EMPTY
         else tuple(nt.parse_int(t, "finished", hi=n - 1) for t in finished_t.split(","))
     )
+    set_aside: tuple[Card, ...] = ()
+    resigned: tuple[int, ...] = ()
+    if resign_t:
+        set_aside_t, resigned_t = resign_t
+        if resigned_t == nt.EMPTY:  # one text per position: without a resignation, 15 fields
+            raise InvalidPosition(
+                "resigned", "the last two fields are written once a seat resigned"
+            )
+        set_aside = nt.parse_cards(set_aside_t, "set_aside")
+        resigned = tuple(nt.parse_int(t, "resigned", hi=n - 1) for t in resigned_t.split(","))
     window: tuple[int, int, int] | None = None
     if window_t != nt.EMPTY:
         parts = window_t.split(",")
@@ -1912,6 +2092,8 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         window=window,
         opening=nt.parse_int(opening_t, "opening", hi=1) == 1,
         revealed=None if revealed_t == nt.EMPTY else nt.parse_card(revealed_t, "revealed"),
+        set_aside=set_aside,
+        resigned=resigned,
     )
     check_position(state, allow_over=True)
     return state
@@ -1964,6 +2146,10 @@ def narrate(event: Event) -> str:
             return f"seat {seat} {why} ({cards} cards)"
         case PlayerWentOut(seat, place):
             return f"seat {seat} has no cards left: out in place {place}"
+        case PlayerResigned(seat, cards, by):
+            who = f"seat {seat} resigned" if by is None else f"seat {seat} forfeited ({by})"
+            leave = "card leaves" if cards == 1 else "cards leave"
+            return f"{who}; its {cards} {leave} the game face down"
         case DirectionReversed(direction):
             return "play reverses: now " + ("clockwise" if direction == 1 else "anticlockwise")
         case TurnPassed(current, follow_up, window, skipped):
@@ -1984,13 +2170,14 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         name="palace",
         title="Palace (Shithead)",
         rules_version=RULES_VERSION,
+        replays_versions=("1",),  # version 2 only added Resign: every older action decides alike
         min_seats=2,
         max_seats=8,
         realtime=True,
         aliases=("shithead",),
     ),
     rules_type=Rules,
-    command_types=(Swap, Ready, Play, PlayFaceDown, Pickup, AddDrawn),
+    command_types=(Swap, Ready, Play, PlayFaceDown, Pickup, AddDrawn, kit.Resign),
     event_types=(
         Dealt,
         Swapped,
@@ -2005,6 +2192,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         PlayerWentOut,
         DirectionReversed,
         TurnPassed,
+        PlayerResigned,
     ),
     view_type=View,
     initial_state=initial_state,

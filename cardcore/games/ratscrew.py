@@ -7,6 +7,13 @@ on a pattern (double, sandwich, … §1.4) wins the pile; a false slap is *legal
 burning cards under the pile (§1.2). Races are decided by sequence order (§1.3, §0.4). The game ends
 when one player holds every card, or only one player is not eliminated.
 
+Commands: ``Play``, ``Slap``, ``Collect`` and the shared :class:`cardcore.kit.Resign` (rules.md
+§0.6), allowed to any seat still in the game at any moment. With two players left a resignation
+ends the game at once (``GameResigned``: the other wins, ``Termination.RESIGNED``); with three or
+more the resigner's whole stack goes, in order, under the pile as burned cards and the resigner is
+eliminated (``Resigned``), then the turn and any claim move on by the existing rules. ``Resign``
+is never among ``legal_commands`` (random bots must not resign by chance) and never sensible.
+
 Zones: stacks are top first; the pile is ``burned + played`` bottom→top (a burned card goes to the
 very bottom, under every played card). Nobody sees any stack, its owner included, nor a burned card;
 played cards are face up.
@@ -40,10 +47,10 @@ from ..engine import (
     flag,
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
-from ..kit import double_or_sandwich, next_holder
+from ..kit import double_or_sandwich, next_holder, next_in_game
 from ..rng import shuffled
 
-RULES_VERSION: Final = "1"
+RULES_VERSION: Final = "2"
 
 SlapRule = Literal[
     "double", "sandwich", "top_bottom", "tens", "four_in_a_row", "marriage", "divorce", "joker"
@@ -125,7 +132,7 @@ class Collect:
     """Take the pile you are owed after a lost challenge."""
 
 
-Command = Play | Slap | Collect
+Command = Play | Slap | Collect | kit.Resign
 
 PLAY: Final = Play()
 SLAP: Final = Slap()
@@ -209,6 +216,25 @@ class PlayerEliminated:
     seat: int
 
 
+@kit.record
+class Resigned:
+    """``seat`` resigned with three or more in the game (rules.md §0.6): its whole stack,
+    ``cards`` top first, went in that order under the pile as burned cards (its top card at the
+    very bottom; face down to everyone but the referee) and it is eliminated."""
+
+    seat: int
+    cards: tuple[SeenCard, ...]
+
+
+@kit.record
+class GameResigned:
+    """``seat`` resigned with two players left (rules.md §0.6): the game ends, ``winner`` wins.
+    Nothing moves: the resigner's stack stays where it is."""
+
+    seat: int
+    winner: int
+
+
 Event = (
     Dealt
     | CardPlayed
@@ -219,6 +245,8 @@ Event = (
     | TurnPassed
     | ChallengeLapsed
     | PlayerEliminated
+    | Resigned
+    | GameResigned
 )
 
 # --------------------------------------------------------------------------- state
@@ -245,6 +273,9 @@ class State(NamedTuple):
     challenge: tuple[int, int] | None = None
     owed_to: int | None = None
     eliminated: frozenset[int] = frozenset()
+    resigned: frozenset[int] = frozenset()
+    """Seats that resigned (§0.6). Each is also eliminated, except the one whose resignation
+    ended the game with two players left (``GameResigned``): ``outcome`` reads it from here."""
 
 
 def position(
@@ -258,6 +289,7 @@ def position(
     challenge: tuple[int, int] | None = None,
     owed_to: int | None = None,
     eliminated: Sequence[int] = (),
+    resigned: Sequence[int] = (),
     epoch: int = 0,
     allow_over: bool = False,
 ) -> State:
@@ -276,6 +308,7 @@ def position(
         challenge=challenge,
         owed_to=owed_to,
         eliminated=frozenset(eliminated),
+        resigned=frozenset(resigned),
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -412,7 +445,7 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     if type(seat) is not int or not 0 <= seat < n:  # inline: this runs on every action
         check_seat(n, seat)
     out = state.eliminated
-    if not state.played or len(out) >= n - 1:  # else outcome is None (its fast path)
+    if not state.played or len(out) >= n - 1 or state.resigned:  # else outcome's fast path
         _game_over(state)
     if out and seat in out:
         raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
@@ -424,6 +457,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         if state.owed_to != seat:
             raise Rejected(RejectCode.NOT_COLLECTOR, f"the pile is not owed to seat {seat}")
         events = [PileTaken(seat, len(state.burned) + len(state.played), "collect")]
+    elif type(command) is kit.Resign:  # "timer" (a forfeit) or not: the same (§0.6)
+        events = _decide_resign(state, seat)
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"not an ERS command: {command!r}")
     rules = state.setup.rules
@@ -584,6 +619,54 @@ def _lapse_claims(state: State, p: int) -> list[Event]:
     return [ChallengeLapsed(None)]
 
 
+def _decide_resign(state: State, p: int) -> list[Event]:
+    """§0.6: with two players left the game ends; otherwise ``p``'s stack goes under the pile,
+    ``p`` is out, and the turn and any claim move on as the existing rules say."""
+    n = len(state.stacks)
+    out = state.eliminated
+    if n - len(out) == 2:
+        winner = next(q for q in range(n) if q != p and q not in out)
+        return [GameResigned(p, winner)]
+    events: list[Event] = [Resigned(p, state.stacks[p])]
+    after = evolve(state, events[0])
+    rules = after.setup.rules
+    challenge = state.challenge
+    nxt = next_holder(after.stacks, after.eliminated, p)
+    if (challenge is not None and challenge[0] == p) or state.owed_to == p:
+        # p's claim lapses as an eliminated claimant's does (§1.5.15)
+        if nxt is not None:
+            return [*events, ChallengeLapsed(nxt)]
+        events.append(ChallengeLapsed(None))
+        owed = _heir(after, p)
+    elif state.current != p:
+        return events  # someone else is to play, or the pile is owed to someone else
+    elif challenge is not None:  # p owed the challenge: lost as if p ran out of cards (§1.5.8)
+        challenger = challenge[0]
+        if rules.challenge_exhausted == "pass_to_next" and nxt is not None and nxt != challenger:
+            return [*events, TurnPassed(nxt)]
+        owed = challenger
+    elif nxt is not None:  # the turn passes as after p's number card (§1.2 play 3)
+        return [*events, TurnPassed(nxt)]
+    else:  # nobody else holds a card: all of them are on the pile now
+        owed = _heir(after, p)
+    events.append(PileOwed(owed))
+    if rules.auto_collect:
+        events.append(PileTaken(owed, len(after.burned) + len(after.played), "collect"))
+    return events
+
+
+def _heir(state: State, p: int) -> int:
+    """Who is owed the pile when ``p`` (now out) resigned and nobody holds a card: the most
+    recent player still in who played on it (§1.5.15), else the first seat after ``p`` still in
+    (the pile may hold burned cards only): someone always is, so the game never stalls."""
+    for q in reversed(state.played_by):
+        if q not in state.eliminated:
+            return q
+    nxt = next_in_game(len(state.stacks), state.eliminated, p)
+    assert nxt is not None  # two or more are still in: this is a three-or-more resignation
+    return nxt
+
+
 def _zero_card_eliminations(state: State, events: list[Event]) -> list[Event]:
     """Under ``slap_in=False`` a player at 0 cards is out once no claim is pending for them."""
     after = state
@@ -615,7 +698,7 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.played + (event.card,),
             s.played_by + (p,), s.burned, s.epoch, event.current, event.challenge, s.owed_to,
-            s.eliminated,
+            s.eliminated, s.resigned,
         ))  # fmt: skip
     match event:
         case CardPlayed():  # applied above; listed so that the match stays exhaustive
@@ -627,12 +710,12 @@ def evolve(state: State, event: Event) -> State:
             taken = stacks[p] + s.burned + s.played
             return _new(State, (
                 s.setup, stacks[:p] + (taken,) + stacks[p + 1 :], (), (), (), s.epoch + 1, p,
-                None, None, s.eliminated,
+                None, None, s.eliminated, s.resigned,
             ))  # fmt: skip
         case PileOwed(p):
             return _new(State, (
                 s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, None, None, p,
-                s.eliminated,
+                s.eliminated, s.resigned,
             ))  # fmt: skip
         case PenaltyPaid(p, _, to):
             new_stacks = list(s.stacks)
@@ -645,17 +728,17 @@ def evolve(state: State, event: Event) -> State:
                 new_stacks[to] = (*new_stacks[to], card)
             return _new(State, (
                 s.setup, tuple(new_stacks), s.played, s.played_by, burned, s.epoch, s.current,
-                s.challenge, s.owed_to, s.eliminated,
+                s.challenge, s.owed_to, s.eliminated, s.resigned,
             ))  # fmt: skip
         case TurnPassed(current):
             return _new(State, (
                 s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current,
-                s.challenge, s.owed_to, s.eliminated,
+                s.challenge, s.owed_to, s.eliminated, s.resigned,
             ))  # fmt: skip
         case ChallengeLapsed(current):
             return _new(State, (
                 s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current, None, None,
-                s.eliminated,
+                s.eliminated, s.resigned,
             ))  # fmt: skip
         case PlayerEliminated(p):
             eliminated = s.eliminated | {p}
@@ -664,8 +747,17 @@ def evolve(state: State, event: Event) -> State:
                 current = next_holder(s.stacks, eliminated, p)
             return _new(State, (
                 s.setup, s.stacks, s.played, s.played_by, s.burned, s.epoch, current,
-                s.challenge, s.owed_to, eliminated,
+                s.challenge, s.owed_to, eliminated, s.resigned,
             ))  # fmt: skip
+        case Resigned(p):
+            stacks = s.stacks
+            return _new(State, (
+                s.setup, stacks[:p] + ((),) + stacks[p + 1 :], s.played, s.played_by,
+                stacks[p] + s.burned, s.epoch, s.current, s.challenge, s.owed_to,
+                s.eliminated | {p}, s.resigned | {p},
+            ))  # fmt: skip
+        case GameResigned(p):
+            return s._replace(resigned=s.resigned | {p})
         case Dealt(dealt):
             return State(
                 s.setup, tuple(tuple(c for c in st if isinstance(c, Card)) for st in dealt)
@@ -730,6 +822,8 @@ def redact(event: Event, viewer: Viewer) -> Event:
         return Dealt(tuple((HIDDEN,) * len(s) for s in event.stacks))
     if type(event) is PenaltyPaid:
         return PenaltyPaid(event.seat, HIDDEN, event.to)
+    if type(event) is Resigned:  # a stack buried face down: only how many cards (as a deal)
+        return Resigned(event.seat, (HIDDEN,) * len(event.cards))
     return event
 
 
@@ -748,10 +842,15 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """One player holds every card (pile empty, §1.2 end) or only one is not eliminated."""
+    """One player holds every card (pile empty, §1.2 end), only one is not eliminated, or one of
+    the last two resigned (§0.6: the other wins)."""
     n = len(state.stacks)
-    if state.played and len(state.eliminated) < n - 1:
+    if state.played and len(state.eliminated) < n - 1 and not state.resigned:
         return None  # the common case, first: cards on the pile, several players left
+    last = state.resigned - state.eliminated  # the resigner who ended the game (GameResigned)
+    if last:
+        winners = tuple(q for q in range(n) if q not in state.eliminated and q not in last)
+        return Outcome(Termination.RESIGNED, winners)
     if len(state.eliminated) >= n - 1:
         alive = [q for q in range(n) if q not in state.eliminated]
         return Outcome(Termination.LAST_STANDING, tuple(alive))
@@ -778,6 +877,8 @@ def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
     out = state.eliminated
     if out and seat in out:
         return _NOTHING
+    if state.resigned and outcome(state) is not None:
+        return _NOTHING
     if state.played:
         if len(out) >= len(stacks) - 1:
             return _NOTHING  # only one player left: the game is over
@@ -797,12 +898,12 @@ def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
-    """Bots' hint: slap only a slappable pile."""
+    """Bots' hint: slap only a slappable pile; never resign."""
     stacks = state.stacks
     if type(seat) is not int or not 0 <= seat < len(stacks):
         check_seat(len(stacks), seat)
     if type(command) is not Slap:
-        return True
+        return type(command) is not kit.Resign
     played = state.played
     rules = state.setup.rules.slap_rules
     plan = _PLANS.get(rules)
@@ -849,6 +950,13 @@ def narrate(event: Event) -> str:
             return f"the claim lapses; seat {current} plays next"
         case PlayerEliminated(seat):
             return f"seat {seat} is eliminated"
+        case Resigned(seat, cards):
+            if not cards:
+                return f"seat {seat} resigned with no cards and is out"
+            held = "1 card goes" if len(cards) == 1 else f"{len(cards)} cards go"
+            return f"seat {seat} resigned and is out; their {held} under the pile"
+        case GameResigned(seat, winner):
+            return f"seat {seat} resigned; seat {winner} wins"
         case _:
             assert_never(event)
 
@@ -866,8 +974,11 @@ NOTATION_FIELDS: Final = (
     "challenge",
     "owed_to",
     "eliminated",
+    "resigned",
 )
-"""The fields of the notation after the game's name, in order (docs/notation/ratscrew.md)."""
+"""The fields of the notation after the game's name, in order (docs/notation/ratscrew.md). The
+last, ``resigned``, is written only when a seat has resigned (§0.6): a position without one has
+the nine fields it had under rules version 1."""
 
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 8
@@ -879,14 +990,19 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
     * every card comes from the setup's decks, none more often than they hold it (§0.3);
     * ``played_by`` names one seat per played card; burned cards only go under a played card
-      (a false slap needs one), so a pile of burned cards alone never exists;
-    * an eliminated seat holds no card (it was out for a false slap at 0 cards, and no card is
-      ever given to an eliminated seat), not every seat is out, and nobody is out when no rule
-      eliminates (``slap_in`` with ``zero_card_false_slap="ignore"``); under ``slap_in=False`` a
-      seat at 0 cards is out unless it is owed the pile or is the challenger (§1.2);
+      (a false slap needs one), so a pile of burned cards alone exists only after a seat
+      resigned (its stack went under the pile, §0.6);
+    * an eliminated seat holds no card (it was out for a false slap at 0 cards or resigned,
+      and no card is ever given to an eliminated seat), not every seat is out, and nobody is out
+      but by resigning when no rule eliminates (``slap_in`` with
+      ``zero_card_false_slap="ignore"``); under ``slap_in=False`` a seat at 0 cards is out
+      unless it is owed the pile or is the challenger (§1.2);
+    * a resigned seat is eliminated, but for at most one of the last two in the game, whose
+      resignation ended it (``GameResigned``, §0.6);
     * an owed pile (``owed_to``): nobody is to play and no challenge runs (``PileOwed``), the
-      collector is not eliminated (§1.5.15) and, under ``auto_collect``, it stays owed only when
-      nobody holds a card (the one ``PileOwed`` not followed by a collect);
+      collector is not eliminated (§1.5.15), the pile holds a played card (or, after a
+      resignation, burned ones) and, under ``auto_collect``, it stays owed only when nobody
+      holds a card (the one ``PileOwed`` not followed by a collect);
     * ``current`` is None only while the pile is owed or nobody holds a card; otherwise it is a
       seat in the game holding a card (empty-handed players are skipped, §1.2);
     * a challenge ``(challenger, remaining)``: the challenger is in the game and not the one to
@@ -916,7 +1032,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition("played_by", f"{len(by)} seats for {len(played)} played cards")
     for i, q in enumerate(by):
         nt.check_seat_field(q, n, f"played_by[{i}]")
-    if burned and not played:
+    if burned and not played and not state.resigned:
         raise InvalidPosition("burned", "burned cards lie under a played card (§1.2 false slap)")
     if type(state.epoch) is not int or state.epoch < 0:
         raise InvalidPosition("epoch", f"must be a non-negative int, got {state.epoch!r:.40}")
@@ -925,9 +1041,19 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition("eliminated", "must be a frozenset of seats")
     for q in out:
         nt.check_seat_field(q, n, "eliminated")
+    resigned = state.resigned
+    if type(resigned) is not frozenset:
+        raise InvalidPosition("resigned", "must be a frozenset of seats")
+    for q in resigned:
+        nt.check_seat_field(q, n, "resigned")
     if len(out) == n:
         raise InvalidPosition("eliminated", "every seat is eliminated")
-    if out and rules.slap_in and rules.zero_card_false_slap == "ignore":
+    last = resigned - out
+    if len(last) > 1 or (last and n - len(out) != 2):
+        raise InvalidPosition(
+            "resigned", "a resigner is eliminated, unless it was one of the last two (§0.6)"
+        )
+    if out - resigned and rules.slap_in and rules.zero_card_false_slap == "ignore":
         raise InvalidPosition("eliminated", "no rule eliminates anybody under these rules")
     for q in sorted(out):
         if stacks[q]:
@@ -948,7 +1074,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             raise InvalidPosition("challenge", "the challenge is over once the pile is owed")
         if owed in out:
             raise InvalidPosition("owed_to", "an eliminated seat's claim lapses (§1.5.15)")
-        if not played:
+        if not played and not (burned and resigned):
             raise InvalidPosition("owed_to", "an owed pile holds a played card")
         if rules.auto_collect and any(stacks):
             raise InvalidPosition("owed_to", "under auto_collect an owed pile is taken at once")
@@ -972,8 +1098,15 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
                     f"stacks[{q}]", f"seat {q} holds no card and no claim: out (slap_in off)"
                 )
     if over is not None and not allow_over:
-        field = "eliminated" if over.termination == Termination.LAST_STANDING else "stacks"
+        field = _OVER_FIELDS.get(over.termination, "stacks")
         raise InvalidPosition(field, f"the game is already over ({over.termination})")
+
+
+_OVER_FIELDS: Final = {
+    Termination.LAST_STANDING: "eliminated",
+    Termination.RESIGNED: "resigned",
+}
+"""The field that says a game is over, by how it ended (else the stacks: one holds them all)."""
 
 
 def _check_cards(state: State) -> None:
@@ -1030,6 +1163,7 @@ def format_position(state: State, viewer: Viewer) -> str:
             nt.EMPTY if challenge is None else f"{challenge[0]},{challenge[1]}",
             nt.int_text(state.owed_to),
             nt.seats_text(state.eliminated),
+            *((nt.seats_text(state.resigned),) if state.resigned else ()),
         ),
     )
 
@@ -1038,7 +1172,11 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
     """The position a referee's ERS notation describes, under ``rules`` (default rules when
     None), checked by :func:`check_position`; raises :class:`InvalidPosition`. The setup is
     rebuilt with the text's seats, seed 0 and the default event limit."""
-    fields = nt.split(text, NAME, NOTATION_FIELDS)
+    with_resigned = isinstance(text, str) and text.strip().count(" ") == len(NOTATION_FIELDS)
+    fields = nt.split(text, NAME, NOTATION_FIELDS if with_resigned else NOTATION_FIELDS[:-1])
+    resigned_t = fields.pop() if with_resigned else nt.EMPTY
+    if with_resigned and resigned_t == nt.EMPTY:  # written only when a seat resigned
+        raise InvalidPosition("notation", "an empty resigned field is left out: 9 fields")
     stacks_t, played_t, by_t, burned_t, epoch_t, current_t, challenge_t, owed_t, out_t = fields
     stacks = nt.parse_per_seat(stacks_t, "stacks", nt.parse_cards)
     n = len(stacks)
@@ -1073,6 +1211,7 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
         challenge=challenge,
         owed_to=nt.parse_opt_int(owed_t, "owed_to", hi=n - 1),
         eliminated=nt.parse_seats(out_t, "eliminated", n),
+        resigned=nt.parse_seats(resigned_t, "resigned", n),
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -1087,9 +1226,10 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         max_seats=8,
         realtime=True,
         aliases=("ers",),
+        replays_versions=("1",),  # version 2 only added Resign: every older action decides alike
     ),
     rules_type=Rules,
-    command_types=(Play, Slap, Collect),
+    command_types=(Play, Slap, Collect, kit.Resign),
     event_types=(
         Dealt,
         CardPlayed,
@@ -1100,6 +1240,8 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         TurnPassed,
         ChallengeLapsed,
         PlayerEliminated,
+        Resigned,
+        GameResigned,
     ),
     view_type=View,
     initial_state=initial_state,

@@ -9,9 +9,17 @@ face down to another player (§4.2 slap). A player who runs out of cards is ``aw
 until the next Jack, which they must win or be eliminated (``out_of_cards``). The game ends when
 only one player is not eliminated (§4.2 end).
 
+Any seat still in the game, an awaiting one included, may ``kit.Resign`` at any time (rules.md
+§0.6; ``Resign(by="timer")`` is the host's forfeit and is decided the same). With two players left
+the other one wins at once (``RESIGNED``). With three or more, the resigner's whole stack goes, in
+order, face down under the pile (``burned``: it goes to whoever takes the pile next) and they are
+eliminated; if it was their turn it passes as after their play (§4.2 step 3). ``legal_commands``
+never offers ``Resign`` and ``is_sensible`` is false for it: a bot must not resign by chance.
+
 Zones: stacks are top first; the pile is bottom→top and every card on it was played face up (a
-false slap's penalty goes to a player, never to the pile). Nobody sees any stack, its owner
-included; the resulting order of a shuffle is shown to the referee only.
+false slap's penalty goes to a player, never to the pile). Under it lie the ``burned`` cards of
+the players who resigned, face down, bottom→top. Nobody sees any stack nor a burned card, their
+owners included; the resulting order of a shuffle is shown to the referee only.
 
 Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
 and ``active`` when they hold one (§4.2 status invariant).
@@ -49,7 +57,8 @@ from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import double_or_sandwich, next_holder, next_in_game
 from ..rng import shuffled
 
-RULES_VERSION: Final = "1"
+RULES_VERSION: Final = "2"
+"""2 added ``kit.Resign`` (rules.md §0.6); every version-1 log decides as before."""
 
 JACK: Final = 11
 MIN_SEATS: Final = 2
@@ -106,7 +115,7 @@ class Slap:
     expect_epoch: int | None = None
 
 
-Command = Play | Slap
+Command = Play | Slap | kit.Resign
 
 PLAY: Final = Play()
 SLAP: Final = Slap()
@@ -143,8 +152,9 @@ class Slapped:
 
 @kit.record
 class PileTaken:
-    """``seat`` put the whole pile (``cards`` of them) under its stack, by a slap or because nobody
-    else held a card (``"return"``, §4.2 step 3); ``current`` plays next."""
+    """``seat`` put the whole pile (``cards`` of them, burned ones included) under its stack, by a
+    slap or because nobody else held a card (``"return"``, §4.2 step 3, or the last holder
+    resigned: see :func:`_decide_resign`); ``current`` plays next."""
 
     seat: int
     cards: int
@@ -186,6 +196,21 @@ class PlayerEliminated:
     seat: int
 
 
+@kit.record
+class Resigned:
+    """``seat`` left the game (rules.md §0.6) and is eliminated. Its whole ``stack`` (top first;
+    face down to everyone, the referee excepted) went under the pile in that order: the first
+    card of ``stack`` is now the very bottom card, so whoever takes the pile draws them as the
+    resigner would have played them. ``current`` plays next (the turn passed if it was
+    ``seat``'s). ``winner``: the other player, when only two were in the game; the game is over
+    (``RESIGNED``), else None."""
+
+    seat: int
+    stack: tuple[SeenCard, ...]
+    current: int | None
+    winner: int | None
+
+
 Event = (
     Dealt
     | CardPlayed
@@ -195,6 +220,7 @@ Event = (
     | PenaltyPaid
     | TurnPassed
     | PlayerEliminated
+    | Resigned
 )
 
 
@@ -220,6 +246,11 @@ class State(NamedTuple):
     eliminated: frozenset[int] = frozenset()
     shuffles: int = 0
     """Shuffles since the deal; the next draws from stream ``shuffles + 1`` (0 is the deal)."""
+    burned: tuple[Card, ...] = ()
+    """Resigners' stacks, face down under the pile, bottom→top (rules.md §0.6)."""
+    resigned: int | None = None
+    """The seat whose resignation with two players left ended the game (§0.6), else None.
+    (A resignation with more players left is an elimination: ``eliminated`` has it.)"""
 
 
 def position(
@@ -232,6 +263,7 @@ def position(
     eliminated: Sequence[int] = (),
     epoch: int = 0,
     shuffles: int | None = None,
+    burned: Sequence[Card] = (),
     seed: int = 0,
     allow_over: bool = False,
 ) -> State:
@@ -239,7 +271,7 @@ def position(
     checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a finished
     game only with ``allow_over``). ``played_by`` defaults to seat 0 for every pile card;
     ``shuffles`` to what a game reaches at this ``epoch``: one shuffle per pile taken when
-    ``shuffle_after_win``, else none."""
+    ``shuffle_after_win``, else none. ``burned``: resigners' cards under the pile, bottom→top."""
     rules = rules or Rules()
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in pile)
     if shuffles is None:
@@ -253,6 +285,7 @@ def position(
         current=current,
         eliminated=frozenset(eliminated),
         shuffles=shuffles,
+        burned=tuple(burned),
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -266,8 +299,11 @@ class View:
     """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
 
     stacks: tuple[tuple[SeenCard, ...], ...]
-    pile: tuple[Card, ...]
+    pile: tuple[SeenCard, ...]
+    """The whole pile bottom→top: the burned cards of resigners face down (``??`` but to the
+    referee), then the played cards, face up; the last ``len(played_by)`` are the played ones."""
     played_by: tuple[int, ...]
+    """Who played each played card (the top of ``pile``), in the same order."""
     epoch: int
     current: int | None
     awaiting: tuple[int, ...]
@@ -327,6 +363,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         return _decide_play(state, seat)
     if type(command) is Slap:
         return _decide_slap(state, seat, command)
+    if type(command) is kit.Resign:
+        return _decide_resign(state, seat)
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Slapjack command: {command!r}")
 
 
@@ -385,12 +423,22 @@ def _decide_play(state: State, p: int) -> list[Event]:
     if slap_target(new_pile, rules.slap_targets) is not None:
         return events  # current is none until the pile is slapped
     # The pile returns to p, who plays on; the awaiting keep their chance (§4.5.5).
-    events.append(PileTaken(p, len(new_pile), "return", p))
+    return events + _return_pile(state, p, state.burned + new_pile, eliminated)
+
+
+def _return_pile(
+    state: State, p: int, cards: tuple[Card, ...], eliminated: frozenset[int]
+) -> list[Event]:
+    """Nobody holds a card and no target is on top: the whole pile (``cards``, burned ones
+    first) goes to ``p``, who plays on (§4.2 step 3, §4.5.5); ``eliminated`` as it stands."""
+    rules = state.setup.rules
+    events: list[Event] = [PileTaken(p, len(cards), "return", p)]
     if rules.shuffle_after_win:
-        events.append(_shuffle(state, p, new_pile))
-    if mode == "next_jack" and not any(c.rank == JACK for c in new_pile):
+        events.append(_shuffle(state, p, cards))
+    if rules.out_of_cards == "next_jack" and not any(c.rank == JACK for c in cards):
         # No Jack left in the game (constructed positions only): nobody can come back (§4.2 end).
-        events += [PlayerEliminated(q) for q in _awaiting(stacks, eliminated) if q != p]
+        awaiting = _awaiting(state.stacks, eliminated)
+        events += [PlayerEliminated(q) for q in awaiting if q != p]
     return events
 
 
@@ -415,7 +463,7 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
         return _false_slap(state, p)
     target, pattern = match
     stacks = state.stacks
-    stack = stacks[p] + pile
+    stack = stacks[p] + state.burned + pile  # the burned cards lie under the played ones
     events: list[Event] = [Slapped(p, True, target, pattern)]
     # Who plays next (§4.5.1, §4.4 next_after_win).
     after_win = rules.next_after_win
@@ -429,7 +477,7 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
         current = next_holder(won, state.eliminated, p)
         if current is None:
             current = p
-    events.append(PileTaken(p, len(pile), "slap", current))
+    events.append(PileTaken(p, len(state.burned) + len(pile), "slap", current))
     if rules.shuffle_after_win:
         events.append(_shuffle(state, p, stack))
     if rules.out_of_cards == "next_jack":
@@ -483,6 +531,36 @@ def _false_slap(state: State, p: int) -> list[Event]:
     return events
 
 
+def _decide_resign(state: State, p: int) -> list[Event]:
+    """``p`` leaves the game (rules.md §0.6); the caller checked that ``p`` is still in it.
+
+    Two players in the game: the other wins at once. Three or more: ``p``'s whole stack goes, in
+    order, under the pile and ``p`` is eliminated; the rest follows from §4.2. A Jack on the pile
+    stays for the others (it is not ``p``'s to win any more), and if it was ``p``'s turn, it
+    passes as after a play (step 3): to the next player holding a card, else to nobody while a
+    target waits on the pile. If nobody else holds a card and no target is on top [ENGINE], the
+    pile returns as in step 3 — to the next player in the game after ``p``, since ``p`` has
+    left — who plays on, the other awaiting players keeping their chance."""
+    stacks = state.stacks
+    eliminated = state.eliminated
+    out = eliminated | {p}
+    left = [q for q in range(len(stacks)) if q not in out]
+    current = state.current
+    if current == p:
+        current = next_holder(stacks, out, p)
+    if len(left) == 1:  # two were in the game: the other wins, the game is over (outcome)
+        return [Resigned(p, stacks[p], current, left[0])]
+    events: list[Event] = [Resigned(p, stacks[p], current, None)]
+    if current is not None:  # someone still holds a card
+        return events
+    pile = state.pile
+    if slap_target(pile, state.setup.rules.slap_targets) is not None:
+        return events  # nobody plays until the target is slapped (step 3)
+    q = next_in_game(len(stacks), out, p)
+    assert q is not None, "two or more players are still in the game"
+    return events + _return_pile(state, q, stacks[p] + state.burned + pile, out)
+
+
 # --------------------------------------------------------------------------- evolve
 
 
@@ -508,7 +586,8 @@ def evolve(state: State, event: Event) -> State:
         stacks = s.stacks
         return _new(State, (
             s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.pile + (event.card,),
-            s.played_by + (p,), s.epoch, event.current, s.eliminated, s.shuffles,
+            s.played_by + (p,), s.epoch, event.current, s.eliminated, s.shuffles, s.burned,
+            s.resigned,
         ))  # fmt: skip
     if isinstance(event, Slapped):
         return s
@@ -516,8 +595,8 @@ def evolve(state: State, event: Event) -> State:
         p = event.seat
         stacks = s.stacks
         return _new(State, (
-            s.setup, stacks[:p] + (stacks[p] + s.pile,) + stacks[p + 1 :], (), (), s.epoch + 1,
-            event.current, s.eliminated, s.shuffles,
+            s.setup, stacks[:p] + (stacks[p] + s.burned + s.pile,) + stacks[p + 1 :], (), (),
+            s.epoch + 1, event.current, s.eliminated, s.shuffles, (), s.resigned,
         ))  # fmt: skip
     if isinstance(event, StackShuffled):
         p = event.seat
@@ -527,7 +606,7 @@ def evolve(state: State, event: Event) -> State:
             cards = stacks[p]
         return _new(State, (
             s.setup, stacks[:p] + (cards,) + stacks[p + 1 :], s.pile, s.played_by, s.epoch,
-            s.current, s.eliminated, s.shuffles + 1,
+            s.current, s.eliminated, s.shuffles + 1, s.burned, s.resigned,
         ))  # fmt: skip
     if isinstance(event, PenaltyPaid):
         p, to = event.seat, event.to
@@ -537,17 +616,26 @@ def evolve(state: State, event: Event) -> State:
         new_stacks[to] = (*new_stacks[to], card)
         return _new(State, (
             s.setup, tuple(new_stacks), s.pile, s.played_by, s.epoch, s.current, s.eliminated,
-            s.shuffles,
+            s.shuffles, s.burned, s.resigned,
         ))  # fmt: skip
     if isinstance(event, PlayerEliminated):
         return _new(State, (
             s.setup, s.stacks, s.pile, s.played_by, s.epoch, s.current, s.eliminated | {event.seat},
-            s.shuffles,
+            s.shuffles, s.burned, s.resigned,
         ))  # fmt: skip
     if isinstance(event, TurnPassed):
         return _new(State, (
             s.setup, s.stacks, s.pile, s.played_by, s.epoch, event.current, s.eliminated,
-            s.shuffles,
+            s.shuffles, s.burned, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, Resigned):
+        # The stack is taken from the state, not the event: a redacted event applies too.
+        p = event.seat
+        stacks = s.stacks
+        return _new(State, (
+            s.setup, stacks[:p] + ((),) + stacks[p + 1 :], s.pile, s.played_by, s.epoch,
+            event.current, s.eliminated | {p}, s.shuffles, stacks[p] + s.burned,
+            p if event.winner is not None else s.resigned,
         ))  # fmt: skip
     if isinstance(event, Dealt):
         return State(
@@ -579,16 +667,20 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 
 
 def view(state: State, viewer: Viewer) -> View:
-    """``viewer``'s view: no seat sees any stack, its own included (§4.2 setup)."""
+    """``viewer``'s view: no seat sees any stack, its own included (§4.2 setup), nor a burned
+    card (§0.6)."""
     if not isinstance(viewer, str):  # a Role (a str) or a seat
         check_seat(state.setup.seats, viewer)  # an int viewer is a seat of this game
     referee = viewer == Role.REFEREE
     stacks: tuple[tuple[SeenCard, ...], ...] = (
         state.stacks if referee else tuple((HIDDEN,) * len(s) for s in state.stacks)
     )
+    pile: tuple[SeenCard, ...] = state.pile
+    if state.burned:  # face down under the played cards
+        pile = (state.burned if referee else (HIDDEN,) * len(state.burned)) + pile
     return View(
         stacks=stacks,
-        pile=state.pile,
+        pile=pile,
         played_by=state.played_by,
         epoch=state.epoch,
         current=state.current,
@@ -599,7 +691,8 @@ def view(state: State, viewer: Viewer) -> View:
 
 
 def redact(event: Event, viewer: Viewer) -> Event:
-    """The event as ``viewer`` sees it: stack cards are face down but to the referee. An event
+    """The event as ``viewer`` sees it: stack cards (a resigner's too) are face down but to the
+    referee. An event
     does not know the game's seat count: an int viewer must be a seat number (not a bool, not
     negative, at most the largest seat count); :func:`view` checks it against the game."""
     if viewer == Role.REFEREE:
@@ -612,12 +705,15 @@ def redact(event: Event, viewer: Viewer) -> Event:
         return PenaltyPaid(event.seat, HIDDEN, event.to)
     if type(event) is StackShuffled:
         return StackShuffled(event.seat, (HIDDEN,) * len(event.stack))
+    if type(event) is Resigned:
+        return Resigned(event.seat, (HIDDEN,) * len(event.stack), event.current, event.winner)
     return event
 
 
 ZONES: Final = kit.Zones(
     kit.Zone("stacks", "nobody", per_seat=True),  # face down to everyone, their owners included
     kit.Zone("pile", "everyone"),
+    kit.Zone("burned", "nobody"),  # resigners' stacks, face down under the pile (§0.6)
 )
 """Where the cards of a Slapjack state lie, and who sees them: cards_in_play and shuffle_hidden."""
 
@@ -629,14 +725,15 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """Only one player is not eliminated (§4.2 end): ``ALL_CARDS`` if they hold every card, else
-    ``LAST_STANDING``. Under ``out_of_cards="slap_in_unlimited"`` the game also ends as soon as one
-    player holds every card (§4.4)."""
+    """Only one player is not eliminated (§4.2 end): ``RESIGNED`` if the other of the last two
+    resigned (rules.md §0.6), else ``ALL_CARDS`` if they hold every card, else
+    ``LAST_STANDING``. Under ``out_of_cards="slap_in_unlimited"`` the game also ends as soon as
+    one player holds every card (§4.4). Slapjack names no losers."""
     stacks = state.stacks
     n = len(stacks)
     eliminated = state.eliminated
     if len(eliminated) < n - 1:  # the common case first: this runs on every step
-        if state.pile or state.setup.rules.out_of_cards != "slap_in_unlimited":
+        if state.pile or state.setup.rules.out_of_cards != "slap_in_unlimited" or state.burned:
             return None
         holders = [q for q, s in enumerate(stacks) if s]
         if len(holders) == 1:
@@ -646,13 +743,16 @@ def outcome(state: State) -> Outcome | None:
     if not alive:
         return Outcome(Termination.LAST_STANDING)
     w = alive[0]
-    if state.pile or any(s for q, s in enumerate(stacks) if q != w):
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (w,))
+    if state.pile or state.burned or any(s for q, s in enumerate(stacks) if q != w):
         return Outcome(Termination.LAST_STANDING, (w,))
     return Outcome(Termination.ALL_CARDS, (w,))
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may make now (a false slap is legal)."""
+    """Every command ``seat`` may make now (a false slap is legal). Never ``Resign``, though
+    it is accepted (rules.md §0.6): a bot picking among these must not resign by chance."""
     n = state.setup.seats
     if type(seat) is not int or not 0 <= seat < n:
         check_seat(n, seat)  # raises InvalidSeat
@@ -673,10 +773,12 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
-    """Bots' hint: slap only a target, and never cover one you could slap instead."""
+    """Bots' hint: slap only a target, and never cover one you could slap instead; never resign."""
     n = state.setup.seats
     if type(seat) is not int or not 0 <= seat < n:
         check_seat(n, seat)  # raises InvalidSeat
+    if type(command) is kit.Resign:
+        return False
     pile = state.pile
     if not pile:
         return type(command) is not Slap
@@ -704,10 +806,12 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
       fine: a small hand-written position); ``played_by`` names one seat per pile card;
     * an eliminated player holds no card: only an empty hand is eliminated, and nobody ever
       gives one a card (§4.2 slap); at least one player is still in (the game ends at one);
-    * ``current`` is a player in the game who holds a card (step 3 and ``TurnPassed`` pick a
-      holder, and nothing else takes a card from them), or None exactly when nobody holds a
-      card and a target waits on top of the pile to be slapped (step 3) — so a position always
-      holds a card;
+    * ``current`` is a player in the game who holds a card (step 3, ``TurnPassed`` and
+      ``Resigned`` pick a holder, and nothing else takes a card from them), or None exactly when
+      nobody holds a card and a target waits on top of the pile to be slapped (step 3) — so a
+      position always holds a card;
+    * burned cards lie under the pile only after a resignation (§0.6), so some seat is
+      eliminated; ``resigned`` is None, or an eliminated seat and the game is over;
     * ``shuffles`` counts one shuffle per pile taken (``epoch``) under ``shuffle_after_win``,
       none otherwise;
     * the game is not over (:func:`outcome`).
@@ -729,6 +833,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     pile = state.pile
     if type(pile) is not tuple:
         raise InvalidPosition("pile", "must be a tuple of cards")
+    if type(state.burned) is not tuple:
+        raise InvalidPosition("burned", "must be a tuple of cards")
     ZONES.check_cards(state, deck(setup))  # names the zone a card is one too many in
     played_by = state.played_by
     if type(played_by) is not tuple or len(played_by) != len(pile):
@@ -755,6 +861,18 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             raise InvalidPosition(f"stacks[{q}]", f"seat {q} is eliminated but holds cards")
     if len(eliminated) == n:
         raise InvalidPosition("eliminated", "every seat is eliminated; the game ends at one")
+    if state.burned and not eliminated:
+        raise InvalidPosition("burned", "only a resigner's cards are burned (§0.6): none resigned")
+    resigned = state.resigned
+    if resigned is not None:
+        nt.check_seat_field(resigned, n, "resigned")
+        if resigned not in eliminated or len(eliminated) != n - 1:
+            raise InvalidPosition(
+                "resigned", "names the eliminated seat that ended the game with two left (§0.6)"
+            )
+        if not allow_over:
+            raise InvalidPosition("resigned", "the game is already over")
+        return  # the game ended with the resignation: there is no next turn to check
     current = state.current
     if current is None:
         if any(stacks):
@@ -778,36 +896,42 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
 _FIELDS: Final = ("stacks", "pile", "played_by", "epoch", "current", "eliminated", "shuffles")
 """The fields of the notation, in order (docs/notation/slapjack.md)."""
+_BURNED_FIELDS: Final = (*_FIELDS, "burned")
+"""With the optional last field: written only when burned cards lie under the pile, so every
+other position reads as it did before rules version 2 added resigning (§0.6)."""
 
 
 def format_position(state: State, viewer: Viewer) -> str:
     """``state`` in one line (docs/notation/slapjack.md). Every stack card is ``??`` but to the
     referee, exactly as :func:`view` hides them; the pile is face up to everyone."""
+    burned: tuple[SeenCard, ...] = state.burned
     if viewer == Role.REFEREE:
         stacks = nt.per_seat_text(state.stacks, nt.cards_text)
     else:
         if not isinstance(viewer, str):  # a Role (a str) or a seat
             check_seat(state.setup.seats, viewer)
         stacks = nt.per_seat_text(state.stacks, lambda s: nt.cards_text((HIDDEN,) * len(s)))
-    return nt.join(
-        GAME.info.name,
-        (
-            stacks,
-            nt.cards_text(state.pile),
-            ",".join(map(str, state.played_by)) or nt.EMPTY,
-            nt.int_text(state.epoch),
-            nt.int_text(state.current),
-            nt.seats_text(state.eliminated),
-            nt.int_text(state.shuffles),
-        ),
-    )
+        burned = (HIDDEN,) * len(burned)
+    fields = [
+        stacks,
+        nt.cards_text(state.pile),
+        ",".join(map(str, state.played_by)) or nt.EMPTY,
+        nt.int_text(state.epoch),
+        nt.int_text(state.current),
+        nt.seats_text(state.eliminated),
+        nt.int_text(state.shuffles),
+    ]
+    if burned:
+        fields.append(nt.cards_text(burned))
+    return nt.join(GAME.info.name, fields)
 
 
 def parse_position(text: str, rules: Rules | None = None) -> State:
     """The position a referee's notation ``text`` describes, under ``rules`` (default rules when
     None), with ``Setup(seats, seed 0, rules)``; checked by :func:`check_position` (a finished
     game is refused). Raises :class:`InvalidPosition` naming the field at fault."""
-    fields = nt.split(text, GAME.info.name, _FIELDS)
+    optional = isinstance(text, str) and text.strip().count(" ") == len(_BURNED_FIELDS)
+    fields = nt.split(text, GAME.info.name, _BURNED_FIELDS if optional else _FIELDS)
     if rules is None:
         rules = Rules()
     elif not isinstance(rules, Rules):
@@ -834,9 +958,16 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         current=nt.parse_opt_int(fields[4], "current", hi=n - 1),
         eliminated=nt.parse_seats(fields[5], "eliminated", n),
         shuffles=nt.parse_int(fields[6], "shuffles"),
+        burned=_parse_burned(fields[7]) if optional else (),
     )
     check_position(state)
     return state
+
+
+def _parse_burned(text: str) -> tuple[Card, ...]:
+    if text == nt.EMPTY:  # one spelling per position: no burned cards, no field
+        raise InvalidPosition("burned", "is left out when no card is burned, never written '-'")
+    return nt.parse_cards(text, "burned")
 
 
 # --------------------------------------------------------------------------- narration
@@ -875,6 +1006,16 @@ def narrate(event: Event) -> str:
             return f"the turn passes to seat {current}"
         case PlayerEliminated(seat):
             return f"seat {seat} is eliminated"
+        case Resigned(seat, stack, current, winner):
+            k = len(stack)
+            text = f"seat {seat} resigned"
+            if k:
+                text += f"; their {k} card{'s go' if k > 1 else ' goes'} under the pile"
+            if winner is not None:
+                return text + f"; seat {winner} wins"
+            if current is None:
+                return text + "; nobody holds a card"
+            return text + f"; seat {current} plays next"
         case _:
             assert_never(event)
 
@@ -887,9 +1028,10 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         min_seats=2,
         max_seats=8,
         realtime=True,
+        replays_versions=("1",),
     ),
     rules_type=Rules,
-    command_types=(Play, Slap),
+    command_types=(Play, Slap, kit.Resign),
     event_types=(
         Dealt,
         CardPlayed,
@@ -899,6 +1041,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         PenaltyPaid,
         TurnPassed,
         PlayerEliminated,
+        Resigned,
     ),
     view_type=View,
     initial_state=initial_state,

@@ -14,6 +14,12 @@ onto one pile, which is then locked for the round. The round ends when a player'
 each shuffles the pile taken with their remaining cards into a new packet and lays it out again.
 A player whose new packet is empty wins. Races are decided by sequence order (§2.3, §0.4).
 
+Either player may ``kit.Resign`` in any phase while the game runs (rules.md §0.6): with two
+players the game ends at once and the other wins (termination ``RESIGNED``). The table stays as
+it stood (phase, cards and lock unchanged, recorded calls cleared since none can take effect);
+``winner`` and ``resigned`` say how it ended. ``legal_commands`` never offers ``Resign`` and
+``is_sensible`` calls it unwise, so bots never resign by chance.
+
 Zones: layout piles are bottom→top; the last ``up[seat][pile]`` cards of a pile are face up (one,
 the top, except after a ``Stack`` in that variant; zero while a top waits to be flipped); every
 other layout card is face down. Spit cards are top first and face down to everybody, their owner
@@ -51,7 +57,9 @@ from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import joint_call
 from ..rng import shuffled
 
-RULES_VERSION: Final = "1"
+RULES_VERSION: Final = "2"
+"""2 added ``Resign`` (rules.md §0.6); every action of version 1 is decided as before, so logs of
+version 1 still verify (``replays_versions``)."""
 GAME_NAME: Final = "spit"
 
 T = TypeVar("T")
@@ -148,7 +156,7 @@ class TakePile:
     target: int
 
 
-Command = Play | Flip | Move | Stack | Spit | Slap | TakePile
+Command = Play | Flip | Move | Stack | Spit | Slap | TakePile | kit.Resign
 
 SPIT: Final = Spit()
 
@@ -264,6 +272,14 @@ class NewLayout:
     winner: int | None
 
 
+@kit.record
+class Resigned:
+    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins at once
+    (rules.md §0.6). It names no card: every card stays where it lies, as hidden as before."""
+
+    seat: int
+
+
 Event = (
     Dealt
     | SpitCalled
@@ -276,6 +292,7 @@ Event = (
     | RoundEnded
     | PileClaimed
     | NewLayout
+    | Resigned
 )
 
 PLAY_STARTED: Final = PlayStarted()
@@ -313,6 +330,10 @@ class State(NamedTuple):
     """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``. Two per
     re-layout, so always ``2 * (round - 1)``."""
     winner: int | None = None
+    """Who won: set in phase OVER (a packet was empty) or by a resignation (any phase)."""
+    resigned: int | None = None
+    """The seat that resigned (rules.md §0.6): the game ended where it stood, ``winner`` the
+    other seat."""
 
 
 def position(
@@ -330,6 +351,7 @@ def position(
     round: int = 1,
     shuffles: int | None = None,
     winner: int | None = None,
+    resigned: int | None = None,
     seed: int = 0,
     allow_over: bool = False,
 ) -> State:
@@ -339,7 +361,8 @@ def position(
     Layouts are padded with empty spaces up to ``num_stock_piles``. ``up[seat][pile]`` counts the
     face-up cards on top of each pile; seats it leaves out have every non-empty stock pile's top
     card face up and the rest face down. ``called``: the seats that called (a set), or one flag
-    per seat. ``shuffles`` defaults to the two per re-layout of the rounds before ``round``."""
+    per seat. ``shuffles`` defaults to the two per re-layout of the rounds before ``round``.
+    ``resigned``: the seat that resigned (with ``winner`` the other seat and ``allow_over``)."""
     rules = rules or Rules()
     n = rules.num_stock_piles
     lay = tuple(
@@ -372,6 +395,7 @@ def position(
         round,
         2 * (round - 1) if shuffles is None and isinstance(round, int) else shuffles,
         winner,
+        resigned,
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -569,6 +593,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         return _decide_slap(state, seat, command)  # type: ignore[arg-type]
     if t is TakePile:
         return _decide_take(state, seat, command)  # type: ignore[arg-type]
+    if t is kit.Resign:  # §0.6: any phase; a player's and the timer's forfeit alike
+        return [Resigned(seat)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
 
@@ -874,7 +900,7 @@ def evolve(state: State, event: Event) -> State:
     several times more), and rebuild only the per-seat or per-pile pairs they change."""
     (
         setup, phase, layouts, up, spit_cards, spit_piles, called, call_targets, locked, chooser,
-        round_, shuffles, winner,
+        round_, shuffles, winner, resigned,
     ) = state  # fmt: skip
     if isinstance(event, CardPlayed):
         p, i, j = event.seat, event.source, event.target
@@ -885,14 +911,14 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
             _pair(spit_piles, j, spit_piles[j] + (event.card,)), called, call_targets, locked,
-            chooser, round_, shuffles, winner,
+            chooser, round_, shuffles, winner, resigned,
         ))  # fmt: skip
     if isinstance(event, Flipped):
         ups = list(up[event.seat])
         ups[event.pile] = 1
         return _new(State, (
             setup, phase, layouts, _pair(up, event.seat, tuple(ups)), spit_cards, spit_piles,
-            called, call_targets, locked, chooser, round_, shuffles, winner,
+            called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
         ))  # fmt: skip
     if isinstance(event, (Moved, Stacked)):
         p, i, k = event.seat, event.source, event.target
@@ -905,7 +931,7 @@ def evolve(state: State, event: Event) -> State:
         ups[k] = before_up[k] + 1
         return _new(State, (
             setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
-            spit_piles, called, call_targets, locked, chooser, round_, shuffles, winner,
+            spit_piles, called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
         ))  # fmt: skip
     if isinstance(event, SpitCalled):
         p = event.seat
@@ -913,20 +939,20 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, layouts, up, spit_cards, spit_piles, callers,
             _NO_TARGETS if done else _pair(call_targets, p, event.target), locked, chooser,
-            round_, shuffles, winner,
+            round_, shuffles, winner, resigned,
         ))  # fmt: skip
     if isinstance(event, Spat):
         p, j = event.seat, event.target
         return _new(State, (
             setup, phase, layouts, up, _pair(spit_cards, p, spit_cards[p][1:]),
             _pair(spit_piles, j, spit_piles[j] + (event.card,)), _NO_CALLS, _NO_TARGETS,
-            j if event.lock else locked, chooser, round_, shuffles, winner,
+            j if event.lock else locked, chooser, round_, shuffles, winner, resigned,
         ))  # fmt: skip
     match event:
         case PlayStarted():
             return _new(State, (
                 setup, "PLAY", layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS, None,
-                None, round_, shuffles, winner,
+                None, round_, shuffles, winner, resigned,
             ))  # fmt: skip
         case RoundEnded(_, seat, claim):
             new_phase: Phase = (
@@ -934,7 +960,7 @@ def evolve(state: State, event: Event) -> State:
             )
             return _new(State, (
                 setup, new_phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS,
-                locked, seat if claim == "choose" else None, round_, shuffles, winner,
+                locked, seat if claim == "choose" else None, round_, shuffles, winner, resigned,
             ))  # fmt: skip
         case PileClaimed():
             return state
@@ -945,7 +971,7 @@ def evolve(state: State, event: Event) -> State:
                 tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
                 tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in new_spit_cards),
                 ((), ()), _NO_CALLS, _NO_TARGETS, None, None, round_ + 1, shuffles + 2,
-                new_winner,
+                new_winner, resigned,
             ))  # fmt: skip
         case Dealt(dealt_layouts, dealt_spit_cards):
             dealt = _as_cards(dealt_layouts)
@@ -953,7 +979,13 @@ def evolve(state: State, event: Event) -> State:
                 setup, "READY", dealt,
                 tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
                 tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in dealt_spit_cards),
-                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, 1, 0, None,
+                ((), ()), _NO_CALLS, _NO_TARGETS, None, None, 1, 0, None, None,
+            ))  # fmt: skip
+        case Resigned(resigner):
+            # §0.6: over where it stands; no recorded call can take effect any more.
+            return _new(State, (
+                setup, phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS,
+                locked, chooser, round_, shuffles, 1 - resigner, resigner,
             ))  # fmt: skip
         case _:
             assert_never(event)
@@ -1062,10 +1094,13 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """The first player whose new packet is empty wins (§2.2)."""
+    """The first player whose new packet is empty wins (§2.2); when a player resigns, the other
+    (§0.6). Spit names no losers and keeps no score."""
     w = state.winner
     if w is None:
         return None
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (w,))
     return Outcome(Termination.OUT_OF_CARDS, (w,))
 
 
@@ -1079,7 +1114,8 @@ _TAKES: Final = tuple(TakePile(j) for j in range(SPIT_PILES))
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may make now (each is accepted by ``decide``)."""
+    """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
+    always allowed, never offered, so a bot picking among these never resigns by chance."""
     if seat.__class__ is not int or not 0 <= seat < SEATS:
         check_seat(SEATS, seat)
     if state.winner is not None:
@@ -1118,8 +1154,9 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
-    spitting alone, a move or stack that uncovers no face-down card (it could loop forever), and
-    claiming the bigger spit pile ("strategic players slap the pile with fewer cards", §2.1)."""
+    spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
+    claiming the bigger spit pile ("strategic players slap the pile with fewer cards", §2.1),
+    and resigning."""
     if seat.__class__ is not int or not 0 <= seat < SEATS:
         check_seat(SEATS, seat)
     t = type(command)
@@ -1133,6 +1170,8 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
             return False
         spits = state.spit_cards
         return command.target is None or bool(spits[seat] and not spits[1 - seat])
+    if t is kit.Resign:
+        return False
     j = command.target  # type: ignore[union-attr]
     piles = state.spit_piles
     other = piles[1 - j]
@@ -1188,7 +1227,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     * SLAP / CHOOSE: both spit piles, no call, and the round end that leads there: CHOOSE only
       under ``pile_claim="choose"`` with the chooser's layout empty;
     * OVER (the winner set): nothing laid out, the winner holds no card, a lower seat with no
-      card would have won first."""
+      card would have won first;
+    * a resignation (§0.6, ``resigned`` set): a phase of play with its checks above, the other
+      seat the winner, no call recorded; over, so only with ``allow_over``."""
     setup = state.setup
     if not isinstance(setup, Setup) or setup.seats != SEATS:
         raise InvalidPosition("setup", f"a Spit setup has 2 seats, got {setup!r:.60}")
@@ -1266,6 +1307,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     _check_index(state.locked, "locked")
     _check_index(state.chooser, "chooser", "seat")
     _check_index(state.winner, "winner", "seat")
+    _check_index(state.resigned, "resigned", "seat")
     round_ = state.round
     if type(round_) is not int or round_ < 1:
         raise InvalidPosition("round", f"must be an integer >= 1, got {round_!r:.20}")
@@ -1274,8 +1316,10 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             "shuffles", f"two per re-layout: {2 * (round_ - 1)} before round {round_}, "
             f"got {state.shuffles!r:.20}"
         )  # fmt: skip
-    winner = state.winner
-    if (winner is not None) != (phase == "OVER"):
+    winner, resigned = state.winner, state.resigned
+    if resigned is not None:
+        _check_resigned(state)
+    elif (winner is not None) != (phase == "OVER"):
         raise InvalidPosition("winner", f"a winner is set exactly in phase OVER (phase {phase})")
     if state.chooser is not None and phase != "CHOOSE":
         raise InvalidPosition("chooser", f"only phase CHOOSE has a chooser (phase {phase})")
@@ -1286,8 +1330,25 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         return
     if phase == "READY":
         _check_ready(state)
-        return
-    _check_round(state, stacking)
+    else:
+        _check_round(state, stacking)
+    if resigned is not None and not allow_over:
+        raise InvalidPosition("resigned", f"the game is already over: seat {resigned} resigned")
+
+
+def _check_resigned(state: State) -> None:
+    """A resignation (§0.6) leaves the table as it stood in a phase of play, the calls cleared
+    (:func:`evolve`), the other seat the winner; the phase's own checks still hold."""
+    resigned = state.resigned
+    assert resigned is not None
+    if state.phase == "OVER":
+        raise InvalidPosition("resigned", "phase OVER means a packet was empty, not a resignation")
+    if state.winner != 1 - resigned:
+        raise InvalidPosition(
+            "winner", f"seat {resigned} resigned, so seat {1 - resigned} won, got {state.winner}"
+        )
+    if state.called:
+        raise InvalidPosition("called", "a resignation clears the calls")
 
 
 def _check_over(state: State) -> None:
@@ -1408,6 +1469,11 @@ def _field_names(n: int) -> tuple[str, ...]:
     )  # fmt: skip
 
 
+RESIGNED_FIELD: Final = "resigned"
+"""The notation's optional last field, written only after a resignation: a text of rules
+version 1 (every position a log of it starts from) stays a text of this version."""
+
+
 def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
     """The position in Spit's notation (docs/notation/spit.md): for any viewer but the referee,
     face-down layout cards and every spit card (exactly what :func:`view` hides) are ``??``."""
@@ -1436,6 +1502,8 @@ def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
         nt.int_text(state.chooser),
         nt.int_text(state.winner),
     ]
+    if state.resigned is not None:
+        fields.append(nt.int_text(state.resigned))
     return nt.join(GAME_NAME, fields)
 
 
@@ -1455,7 +1523,10 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     if not isinstance(rules, Rules):
         raise InvalidPosition("rules", f"must be spit.Rules, got {type(rules).__name__}")
     n = rules.num_stock_piles
-    f = nt.split(text, GAME_NAME, _field_names(n))
+    names = _field_names(n)
+    if isinstance(text, str) and text.strip().count(" ") == len(names) + 1:
+        names = (*names, RESIGNED_FIELD)  # one field more: the optional last one
+    f = nt.split(text, GAME_NAME, names)
     phase = nt.parse_choice(f[0], "phase", PHASES)
     round_ = nt.parse_int(f[1], "round", lo=1)
     piles = [
@@ -1499,6 +1570,7 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         round_,
         2 * (round_ - 1),
         nt.parse_opt_int(f[9 + n], "winner", hi=1),
+        nt.parse_int(f[10 + n], RESIGNED_FIELD, hi=1) if len(f) > 10 + n else None,
     )
     check_position(state, allow_over=True)
     return state
@@ -1563,6 +1635,8 @@ def narrate(event: Event) -> str:
                 f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
                 for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
             )
+        case Resigned(seat):
+            return f"seat {seat} resigned: seat {1 - seat} wins; the cards stay where they lie"
         case _:
             assert_never(event)
 
@@ -1575,9 +1649,10 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         min_seats=2,
         max_seats=2,
         realtime=True,
+        replays_versions=("1",),
     ),
     rules_type=Rules,
-    command_types=(Play, Flip, Move, Stack, Spit, Slap, TakePile),
+    command_types=(Play, Flip, Move, Stack, Spit, Slap, TakePile, kit.Resign),
     event_types=(
         Dealt,
         SpitCalled,
@@ -1590,6 +1665,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         RoundEnded,
         PileClaimed,
         NewLayout,
+        Resigned,
     ),
     view_type=View,
     initial_state=initial_state,

@@ -29,14 +29,17 @@ import structlog
 from cardcore import codec, registry
 from cardcore.engine import DEFAULT_EVENT_LIMIT, Outcome, Role, Viewer, rule_flags
 from cardcore.errors import DecodeError, InvalidSetup, Rejected, UnknownGame
-from cardcore.log import SALT_BYTES, dumps
+from cardcore.kit import Resign
+from cardcore.log import SALT_BYTES, LogWriter, commitment, dumps
 from cardcore.rng import MAX_SEED
 
 from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
+from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
 from .redaction import RedactedEntry, Value
 from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
+from .tables import SeatOpen, TableStatus
 
 log = structlog.get_logger("cardcore_server")
 
@@ -52,6 +55,8 @@ a request with more is refused before any per-seat work, so it cannot stall the 
 MAX_TIMEOUTS: Final = 16
 """The most ``timeouts_ms`` entries a request may carry (a game has a handful of timed kinds)."""
 MAX_DELAY_MS: Final = 600_000
+MAX_TIMER_MS: Final = 7 * 86_400_000
+"""The longest turn, idle, abandonment or start-deadline clock a table may set (a week)."""
 MAX_EVENT_LIMIT: Final = 10_000_000
 _GAME_ID_RE: Final = re.compile(r"^[0-9a-f]{32}$")
 _ACTION_ID_RE: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
@@ -94,6 +99,12 @@ class ServiceConfig:
     (the ERS collect window by default); a game's request may override or turn them off."""
     stream_batch: int = 1000
     """Entries per stream message at most."""
+    start_deadline_ms: int = 15 * 60_000
+    """How long a table waits for its seats by default before it is cancelled."""
+    retain_days: float | None = None
+    """``--retain-days``: finished games older than this are archived and removed."""
+    archive_dir: str | None = None
+    """``--archive``: where retention writes each removed game's final log."""
 
 
 # --------------------------------------------------------------------------- results
@@ -132,6 +143,17 @@ class GameSpec:
     seed: int | None = None
     event_limit: int = 0
     timeouts_ms: Mapping[str, int] = field(default_factory=dict)
+    seat_open: Sequence[str] = ()
+    """Per seat (in order; missing = ``""``): ``""`` the creator holds it (a human seat's token
+    comes back) or a bot plays it; ``"invite"`` a single-use invite fills it; ``"anyone"``
+    whoever takes it first. Any open seat makes the game a table that deals when it starts."""
+    public: bool = False
+    """List the table for anyone to find, join (its open-to-anyone seats) and watch."""
+    start_deadline_ms: int = 0
+    """How long the table waits for its seats before it is cancelled (0 = the server's)."""
+    turn_timeout_ms: int = 0
+    idle_timeout_ms: int = 0
+    abandon_timeout_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +163,11 @@ class CreatedGame:
     spectator_token: str
     seed_commitment: str
     header_json: str
+    creator_token: str = ""
+    invites: tuple[tuple[int, str], ...] = ()
+    """``(seat, invite code)`` of every seat a single-use invite fills."""
+    status: str = "playing"
+    """``playing``, or ``waiting`` for a table with open seats."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +190,8 @@ class ViewResult:
     legal_commands: tuple[Value, ...]
     outcome: Outcome | None
     seat: int | None
+    present: tuple[int, ...] = ()
+    """The seats with an open event stream on this server (who is at the table)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +227,8 @@ def _viewer_text(viewer: Viewer) -> str:
 
 
 def _parse_viewer(text: str) -> Viewer:
+    if text == CREATOR:
+        return Role.SPECTATOR  # the creator sees what a spectator sees
     return Role(text) if not text.isdigit() else int(text)
 
 
@@ -222,6 +253,8 @@ class Application:
         self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
         """Set when other server processes serve the same games (PostgreSQL)."""
         self._lease_task: asyncio.Task[None] | None = None
+        self.lobby = Lobby(self)
+        """Tables, joins, abort, listing, presence, retention (:mod:`.lobby`)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -234,6 +267,7 @@ class Application:
         await self.store.open()
         self._tokens = await self.store.tokens()
         self._known = {g for g, _ in self._tokens.values()}
+        await self.lobby.open()
         if self.shared is not None:
             with contextlib.suppress(StoreError):
                 await self._lease_tick()
@@ -260,6 +294,7 @@ class Application:
         """Stop timers, let pending writes land, hand this server's games over, close the
         store."""
         self.closing = True
+        await self.lobby.close()
         if self._lease_task is not None:
             self._lease_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -335,7 +370,7 @@ class Application:
                 log.warning("load_failed", game_id=game_id, error=str(exc))
                 raise _unavailable("the game could not be loaded") from None
             if stored is None:
-                raise ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
+                raise await self._not_dealt(game_id)
             try:
                 game = registry.get_game(stored.record.game)
                 live = LiveGame.restore(game, stored, self.store)
@@ -349,6 +384,100 @@ class Application:
                 live.plan()
                 log.info("game_rebuilt", game_id=game_id, seq=live.match.seq, owned=live.owned)
             return live
+
+    async def _not_dealt(self, game_id: str) -> ServiceError:
+        """Why a game has no log: a table still waiting, a cancelled one, or none at all."""
+        try:
+            table = await self.store.load_table(game_id)
+        except StoreError:
+            return _unavailable("the game could not be loaded")
+        if table is not None and table.status is TableStatus.WAITING:
+            return ServiceError(
+                Status.FAILED_PRECONDITION,
+                Lifecycle.GAME_NOT_STARTED,
+                "the table is waiting for players (GetTable shows its seats)",
+            )
+        if table is not None and table.status is TableStatus.CANCELLED:
+            return ServiceError(
+                Status.FAILED_PRECONDITION,
+                Lifecycle.TABLE_CANCELLED,
+                "the table was cancelled before it started",
+            )
+        return ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
+
+    # ------------------------------------------------------------------ for the lobby
+
+    def check_open(self) -> None:
+        if self.closing:
+            raise ServiceError(Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping")
+
+    @staticmethod
+    def check_game_id(game_id: str) -> None:
+        if not _GAME_ID_RE.match(game_id or ""):
+            raise invalid("game_id", "must be 32 lowercase hex digits")
+
+    @staticmethod
+    def new_token() -> str:
+        return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+    def remember_token(self, token: str, game_id: str, viewer: str) -> None:
+        self._tokens[token_hash(token)] = (game_id, viewer)
+        self._known.add(game_id)
+
+    async def find_token(self, token: str) -> tuple[str, str] | None:
+        """``(game_id, viewer text)`` of a token, or None."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 128:
+            return None
+        found = self._tokens.get(token_hash(token))
+        if found is None and self.shared is not None:
+            found = await self._shared_token(token_hash(token))
+        return found
+
+    async def token_game(self, token: str | None, game_id: str) -> str:
+        """The viewer text of ``token``, which must be a token of ``game_id``."""
+        self.check_open()
+        if not token:
+            raise ServiceError(
+                Status.UNAUTHENTICATED, Reason.MISSING_TOKEN, "send `authorization: Bearer <token>`"
+            )
+        found = await self.find_token(token)
+        if found is None:
+            raise ServiceError(Status.UNAUTHENTICATED, Reason.INVALID_TOKEN, "unknown token")
+        self.check_game_id(game_id)
+        if found[0] != game_id:
+            raise ServiceError(
+                Status.PERMISSION_DENIED, Reason.WRONG_GAME, "the token is for another game"
+            )
+        _note(game_id=game_id, seat=found[1])
+        return found[1]
+
+    async def live(self, game_id: str) -> LiveGame:
+        """The game served here (loaded from the store if need be, caught up with others)."""
+        live = self.games.get(game_id)
+        if live is None or live.broken:
+            self._known.add(game_id)
+            live = await self._load(game_id)
+        if self.shared is not None:
+            try:
+                await live.sync()
+            except Unavailable:
+                live = await self._load(game_id)
+        return live
+
+    def adopt(self, live: LiveGame) -> None:
+        """Serve a game this server just dealt (a table that started here)."""
+        self._known.add(live.game_id)
+        self.games[live.game_id] = live
+        live.plan()
+
+    def forget(self, game_id: str) -> None:
+        """A game left the store (retention): drop it and its tokens from memory."""
+        live = self.games.pop(game_id, None)
+        if live is not None:
+            live.closed = True
+        self._known.discard(game_id)
+        for h in [h for h, (g, _) in self._tokens.items() if g == game_id]:
+            del self._tokens[h]
 
     # ------------------------------------------------------------------ authentication
 
@@ -466,6 +595,20 @@ class Application:
             if not 0 <= ms <= MAX_DELAY_MS:
                 raise invalid(f"timeouts_ms.{kind}", f"must be 0..{MAX_DELAY_MS} ms")
             timeouts[kind] = ms
+        opens = _seat_opens(spec, seats)
+        timers = {
+            name: getattr(spec, name)
+            for name in ("turn_timeout_ms", "idle_timeout_ms", "abandon_timeout_ms")
+        }
+        for name, ms in (*timers.items(), ("start_deadline_ms", spec.start_deadline_ms)):
+            if not 0 <= ms <= MAX_TIMER_MS:
+                raise invalid(name, f"must be 0..{MAX_TIMER_MS} ms (a week)")
+        if spec.turn_timeout_ms and game.to_act is None:
+            raise invalid(
+                "turn_timeout_ms",
+                f"{game.name} has no turns to time (its seats play in real time: use "
+                "idle_timeout_ms)",
+            )
         try:
             setup = game.make_setup(
                 len(seats), seed, rules, spec.event_limit or DEFAULT_EVENT_LIMIT
@@ -484,16 +627,54 @@ class Application:
             created_ms=wall_ms(),
             seats=seats,
             timeouts_ms=timeouts,
+            **timers,
         )
-        live = LiveGame.create(game, record, self.store)
         seat_tokens = tuple(
-            (seat, TOKEN_PREFIX + secrets.token_urlsafe(32))
+            (seat, self.new_token())
             for seat, s in enumerate(seats)
-            if s.kind == "human"
+            if s.kind == "human" and not opens[seat]
         )
-        spectator = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        spectator = self.new_token()
+        creator = self.new_token()
         rows = [(token_hash(t), str(seat)) for seat, t in seat_tokens]
         rows.append((token_hash(spectator), Role.SPECTATOR.value))
+        rows.append((token_hash(creator), CREATOR))
+        gid = record.game_id
+        if any(opens):
+            invites = tuple(
+                (seat, INVITE_PREFIX + secrets.token_urlsafe(24))
+                for seat, o in enumerate(opens)
+                if o is SeatOpen.INVITE
+            )
+            table = new_table(
+                record,
+                opens,
+                spec.public,
+                spec.start_deadline_ms or self.config.start_deadline_ms,
+            )
+            header = LogWriter(game, setup, record.salt, gid).lines[0]
+            try:
+                await self.store.create_table(
+                    table, [(invite_hash(code), seat) for seat, code in invites], rows
+                )
+            except StoreError:
+                raise _unavailable("the store could not record the table") from None
+            for h, v in rows:
+                self._tokens[h] = (gid, v)
+            self._known.add(gid)
+            self.lobby.arm_deadline(table)
+            _note(game_id=gid, seq=0)
+            return CreatedGame(
+                game_id=gid,
+                seat_tokens=seat_tokens,
+                spectator_token=spectator,
+                seed_commitment=commitment(seed, record.salt),
+                header_json=codec.canonical_text(header),
+                creator_token=creator,
+                invites=invites,
+                status="waiting",
+            )
+        live = LiveGame.create(game, record, self.store)
         write = self.store.create(record, live.lines[0], live.lines[1], rows)
         try:
             await write
@@ -501,18 +682,17 @@ class Application:
             raise _unavailable("the store could not record the game") from None
         live.created()
         for h, v in rows:
-            self._tokens[h] = (record.game_id, v)
-        self._known.add(record.game_id)
-        self.games[record.game_id] = live
-        live.plan()
-        _note(game_id=record.game_id, seq=0)
+            self._tokens[h] = (gid, v)
+        self.adopt(live)
+        _note(game_id=gid, seq=0)
         header = live.lines[0]
         return CreatedGame(
-            game_id=record.game_id,
+            game_id=gid,
             seat_tokens=seat_tokens,
             spectator_token=spectator,
             seed_commitment=str(header["commitment"]),
             header_json=codec.canonical_text(header),
+            creator_token=creator,
         )
 
     # ------------------------------------------------------------------ play
@@ -538,6 +718,14 @@ class Application:
         if action_id and not _ACTION_ID_RE.match(action_id):
             raise invalid("action_id", "1 to 128 printable ASCII characters")
         command, text = self._command(live.game, kind, command_json)
+        if isinstance(command, Resign) and command.by is not None:
+            raise ServiceError(
+                Status.INVALID_ARGUMENT,
+                Lifecycle.HOST_ONLY,
+                "command.json.by: only the host marks a resign as its own (a forfeit on a "
+                'time-out); send {"kind":"Resign"}',
+                (FieldViolation("command.json.by", "set only by the host"),),
+            )
         try:
             accepted = await live.submit(viewer, command, text, action_id or None)
         except Rejected as exc:
@@ -590,13 +778,42 @@ class Application:
         self, token: str | None, game_id: str, from_seq: int = 0
     ) -> AsyncIterator[StreamBatch]:
         """Durable entries from ``from_seq`` on, redacted for the caller, in batches; ends after
-        the game's last entry (the last batch carries the outcome)."""
-        live, viewer = await self._auth(token, game_id)
+        the game's last entry (the last batch carries the outcome). On a table still waiting
+        for players, the stream waits for the deal."""
         if from_seq < 0:
             raise invalid("from_seq", "must not be negative")
+        try:
+            live, viewer = await self._auth(token, game_id)
+        except ServiceError as exc:
+            if exc.reason != Lifecycle.GAME_NOT_STARTED:
+                raise
+            return self._stream_when_dealt(token, game_id, from_seq)
         return self._stream(live, viewer, from_seq)
 
+    async def _stream_when_dealt(
+        self, token: str | None, game_id: str, from_seq: int
+    ) -> AsyncIterator[StreamBatch]:
+        viewer = _parse_viewer(await self.token_game(token, game_id))
+        self.lobby.stream_opened(game_id, viewer)
+        try:
+            await self.lobby.wait_started(game_id)
+        finally:
+            self.lobby.stream_closed(game_id, viewer)
+        live, viewer = await self._auth(token, game_id)
+        async for batch in self._stream(live, viewer, from_seq):
+            yield batch
+
     async def _stream(
+        self, live: LiveGame, viewer: Viewer, next_seq: int
+    ) -> AsyncIterator[StreamBatch]:
+        self.lobby.stream_opened(live.game_id, viewer)
+        try:
+            async for batch in self._entries(live, viewer, next_seq):
+                yield batch
+        finally:
+            self.lobby.stream_closed(live.game_id, viewer)
+
+    async def _entries(
         self, live: LiveGame, viewer: Viewer, next_seq: int
     ) -> AsyncIterator[StreamBatch]:
         batch = self.config.stream_batch
@@ -635,6 +852,7 @@ class Application:
             legal_commands=redaction.legal_commands(durable, viewer),
             outcome=durable.outcome,
             seat=viewer if isinstance(viewer, int) else None,
+            present=self.lobby.present_seats(game_id),
         )
 
     async def log(self, token: str | None, game_id: str) -> LogResult:
@@ -643,6 +861,24 @@ class Application:
         lines = live.lines[: live.durable_lines]
         complete = bool(lines) and lines[-1].get("type") == "end"
         return LogResult(dumps(redaction.log(lines, viewer)), complete)
+
+
+def _seat_opens(spec: GameSpec, seats: Sequence[SeatSpec]) -> tuple[SeatOpen, ...]:
+    """How each seat is filled (``GameSpec.seat_open``), checked: only a human seat opens."""
+    raw = tuple(spec.seat_open)
+    if len(raw) > len(seats):
+        raise invalid("seat_open", f"{len(raw)} entries for {len(seats)} seats")
+    out = []
+    for i, seat in enumerate(seats):
+        text = raw[i] if i < len(raw) else ""
+        try:
+            mode = SeatOpen(text)
+        except ValueError:
+            raise invalid(f"seats[{i}].open", 'one of "", invite, anyone') from None
+        if mode and seat.kind != "human":
+            raise invalid(f"seats[{i}].open", "only a human seat is open (a bot's seat is filled)")
+        out.append(mode)
+    return tuple(out)
 
 
 def _unavailable(message: str) -> ServiceError:

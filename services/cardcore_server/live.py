@@ -44,7 +44,8 @@ from cardcore import codec
 from cardcore.bots import BOT_KINDS, Bot, ask, bot_seed
 from cardcore.engine import Game, Outcome, Viewer
 from cardcore.errors import DecodeError, RejectCode, Rejected
-from cardcore.log import LogLine, commitment
+from cardcore.kit import RESIGN_BY_TIMER, Resign
+from cardcore.log import LogLine, abort_action, abort_by, commitment
 from cardcore.match import Checkpoint, Match
 from cardcore.rng import stream_key
 
@@ -140,6 +141,40 @@ def make_bot(kind: str, seat: int, seed: int, min_ms: int, max_ms: int) -> Bot:
     return factory(seat, seed)  # type: ignore[no-any-return]
 
 
+@dataclass(frozen=True, slots=True)
+class HostAbort:
+    """The host ends the game (rules.md §0.6): sequenced like an action, logged as an entry
+    with no seat (:meth:`cardcore.match.Match.abort`). ``by``: "creator", "admin" or "timer"."""
+
+    by: str
+
+
+HOST_SEAT: Final = -1
+"""The seat an intent of the host's own (an abort) is queued under."""
+
+
+def _stored_version(game: AnyGame, header: LogLine) -> str | None:
+    """The rules version a stored game was started under, if it is an earlier one the game
+    still replays (served across an upgrade); None for the game's own."""
+    version = header.get("rules_version")
+    if version != game.info.rules_version and version in game.info.replays_versions:
+        return str(version)
+    return None
+
+
+def replay_entry(game: AnyGame, match: AnyMatch, line: LogLine) -> tuple[Any, ...]:
+    """Re-decide one stored entry on ``match`` (a seat's command, or the host's abort); returns
+    its events. Raises what :meth:`Match.submit` raises, or ``KeyError`` / ``ValueError``."""
+    if line.get("seat") is None:
+        by = abort_by(line)
+        if by is None:
+            raise ValueError(f"entry {line.get('seq')} has no seat and is not an abort")
+        match.abort(int(line["at_ms"]), by)
+        return ()
+    command = game.decode_command(line["action"], "action")
+    return tuple(match.submit(int(line["seat"]), command, int(line["at_ms"])))
+
+
 class LiveGame:
     """A game in memory, built from the store or created fresh."""
 
@@ -194,6 +229,10 @@ class LiveGame:
         }
         self.human_seats = tuple(s for s, spec in enumerate(record.seats) if spec.kind == "human")
         self.timeouts = {k: v for k, v in record.timeouts_ms.items() if v > 0}
+        self._last_human_at: dict[int, int] = {}
+        """Per human seat, the ``at_ms`` of its last action of its own (see
+        :meth:`_human_activity`), scanned up to line :attr:`_human_scan`."""
+        self._human_scan = 2
 
     # ------------------------------------------------------------------ construction
 
@@ -207,7 +246,14 @@ class LiveGame:
     ) -> LiveGame:
         """A new game, owned by this server; durable once the store's ``create`` is."""
         setup = game.make_setup(len(record.seats), record.seed, record.rules, record.event_limit)
-        match = Match(game, setup, salt=record.salt, at_ms=0, game_id=record.game_id)
+        match = Match(
+            game,
+            setup,
+            salt=record.salt,
+            at_ms=0,
+            game_id=record.game_id,
+            rules_version=record.rules_version,
+        )
         owner = store.server_id if isinstance(store, SharedStore) else None
         self = cls(game, record, match, store, clock, owner=owner)
         self.events.append(self._deal_events())
@@ -234,7 +280,12 @@ class LiveGame:
             raise RebuildError("no deal entry")
         setup = game.make_setup(len(record.seats), record.seed, record.rules, record.event_limit)
         match = Match(
-            game, setup, salt=record.salt, at_ms=int(lines[1]["at_ms"]), game_id=record.game_id
+            game,
+            setup,
+            salt=record.salt,
+            at_ms=int(lines[1]["at_ms"]),
+            game_id=record.game_id,
+            rules_version=_stored_version(game, lines[0]),
         )
         self = cls(game, record, match, store, clock, version=stored.version, owner=stored.owner)
         if self.lines[:2] != lines[:2]:
@@ -246,11 +297,10 @@ class LiveGame:
             if line.get("type") != "entry":
                 break
             try:
-                command = game.decode_command(line["action"], "action")
-                events = match.submit(int(line["seat"]), command, int(line["at_ms"]))
+                events = replay_entry(game, match, line)
             except (DecodeError, Rejected, ValueError, KeyError) as exc:
                 raise RebuildError(f"entry {line.get('seq')} does not replay: {exc}") from None
-            self.events.append(tuple(events))
+            self.events.append(events)
         if self.lines != lines:
             raise RebuildError("the rebuilt log differs from the stored log")
         self.action_ids = dict(stored.action_ids)
@@ -485,7 +535,11 @@ class LiveGame:
                     answers.append((intent, prior))
                     continue
             try:
-                events = match.submit(intent.seat, intent.command, self.now_ms())
+                if isinstance(intent.command, HostAbort):
+                    match.abort(self.now_ms(), intent.command.by)
+                    events: Any = ()
+                else:
+                    events = match.submit(intent.seat, intent.command, self.now_ms())
             except Rejected as exc:
                 if exc.code is not RejectCode.GAME_OVER or not was_over:
                     confirm = True  # decided on a state the store must confirm as current
@@ -616,17 +670,15 @@ class LiveGame:
         for seq, line, action_id in tail.entries:
             if seq != match.seq:
                 raise RebuildError(f"entry {match.seq} is missing")
-            command = self.game.decode_command(line["action"], "action")
-            seat = int(line["seat"])
-            events = match.submit(seat, command, int(line["at_ms"]))
-            self.events.append(tuple(events))
+            events = replay_entry(self.game, match, line)
+            self.events.append(events)
             over = match.outcome is not None
             if (self.lines[-2] if over else self.lines[-1]) != line:
                 raise RebuildError(f"entry {seq} differs from the stored one")
             if over and self.lines[-1] != tail.end:
                 raise RebuildError("the end line differs from the stored one")
             if action_id is not None:
-                self.action_ids[(seat, str(action_id))] = seq
+                self.action_ids[(int(line["seat"]), str(action_id))] = seq
             grew = True
         for rej in tail.rejections:
             self.rejections[(rej.seat, rej.action_id)] = rej
@@ -668,7 +720,7 @@ class LiveGame:
         self._timers.clear()
         if self.over or self.closed or self.broken or not self.owned:
             return
-        if not self.bot_seats and not self.timeouts:
+        if not self.bot_seats and not self.record.timers:
             return
         loop = asyncio.get_running_loop()
         match = self.match
@@ -710,6 +762,66 @@ class LiveGame:
                         loop.call_later(max(due, 0) / 1000, self._fire, seq, seat, command)
                     )
             self._legal_since = still
+        for due, seat, command in self._forfeits(base):
+            self._timers.append(loop.call_later(max(due, 0) / 1000, self._fire, seq, seat, command))
+
+    def _forfeits(self, base: int) -> list[tuple[int, int, Any]]:
+        """The host's clocks of rules.md §0.6 for the durable state, as ``(due in ms from now,
+        seat, command)``: a turn timer (the seats a turn-based game waits for, counted from the
+        game's last entry), an idle timer (a human seat still in the game with no action of its
+        own for that long) — both forfeit the seat by ``Resign(by="timer")`` — and the
+        abandonment timer (no human action at all: the host aborts). Every time counts from an
+        entry's ``at_ms``, so a clock that ran out while no server was up fires on start-up."""
+        rec, match = self.record, self.match
+        if not (rec.turn_timeout_ms or rec.idle_timeout_ms or rec.abandon_timeout_ms):
+            return []
+        if not self.human_seats:
+            return []
+        last = match.last_at_ms
+        out: list[tuple[int, int, Any]] = []
+        forfeit = Resign(RESIGN_BY_TIMER)
+        if rec.turn_timeout_ms and self.game.to_act is not None:
+            for seat in sorted(set(self.game.to_act(match.state)) & set(self.human_seats)):
+                if self._in_game(seat):
+                    out.append((base + rec.turn_timeout_ms, seat, forfeit))
+        activity = self._human_activity()
+        if rec.idle_timeout_ms:
+            for seat in self.human_seats:
+                if self._in_game(seat):
+                    due = base + activity[seat] - last + rec.idle_timeout_ms
+                    out.append((due, seat, forfeit))
+        if rec.abandon_timeout_ms:
+            due = base + max(activity.values()) - last + rec.abandon_timeout_ms
+            out.append((due, HOST_SEAT, HostAbort(RESIGN_BY_TIMER)))
+        return out
+
+    def _in_game(self, seat: int) -> bool:
+        """Whether ``seat`` may still resign (not eliminated, not finished)."""
+        try:
+            self.match.check(seat, Resign())
+        except Rejected:
+            return False
+        return True
+
+    def _human_activity(self) -> dict[int, int]:
+        """Per human seat, the ``at_ms`` of its last durable action of its own, or of the deal
+        for a seat that has not acted (the host's forfeits do not count; a timed action the
+        host took for an idle seat, such as an ERS collect, does, as the log cannot tell it)."""
+        if not self._last_human_at:
+            deal_at = int(self.lines[1]["at_ms"])
+            self._last_human_at = dict.fromkeys(self.human_seats, deal_at)
+        lines, last = self.lines, self._last_human_at
+        end = self.durable_lines
+        for line in lines[self._human_scan : end]:
+            seat = line.get("seat")
+            if line.get("type") != "entry" or seat not in last:
+                continue
+            action = line.get("action")
+            if isinstance(action, dict) and action.get("by") == RESIGN_BY_TIMER:
+                continue
+            last[seat] = int(line["at_ms"])
+        self._human_scan = max(self._human_scan, end)
+        return last
 
     def _fire(self, seq: int, seat: int, command: Any) -> None:
         if self.match.seq != seq or self.over or self.closed or self.broken or not self.owned:
@@ -719,7 +831,10 @@ class LiveGame:
         task.add_done_callback(self._tasks.discard)
 
     async def _auto(self, seq: int, seat: int, command: Any) -> None:
-        text = codec.canonical_text(codec.encode(command))
+        if isinstance(command, HostAbort):
+            text = codec.canonical_text(abort_action(command.by))
+        else:
+            text = codec.canonical_text(codec.encode(command))
         try:
             acc = await self.submit(seat, command, text, None, planned_seq=seq)
         except Superseded:

@@ -44,10 +44,13 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from cardcore import codec
 from cardcore.log import LogLine
+
+if TYPE_CHECKING:
+    from .tables import TableRow
 
 MAX_BATCH: Final = 1024
 """Writes committed together at most (one transaction, one fsync)."""
@@ -102,10 +105,31 @@ class GameRecord:
     """Wall-clock milliseconds at creation; ``at_ms`` counts from here."""
     seats: tuple[SeatSpec, ...]
     timeouts_ms: dict[str, int]
+    turn_timeout_ms: int = 0
+    """A turn-based game's turn timer: a human seat the game waits for that does not act for
+    this long forfeits (the host injects ``Resign(by="timer")``); 0: none."""
+    idle_timeout_ms: int = 0
+    """A real-time game's idle timer: a human seat still in the game with no accepted action
+    for this long forfeits; 0: none."""
+    abandon_timeout_ms: int = 0
+    """No human action at all for this long: the host aborts the game; 0: none."""
+    rules_version: str | None = None
+    """The rules version the game was started under, when it is an earlier one the game still
+    replays (a game served across an upgrade); None: the game's own."""
+
+    @property
+    def timers(self) -> bool:
+        """Whether the host acts in this game by itself on a clock (besides its bots)."""
+        return (
+            any(v > 0 for v in self.timeouts_ms.values())
+            or self.turn_timeout_ms > 0
+            or self.idle_timeout_ms > 0
+            or self.abandon_timeout_ms > 0
+        )
 
     def public_json(self) -> dict[str, Any]:
         """The record without seed and salt (those live in their own columns)."""
-        return {
+        out: dict[str, Any] = {
             "game": self.game,
             "rules": self.rules,
             "event_limit": self.event_limit,
@@ -113,6 +137,31 @@ class GameRecord:
             "seats": [s.to_json() for s in self.seats],
             "timeouts_ms": self.timeouts_ms,
         }
+        for key in ("turn_timeout_ms", "idle_timeout_ms", "abandon_timeout_ms"):
+            if getattr(self, key):  # written only when set: records of earlier servers match
+                out[key] = getattr(self, key)
+        if self.rules_version is not None:
+            out["rules_version"] = self.rules_version
+        return out
+
+    @classmethod
+    def from_json(cls, game_id: str, rec: dict[str, Any], seed: Any, salt: Any) -> GameRecord:
+        """The record :meth:`public_json` wrote, with its seed and salt columns."""
+        return cls(
+            game_id=game_id,
+            game=rec["game"],
+            rules=rec["rules"],
+            event_limit=int(rec["event_limit"]),
+            seed=int(seed),
+            salt=bytes(salt),
+            created_ms=int(rec["created_ms"]),
+            seats=tuple(SeatSpec.from_json(s) for s in rec["seats"]),
+            timeouts_ms={str(k): int(v) for k, v in rec["timeouts_ms"].items()},
+            turn_timeout_ms=int(rec.get("turn_timeout_ms", 0)),
+            idle_timeout_ms=int(rec.get("idle_timeout_ms", 0)),
+            abandon_timeout_ms=int(rec.get("abandon_timeout_ms", 0)),
+            rules_version=rec.get("rules_version"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +294,59 @@ class EventStore(Protocol):
 
     async def load(self, game_id: str) -> StoredGame | None: ...
 
+    # ---- tables (the lobby: :mod:`.tables`) and retention
+
+    def create_table(
+        self,
+        table: TableRow,
+        invites: Sequence[tuple[str, int]],
+        tokens: Sequence[tuple[str, str]],
+    ) -> Awaitable[None]:
+        """Enqueue a new table with its invites ``(sha256 hex, seat)`` and token hashes."""
+        ...
+
+    def update_table(
+        self,
+        table: TableRow,
+        tokens: Sequence[tuple[str, str]] = (),
+        start: tuple[LogLine, LogLine] | None = None,
+    ) -> Awaitable[None]:
+        """Write ``table`` (at ``version`` + 1 of the stored row) and add ``tokens``, only if
+        the stored row is still at ``table.version - 1`` (else :class:`Conflict`, nothing
+        written). ``start``: the game's header and deal, stored in the same transaction under
+        ``table.record`` (the table has started)."""
+        ...
+
+    async def load_table(self, game_id: str) -> TableRow | None: ...
+
+    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
+        """Enqueue more token hashes ``(sha256 hex, viewer)`` of a game (spectators)."""
+        ...
+
+    async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
+        """``(game_id, seat)`` of an invite code's hash."""
+        ...
+
+    async def list_tables(
+        self, game: str | None, before: tuple[int, str] | None, limit: int
+    ) -> list[TableRow]:
+        """Public tables still waiting, newest first (``created_ms``, then ``game_id``, both
+        descending), strictly after ``before`` in that order."""
+        ...
+
+    async def waiting_tables(self) -> list[TableRow]:
+        """Every table still waiting (their deadlines are armed on start-up)."""
+        ...
+
+    async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:
+        """Games (finished, or not) whose last entry is older than ``cutoff_ms`` (wall clock),
+        and tables cancelled before it (``finished``)."""
+        ...
+
+    async def delete_game(self, game_id: str) -> None:
+        """Remove a game, its table, invites and tokens (retention, after archiving)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Tail:
@@ -343,6 +445,25 @@ CREATE TABLE IF NOT EXISTS tokens(
     game_id TEXT NOT NULL,
     viewer TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id);
+CREATE TABLE IF NOT EXISTS tables(
+    game_id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    public INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    salt BLOB NOT NULL,
+    state TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tables_listed ON tables(status, public, created_ms, game_id);
+CREATE TABLE IF NOT EXISTS invites(
+    invite_hash TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL
+) WITHOUT ROWID;
 """
 
 _HEAD_COLUMNS: Final = (
@@ -409,6 +530,46 @@ def _migrate(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
         conn.execute(_FILL_HEADS)
         conn.execute("COMMIT")
+
+
+_GAME_TABLES: Final = ("entries", "rejections", "tokens", "invites", "tables", "games")
+"""Every table holding rows of a game (what retention deletes)."""
+
+_TABLE_SELECT: Final = (
+    "SELECT game_id, status, version, created_ms, public, record, seed, salt, state FROM tables"
+)
+
+
+def _table(row: Sequence[Any]) -> TableRow:
+    """A :class:`~.tables.TableRow` from the columns of :data:`_TABLE_SELECT`."""
+    from .tables import table_row
+
+    game_id, status, version, created_ms, public, rec, seed, salt, state = row
+    record = GameRecord.from_json(str(game_id), json.loads(rec), seed, salt)
+    return table_row(record, (status, version, created_ms, public, state))
+
+
+def _insert_game(
+    record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
+) -> Callable[[sqlite3.Connection], None]:
+    """The statements that store a new game (its row, its deal entry, its tokens)."""
+    rec = json.dumps(record.public_json(), sort_keys=True)
+    head, deal_text = _text(header), _text(deal)
+    rows = [(h, record.game_id, v) for h, v in tokens]
+
+    def write(c: sqlite3.Connection) -> None:
+        c.execute(
+            "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq,"
+            " head_hash, head_at_ms) VALUES (?,?,?,?,?,0,0,?,?)",
+            (record.game_id, rec, head, str(record.seed), record.salt, deal["hash"], deal["at_ms"]),
+        )
+        c.execute(
+            "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,0,NULL,NULL,?)",
+            (record.game_id, deal_text),
+        )
+        c.executemany("INSERT INTO tokens(token_hash, game_id, viewer) VALUES (?,?,?)", rows)
+
+    return write
 
 
 class _ConflictResult:
@@ -505,34 +666,134 @@ class SqliteStore:
     def create(
         self, record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
     ) -> Awaitable[None]:
-        rec = json.dumps(record.public_json(), sort_keys=True)
-        head, deal_text = _text(header), _text(deal)
-        rows = list(tokens)
+        return self._enqueue(_insert_game(record, header, deal, tokens))
+
+    def create_table(
+        self,
+        table: TableRow,
+        invites: Sequence[tuple[str, int]],
+        tokens: Sequence[tuple[str, str]],
+    ) -> Awaitable[None]:
+        rec = table.record
+        row = (
+            rec.game_id,
+            rec.game,
+            table.status.value,
+            table.version,
+            table.created_ms,
+            int(table.public),
+            json.dumps(rec.public_json(), sort_keys=True),
+            str(rec.seed),
+            rec.salt,
+            table.state_json(),
+        )
+        invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
+        token_rows = [(h, rec.game_id, v) for h, v in tokens]
 
         def write(c: sqlite3.Connection) -> None:
-            c.execute(
-                "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq,"
-                " head_hash, head_at_ms) VALUES (?,?,?,?,?,0,0,?,?)",
-                (
-                    record.game_id,
-                    rec,
-                    head,
-                    str(record.seed),
-                    record.salt,
-                    deal["hash"],
-                    deal["at_ms"],
-                ),
-            )
-            c.execute(
-                "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,0,NULL,NULL,?)",
-                (record.game_id, deal_text),
-            )
-            c.executemany(
-                "INSERT INTO tokens(token_hash, game_id, viewer) VALUES (?,?,?)",
-                [(h, record.game_id, v) for h, v in rows],
-            )
+            c.execute("INSERT INTO tables VALUES (?,?,?,?,?,?,?,?,?,?)", row)
+            c.executemany("INSERT INTO invites VALUES (?,?,?)", invite_rows)
+            c.executemany("INSERT INTO tokens VALUES (?,?,?)", token_rows)
 
         return self._enqueue(write)
+
+    def update_table(
+        self,
+        table: TableRow,
+        tokens: Sequence[tuple[str, str]] = (),
+        start: tuple[LogLine, LogLine] | None = None,
+    ) -> Awaitable[None]:
+        rec = table.record
+        cas = (
+            table.status.value,
+            table.version,
+            json.dumps(rec.public_json(), sort_keys=True),
+            table.state_json(),
+            rec.game_id,
+            table.version - 1,
+        )
+        token_rows = [(h, rec.game_id, v) for h, v in tokens]
+        insert = _insert_game(rec, start[0], start[1], ()) if start is not None else None
+
+        def write(c: sqlite3.Connection) -> Any:
+            if (
+                c.execute(
+                    "UPDATE tables SET status=?, version=?, record=?, state=?"
+                    " WHERE game_id=? AND version=?",
+                    cas,
+                ).rowcount
+                != 1
+            ):
+                return _ConflictResult
+            c.executemany("INSERT INTO tokens VALUES (?,?,?)", token_rows)
+            if insert is not None:
+                insert(c)
+            return None
+
+        async def run() -> None:
+            if await self._enqueue(write) is _ConflictResult:
+                raise Conflict(rec.game_id)
+
+        return asyncio.ensure_future(run())
+
+    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
+        rows = [(h, game_id, v) for h, v in tokens]
+        return self._enqueue(lambda c: c.executemany("INSERT INTO tokens VALUES (?,?,?)", rows))
+
+    async def load_table(self, game_id: str) -> TableRow | None:
+        rows = await self._read(
+            lambda c: c.execute(_TABLE_SELECT + " WHERE game_id=?", (game_id,)).fetchall()
+        )
+        return _table(rows[0]) if rows else None
+
+    async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
+        row = await self._read(
+            lambda c: c.execute(
+                "SELECT game_id, seat FROM invites WHERE invite_hash=?", (invite_hash,)
+            ).fetchone()
+        )
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    async def list_tables(
+        self, game: str | None, before: tuple[int, str] | None, limit: int
+    ) -> list[TableRow]:
+        sql = _TABLE_SELECT + " WHERE status='waiting' AND public=1"
+        params: list[Any] = []
+        if game is not None:
+            sql += " AND game=?"
+            params.append(game)
+        if before is not None:
+            sql += " AND (created_ms < ? OR (created_ms = ? AND game_id < ?))"
+            params += [before[0], before[0], before[1]]
+        sql += " ORDER BY created_ms DESC, game_id DESC LIMIT ?"
+        params.append(limit)
+        rows = await self._read(lambda c: c.execute(sql, params).fetchall())
+        return [_table(r) for r in rows]
+
+    async def waiting_tables(self) -> list[TableRow]:
+        rows = await self._read(
+            lambda c: c.execute(_TABLE_SELECT + " WHERE status='waiting'").fetchall()
+        )
+        return [_table(r) for r in rows]
+
+    async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:
+        ended = "IS NOT NULL" if finished else "IS NULL"
+        sql = (
+            "SELECT game_id FROM games WHERE end_line " + ended + " AND"
+            " json_extract(record, '$.created_ms') + head_at_ms < ?"
+        )
+        if finished:
+            sql += " UNION SELECT game_id FROM tables WHERE status='cancelled' AND created_ms < ?"
+        params = (cutoff_ms, cutoff_ms) if finished else (cutoff_ms,)
+        rows = await self._read(lambda c: c.execute(sql, params).fetchall())
+        return [str(r[0]) for r in rows]
+
+    async def delete_game(self, game_id: str) -> None:
+        def write(c: sqlite3.Connection) -> None:
+            for table in _GAME_TABLES:
+                c.execute(f"DELETE FROM {table} WHERE game_id=?", (game_id,))
+
+        await self._enqueue(write)
 
     async def commit(self, commit: Commit) -> int:
         gid = commit.game_id
@@ -709,18 +970,7 @@ def stored_game(
         return None
     rec_text, header, seed, salt, end_line, version = game[:6]
     owner = game[6] if len(game) > 6 else None
-    rec = json.loads(rec_text)
-    record = GameRecord(
-        game_id=game_id,
-        game=rec["game"],
-        rules=rec["rules"],
-        event_limit=int(rec["event_limit"]),
-        seed=int(seed),
-        salt=bytes(salt),
-        created_ms=int(rec["created_ms"]),
-        seats=tuple(SeatSpec.from_json(s) for s in rec["seats"]),
-        timeouts_ms={str(k): int(v) for k, v in rec["timeouts_ms"].items()},
-    )
+    record = GameRecord.from_json(game_id, json.loads(rec_text), seed, salt)
     lines: list[LogLine] = [json.loads(header)]
     stored = StoredGame(
         record, lines, version=int(version), owner=str(owner) if owner is not None else None

@@ -50,16 +50,20 @@ from cardcore import codec
 from cardcore.log import LogLine
 
 from .store import (
+    _GAME_TABLES,
+    _TABLE_SELECT,
     Commit,
     Conflict,
     GameRecord,
     StoredGame,
     StoreError,
     Tail,
+    _table,
     head_move,
     make_tail,
     stored_game,
 )
+from .tables import TableRow
 
 log = structlog.get_logger("cardcore_server")
 
@@ -139,6 +143,27 @@ FROM (SELECT DISTINCT ON (game_id) game_id, seq, line FROM entries
       ORDER BY game_id, seq DESC) h
 WHERE g.game_id = h.game_id AND g.version IS NULL;
 CREATE INDEX IF NOT EXISTS games_owner ON games(owner) WHERE end_line IS NULL;
+-- the lobby's tables and invites (.tables), and what retention deletes by game
+CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id);
+CREATE TABLE IF NOT EXISTS tables(
+    game_id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    public BOOLEAN NOT NULL,
+    record TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    salt BYTEA NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_listed ON tables(created_ms DESC, game_id DESC)
+    WHERE status = 'waiting' AND public;
+CREATE TABLE IF NOT EXISTS invites(
+    invite_hash TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL
+);
 """
 
 # Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
@@ -159,6 +184,10 @@ _SCHEMA_RELATIONS: Final = (
     "tokens",
     "servers",
     "games_owner",
+    "tokens_game",
+    "tables",
+    "tables_listed",
+    "invites",
 )
 _SCHEMA_CURRENT: Final = (
     "SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(%(relations)s::text[]) AS r"
@@ -282,11 +311,13 @@ def _unreachable(exc: BaseException) -> ConnectionError:
     return ConnectionError(f"cannot reach PostgreSQL: {str(exc).strip()}")
 
 
+class _TableConflict(Exception):
+    """A table's row moved on (raised inside the transaction, to roll it back)."""
+
+
 def _auto(record: GameRecord) -> bool:
     """Whether a game acts by itself (bots or timers): only those need an owner."""
-    return any(s.kind != "human" for s in record.seats) or any(
-        v > 0 for v in record.timeouts_ms.values()
-    )
+    return any(s.kind != "human" for s in record.seats) or record.timers
 
 
 class _Pool:
@@ -433,6 +464,175 @@ class PostgresStore:
                 await cur.executemany(_INSERT_TOKEN, token_rows)
 
         return self._tracked(self._writers.run(write, retry=False))
+
+    def create_table(
+        self,
+        table: TableRow,
+        invites: Sequence[tuple[str, int]],
+        tokens: Sequence[tuple[str, str]],
+    ) -> Awaitable[None]:
+        rec = table.record
+        row = (
+            rec.game_id,
+            rec.game,
+            table.status.value,
+            table.version,
+            table.created_ms,
+            table.public,
+            json.dumps(rec.public_json(), sort_keys=True),
+            str(rec.seed),
+            rec.salt,
+            table.state_json(),
+        )
+        invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
+        token_rows = [(h, rec.game_id, v) for h, v in tokens]
+
+        async def write(conn: Conn) -> None:
+            async with conn.transaction(), conn.cursor() as cur:
+                await cur.execute("INSERT INTO tables VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)", row)
+                await cur.executemany("INSERT INTO invites VALUES (%s,%s,%s)", invite_rows)
+                await cur.executemany(_INSERT_TOKEN, token_rows)
+
+        return self._tracked(self._writers.run(write, retry=False))
+
+    def update_table(
+        self,
+        table: TableRow,
+        tokens: Sequence[tuple[str, str]] = (),
+        start: tuple[LogLine, LogLine] | None = None,
+    ) -> Awaitable[None]:
+        rec = table.record
+        gid = rec.game_id
+        cas = (
+            table.status.value,
+            table.version,
+            json.dumps(rec.public_json(), sort_keys=True),
+            table.state_json(),
+            gid,
+            table.version - 1,
+        )
+        token_rows = [(h, gid, v) for h, v in tokens]
+        game_rows = None
+        if start is not None:
+            header, deal = start
+            game_rows = (
+                (
+                    gid,
+                    json.dumps(rec.public_json(), sort_keys=True),
+                    codec.canonical_text(header),
+                    str(rec.seed),
+                    rec.salt,
+                    deal["hash"],
+                    deal["at_ms"],
+                    self.server_id,
+                    _auto(rec),
+                ),
+                (gid, codec.canonical_text(deal)),
+            )
+
+        async def write(conn: Conn) -> None:
+            # The row's lock (taken by the UPDATE) serialises writers of one table: a second
+            # one waits, then matches no row (the version moved) and conflicts.
+            async with conn.transaction(), conn.cursor() as cur:
+                await cur.execute(
+                    "UPDATE tables SET status=%s, version=%s, record=%s, state=%s"
+                    " WHERE game_id=%s AND version=%s",
+                    cas,
+                )
+                if cur.rowcount != 1:
+                    raise _TableConflict()
+                await cur.executemany(_INSERT_TOKEN, token_rows)
+                if game_rows is not None:
+                    await cur.execute(_INSERT_GAME, game_rows[0])
+                    await cur.execute(_INSERT_DEAL, game_rows[1])
+
+        async def run() -> None:
+            try:
+                await self._writers.run(write, retry=False)
+            except _TableConflict:
+                raise Conflict(gid) from None
+
+        return self._tracked(run())
+
+    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
+        rows = [(h, game_id, v) for h, v in tokens]
+
+        async def write(conn: Conn) -> None:
+            async with conn.transaction(), conn.cursor() as cur:
+                await cur.executemany(_INSERT_TOKEN, rows)
+
+        return self._tracked(self._writers.run(write, retry=False))
+
+    async def load_table(self, game_id: str) -> TableRow | None:
+        async def fetch(c: Conn) -> tuple[Any, ...] | None:
+            cur = await c.execute(_TABLE_SELECT + " WHERE game_id = %s", (game_id,))
+            return await cur.fetchone()
+
+        row = await self._read(fetch)
+        return None if row is None else _table(row)
+
+    async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
+        async def fetch(c: Conn) -> tuple[Any, ...] | None:
+            cur = await c.execute(
+                "SELECT game_id, seat FROM invites WHERE invite_hash = %s", (invite_hash,)
+            )
+            return await cur.fetchone()
+
+        row = await self._read(fetch)
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    async def list_tables(
+        self, game: str | None, before: tuple[int, str] | None, limit: int
+    ) -> list[TableRow]:
+        sql = _TABLE_SELECT + " WHERE status = 'waiting' AND public"
+        params: list[Any] = []
+        if game is not None:
+            sql += " AND game = %s"
+            params.append(game)
+        if before is not None:
+            sql += " AND (created_ms, game_id) < (%s, %s)"
+            params += [before[0], before[1]]
+        sql += " ORDER BY created_ms DESC, game_id DESC LIMIT %s"
+        params.append(limit)
+
+        async def fetch(c: Conn) -> list[tuple[Any, ...]]:
+            cur = await c.execute(sql, params)
+            return await cur.fetchall()
+
+        return [_table(r) for r in await self._read(fetch)]
+
+    async def waiting_tables(self) -> list[TableRow]:
+        async def fetch(c: Conn) -> list[tuple[Any, ...]]:
+            cur = await c.execute(_TABLE_SELECT + " WHERE status = 'waiting'")
+            return await cur.fetchall()
+
+        return [_table(r) for r in await self._read(fetch)]
+
+    async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:
+        ended = "IS NOT NULL" if finished else "IS NULL"
+        sql = (
+            "SELECT game_id FROM games WHERE end_line " + ended + " AND"
+            " (record::jsonb->>'created_ms')::bigint + head_at_ms < %(cut)s"
+        )
+        if finished:
+            sql += (
+                " UNION SELECT game_id FROM tables WHERE status = 'cancelled'"
+                " AND created_ms < %(cut)s"
+            )
+
+        async def fetch(c: Conn) -> list[tuple[Any, ...]]:
+            cur = await c.execute(sql, {"cut": cutoff_ms})
+            return await cur.fetchall()
+
+        return [str(r[0]) for r in await self._read(fetch)]
+
+    async def delete_game(self, game_id: str) -> None:
+        async def write(conn: Conn) -> None:
+            async with conn.transaction():
+                for table in _GAME_TABLES:
+                    await conn.execute(f"DELETE FROM {table} WHERE game_id = %s", (game_id,))
+
+        await self._writers.run(write, retry=False)
 
     async def commit(self, commit: Commit) -> int:
         gid = commit.game_id
