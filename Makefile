@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint pytest nodetest golden bench clean proto serve demo
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo
 
 setup: $(STAMP) $(PB)
 
@@ -49,8 +49,8 @@ simulate: $(STAMP)
 		$(BIN)/cardcore simulate $$g --seed 1 --games 100 || exit 1; \
 	done
 
-## check: ruff (lint + format), mypy --strict and buf lint
-check: lint typecheck buflint
+## check: ruff (lint + format), mypy --strict, buf lint and buf breaking
+check: lint typecheck buflint bufbreaking
 
 lint: $(STAMP)
 	$(BIN)/ruff check cardcore services clients tests benchmarks
@@ -62,6 +62,10 @@ typecheck: $(STAMP) $(PB)
 
 buflint: $(NODE_STAMP)
 	node_modules/.bin/buf lint
+
+# The proto only grows: no change may break a client of the previous commit's contract.
+bufbreaking: $(NODE_STAMP)
+	node_modules/.bin/buf breaking --against '.git#ref=HEAD~1'
 
 ## test: everything CI runs
 test: check pytest nodetest

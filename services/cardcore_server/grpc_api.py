@@ -27,6 +27,7 @@ from . import logs
 from ._pb import game_service_pb2 as pb
 from .app import MAX_SEATS, MAX_TIMEOUTS, Application, GameSpec, StreamBatch, request_fields
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
+from .lobby import TableInfo
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
 
@@ -180,6 +181,21 @@ class GameServiceHandlers:
                 ),
                 "GetView": unary(self._unary("GetView", pb.GetViewRequest, self.get_view)),
                 "GetLog": unary(self._unary("GetLog", pb.GetLogRequest, self.get_log)),
+                "JoinTable": unary(self._unary("JoinTable", pb.JoinTableRequest, self.join_table)),
+                "StartTable": unary(
+                    self._unary("StartTable", pb.StartTableRequest, self.start_table)
+                ),
+                "AbortGame": unary(self._unary("AbortGame", pb.AbortGameRequest, self.abort_game)),
+                "GetTable": unary(self._unary("GetTable", pb.GetTableRequest, self.get_table)),
+                "ListTables": unary(
+                    self._unary("ListTables", pb.ListTablesRequest, self.list_tables)
+                ),
+                "WatchTable": unary(
+                    self._unary("WatchTable", pb.WatchTableRequest, self.watch_table)
+                ),
+                "ListMyGames": unary(
+                    self._unary("ListMyGames", pb.ListMyGamesRequest, self.list_my_games)
+                ),
                 "StreamEvents": grpc.unary_stream_rpc_method_handler(self._stream_events),
             },
         )
@@ -289,11 +305,16 @@ class GameServiceHandlers:
         if len(request.timeouts_ms) > MAX_TIMEOUTS:
             raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         seats = []
+        opens = []
         for i, s in enumerate(request.seats):
             kind = _SEAT_KINDS.get(s.kind)
             if kind is None:
                 raise invalid(f"seats[{i}].kind", "not a SeatKind")
+            seat_open = _SEAT_OPENS.get(s.open)
+            if seat_open is None:
+                raise invalid(f"seats[{i}].open", "not a SeatOpen")
             seats.append(SeatSpec(kind, s.bot_min_delay_ms, s.bot_max_delay_ms))
+            opens.append(seat_open)
         spec = GameSpec(
             game=request.game,
             seats=seats,
@@ -301,6 +322,12 @@ class GameServiceHandlers:
             seed=request.seed if request.HasField("seed") else None,
             event_limit=request.event_limit,
             timeouts_ms=dict(request.timeouts_ms),
+            seat_open=opens,
+            public=request.public,
+            start_deadline_ms=request.start_deadline_ms,
+            turn_timeout_ms=request.turn_timeout_ms,
+            idle_timeout_ms=request.idle_timeout_ms,
+            abandon_timeout_ms=request.abandon_timeout_ms,
         )
         created = await self.app.create_game(spec, _metadata(context, ADMIN_KEY_HEADER))
         return pb.CreateGameResponse(
@@ -309,6 +336,9 @@ class GameServiceHandlers:
             spectator_token=created.spectator_token,
             seed_commitment=created.seed_commitment,
             header_json=created.header_json,
+            creator_token=created.creator_token,
+            invites=[pb.SeatInvite(seat=s, code=c) for s, c in created.invites],
+            status=created.status,
         )
 
     async def submit_action(self, request: pb.SubmitActionRequest, context: Context) -> bytes:
@@ -342,11 +372,109 @@ class GameServiceHandlers:
             response.outcome.CopyFrom(_outcome(result.outcome))
         if result.seat is not None:
             response.seat = result.seat
+        response.present_seats.extend(result.present)
         return response
 
     async def get_log(self, request: pb.GetLogRequest, context: Context) -> pb.GetLogResponse:
         result = await self.app.log(_token(context), request.game_id)
         return pb.GetLogResponse(log_jsonl=result.log_jsonl, complete=result.complete)
+
+    # ------------------------------------------------------------------ the lifecycle
+
+    async def join_table(
+        self, request: pb.JoinTableRequest, context: Context
+    ) -> pb.JoinTableResponse:
+        joined = await self.app.lobby.join(
+            request.invite,
+            request.game_id,
+            request.seat if request.HasField("seat") else None,
+        )
+        return pb.JoinTableResponse(
+            game_id=joined.game_id, seat=joined.seat, token=joined.token, status=joined.status
+        )
+
+    async def start_table(
+        self, request: pb.StartTableRequest, context: Context
+    ) -> pb.StartTableResponse:
+        fill = _SEAT_KINDS.get(request.fill_with, "")
+        if request.fill_with in (pb.SEAT_KIND_UNSPECIFIED, pb.SEAT_KIND_HUMAN):
+            fill = "reaction"
+        info = await self.app.lobby.start_table(_token(context), request.game_id, fill)
+        return pb.StartTableResponse(table=_table(info))
+
+    async def abort_game(
+        self, request: pb.AbortGameRequest, context: Context
+    ) -> pb.AbortGameResponse:
+        info = await self.app.lobby.abort(
+            _token(context), request.game_id, _metadata(context, ADMIN_KEY_HEADER)
+        )
+        return pb.AbortGameResponse(table=_table(info))
+
+    async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
+        info = await self.app.lobby.table(_token(context), request.game_id)
+        return pb.GetTableResponse(table=_table(info))
+
+    async def list_tables(
+        self, request: pb.ListTablesRequest, context: Context
+    ) -> pb.ListTablesResponse:
+        page = await self.app.lobby.list_tables(request.game, request.page_size, request.page_token)
+        return pb.ListTablesResponse(
+            tables=[_table(t) for t in page.tables], next_page_token=page.next_page_token
+        )
+
+    async def watch_table(
+        self, request: pb.WatchTableRequest, context: Context
+    ) -> pb.WatchTableResponse:
+        token = await self.app.lobby.watch(request.game_id)
+        return pb.WatchTableResponse(spectator_token=token)
+
+    async def list_my_games(
+        self, request: pb.ListMyGamesRequest, context: Context
+    ) -> pb.ListMyGamesResponse:
+        games = await self.app.lobby.my_games(list(request.tokens))
+        return pb.ListMyGamesResponse(
+            games=[pb.MyGame(viewer=v, table=_table(t)) for v, t in games]
+        )
+
+
+_KIND_OF: Final = {
+    "human": pb.SEAT_KIND_HUMAN,
+    "random": pb.SEAT_KIND_RANDOM_BOT,
+    "reaction": pb.SEAT_KIND_REACTION_BOT,
+}
+_OPEN_OF: Final = {
+    "": pb.SEAT_OPEN_UNSPECIFIED,
+    "invite": pb.SEAT_OPEN_INVITE,
+    "anyone": pb.SEAT_OPEN_ANYONE,
+}
+_SEAT_OPENS: Final = {v: k for k, v in _OPEN_OF.items()}
+
+
+def _table(info: TableInfo) -> pb.TableInfo:
+    msg = pb.TableInfo(
+        game_id=info.game_id,
+        game=info.game,
+        status=info.status,
+        seats=[
+            pb.TableSeat(
+                seat=s.seat,
+                kind=_KIND_OF.get(s.kind, pb.SEAT_KIND_UNSPECIFIED),
+                open=_OPEN_OF.get(s.open, pb.SEAT_OPEN_UNSPECIFIED),
+                taken=s.taken,
+                present=s.present,
+            )
+            for s in info.seats
+        ],
+        created_ms=info.created_ms,
+        deadline_ms=info.deadline_ms,
+        public=info.public,
+        seed_commitment=info.seed_commitment,
+        rules_json=info.rules_json,
+        seq=info.seq,
+    )
+    if info.outcome is not None:
+        msg.outcome.CopyFrom(_outcome(info.outcome))
+    return msg
 
 
 def _parse(request_type: type[M], raw: bytes) -> M:

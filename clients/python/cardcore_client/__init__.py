@@ -18,8 +18,11 @@ from .client import (
     CreatedGame,
     Entry,
     GameClient,
+    Joined,
     Rejection,
     SubmitResult,
+    Table,
+    TableSeat,
     View,
 )
 
@@ -29,7 +32,10 @@ __all__ = [
     "CreatedGame",
     "Entry",
     "GameClient",
+    "Joined",
     "Rejection",
     "SubmitResult",
+    "Table",
+    "TableSeat",
     "View",
 ]

@@ -28,6 +28,12 @@ _SEAT_KINDS: Final = {
     "random": pb.SEAT_KIND_RANDOM_BOT,
     "reaction": pb.SEAT_KIND_REACTION_BOT,
 }
+_KIND_NAMES: Final = {v: k for k, v in _SEAT_KINDS.items()} | {pb.SEAT_KIND_UNSPECIFIED: "human"}
+_SEAT_OPENS: Final = {"invite": pb.SEAT_OPEN_INVITE, "anyone": pb.SEAT_OPEN_ANYONE}
+"""Seat shorthands of :meth:`Client.create_game` for a human seat someone else fills."""
+_OPEN_NAMES: Final = {pb.SEAT_OPEN_UNSPECIFIED: "", pb.SEAT_OPEN_INVITE: "invite"} | {
+    pb.SEAT_OPEN_ANYONE: "anyone"
+}
 
 
 # --------------------------------------------------------------------------- values
@@ -78,6 +84,8 @@ class View:
     legal_commands: tuple[Value, ...]
     outcome: Outcome | None
     seat: int | None
+    present_seats: tuple[int, ...] = ()
+    """Seats with an event stream open now (who is at the table)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +95,50 @@ class CreatedGame:
     spectator_token: str
     seed_commitment: str
     header_json: str
+    creator_token: str = ""
+    """Starts and aborts the table; sees what a spectator sees."""
+    invites: dict[int, str] = field(default_factory=dict)
+    """Seat → single-use invite code, for each ``"invite"`` seat."""
+    status: str = "playing"
+    """``"playing"``, or ``"waiting"`` for a table with open seats."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeat:
+    seat: int
+    kind: str
+    open: str
+    taken: bool
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table or game as the lifecycle calls describe it."""
+
+    game_id: str
+    game: str
+    status: str
+    """``waiting``, ``playing``, ``finished`` or ``cancelled``."""
+    seats: tuple[TableSeat, ...]
+    created_ms: int
+    deadline_ms: int
+    public: bool
+    seed_commitment: str
+    rules: Any
+    outcome: Outcome | None
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A seat taken with :meth:`Client.join`."""
+
+    game_id: str
+    seat: int
+    token: str
+    status: str
+    """``"waiting"`` for more players, or ``"playing"`` (this join dealt the game)."""
 
 
 class CallError(Exception):
@@ -154,6 +206,31 @@ def _outcome(msg: Any) -> Outcome | None:
         return None
     o = msg.outcome
     return Outcome(o.termination, tuple(o.winners), tuple(o.losers), tuple(o.scores))
+
+
+def _table(t: pb.TableInfo) -> Table:
+    return Table(
+        game_id=t.game_id,
+        game=t.game,
+        status=t.status,
+        seats=tuple(
+            TableSeat(
+                s.seat,
+                _KIND_NAMES.get(s.kind, "human"),
+                _OPEN_NAMES.get(s.open, ""),
+                s.taken,
+                s.present,
+            )
+            for s in t.seats
+        ),
+        created_ms=t.created_ms,
+        deadline_ms=t.deadline_ms,
+        public=t.public,
+        seed_commitment=t.seed_commitment,
+        rules=json.loads(t.rules_json or "{}"),
+        outcome=_outcome(t),
+        seq=t.seq,
+    )
 
 
 def _command(command: Mapping[str, Any] | Value | str) -> pb.GameValue:
@@ -235,14 +312,26 @@ class Client:
         event_limit: int = 0,
         timeouts_ms: Mapping[str, int] | None = None,
         bot_delay_ms: tuple[int, int] | None = None,
+        public: bool = False,
+        start_deadline_ms: int = 0,
+        turn_timeout_ms: int = 0,
+        idle_timeout_ms: int = 0,
+        abandon_timeout_ms: int = 0,
     ) -> CreatedGame:
-        """Create a game. ``seats``: ``"human"``, ``"random"`` or ``"reaction"`` per seat."""
+        """Create a game. ``seats`` per seat: ``"human"`` (yours: its token comes back),
+        ``"invite"`` (a human seat filled by its single-use invite code, in ``invites``),
+        ``"anyone"`` (a human seat whoever joins first takes), ``"random"`` or ``"reaction"``
+        (server bots). Any ``"invite"`` or ``"anyone"`` seat makes a table that deals when it
+        is full (or when its creator starts it; ``creator_token``)."""
         assignments = []
         for s in seats:
             if isinstance(s, str):
                 lo, hi = bot_delay_ms or (0, 0)
-                a = pb.SeatAssignment(kind=_SEAT_KINDS[s])
-                if s != "human":
+                if s in _SEAT_OPENS:
+                    a = pb.SeatAssignment(kind=pb.SEAT_KIND_HUMAN, open=_SEAT_OPENS[s])
+                else:
+                    a = pb.SeatAssignment(kind=_SEAT_KINDS[s])
+                if s in ("random", "reaction"):
                     a.bot_min_delay_ms, a.bot_max_delay_ms = lo, hi
                 assignments.append(a)
             else:
@@ -253,6 +342,11 @@ class Client:
             rules_json=json.dumps(dict(rules)) if rules else "",
             event_limit=event_limit,
             timeouts_ms=dict(timeouts_ms or {}),
+            public=public,
+            start_deadline_ms=start_deadline_ms,
+            turn_timeout_ms=turn_timeout_ms,
+            idle_timeout_ms=idle_timeout_ms,
+            abandon_timeout_ms=abandon_timeout_ms,
         )
         if seed is not None:
             request.seed = seed
@@ -264,7 +358,60 @@ class Client:
             spectator_token=r.spectator_token,
             seed_commitment=r.seed_commitment,
             header_json=r.header_json,
+            creator_token=r.creator_token,
+            invites={i.seat: i.code for i in r.invites},
+            status=r.status,
         )
+
+    # ------------------------------------------------------------------ the lobby
+
+    async def join(
+        self, invite: str | None = None, *, game_id: str = "", seat: int | None = None
+    ) -> Joined:
+        """Take a seat of a waiting table: the seat of ``invite``, or a seat of ``game_id``
+        open to anyone (``seat``, or the first free). Raises :class:`Rejection` with reason
+        ``InviteUsed``, ``TableFull``, ``GameStarted``, ``TableCancelled``, ``SeatNotOpen``."""
+        request = pb.JoinTableRequest(invite=invite or "", game_id=game_id)
+        if seat is not None:
+            request.seat = seat
+        r = await self._call(self.stub.JoinTable, request, ())
+        return Joined(r.game_id, r.seat, r.token, r.status)
+
+    async def list_tables(
+        self, game: str = "", *, page_size: int = 0, page_token: str = ""
+    ) -> tuple[list[Table], str]:
+        """One page of public tables waiting for players, newest first, and the token of the
+        next page (``""``: none)."""
+        request = pb.ListTablesRequest(game=game, page_size=page_size, page_token=page_token)
+        r = await self._call(self.stub.ListTables, request, ())
+        return [_table(t) for t in r.tables], r.next_page_token
+
+    async def table(self, game_id: str) -> Table:
+        """A public table (no token needed); :meth:`GameClient.table` for any other."""
+        r = await self._call(self.stub.GetTable, pb.GetTableRequest(game_id=game_id), ())
+        return _table(r.table)
+
+    async def watch(self, game_id: str) -> GameClient:
+        """A new spectator of a public table."""
+        r = await self._call(self.stub.WatchTable, pb.WatchTableRequest(game_id=game_id), ())
+        return self.game(game_id, r.spectator_token)
+
+    async def my_games(self, tokens: Sequence[str]) -> list[tuple[str, Table]]:
+        """``(viewer, table)`` of each token's game: the viewer is a seat number, ``spectator``
+        or ``creator``."""
+        r = await self._call(self.stub.ListMyGames, pb.ListMyGamesRequest(tokens=list(tokens)), ())
+        return [(g.viewer, _table(g.table)) for g in r.games]
+
+    async def abort(self, game_id: str) -> Table:
+        """Abort any game as the administrator (the client's ``admin_key``)."""
+        if not self.admin_key:
+            raise ValueError("an administrator's abort needs the client's admin_key")
+        r = await self._call(
+            self.stub.AbortGame,
+            pb.AbortGameRequest(game_id=game_id),
+            [("x-cardcore-admin-key", self.admin_key)],
+        )
+        return _table(r.table)
 
     def game(self, game_id: str, token: str) -> GameClient:
         """The calls of one token (a seat or a spectator) in one game."""
@@ -314,7 +461,31 @@ class GameClient:
             legal_commands=tuple(_value(v) for v in r.legal_commands),
             outcome=_outcome(r),
             seat=r.seat if r.HasField("seat") else None,
+            present_seats=tuple(r.present_seats),
         )
+
+    async def resign(self, *, action_id: str | None = None) -> SubmitResult:
+        """Leave the game (rules.md §0.6): an ordinary action, ``{"kind": "Resign"}``."""
+        return await self.submit({"kind": "Resign"}, action_id=action_id)
+
+    async def table(self) -> Table:
+        r = await self.client._call(
+            self.client.stub.GetTable, pb.GetTableRequest(game_id=self.game_id), self._metadata
+        )
+        return _table(r.table)
+
+    async def start(self, fill_with: str = "reaction") -> Table:
+        """Start the table now, its empty seats filled by bots (a creator token)."""
+        request = pb.StartTableRequest(game_id=self.game_id, fill_with=_SEAT_KINDS[fill_with])
+        r = await self.client._call(self.client.stub.StartTable, request, self._metadata)
+        return _table(r.table)
+
+    async def abort(self) -> Table:
+        """End the game at once, or cancel the waiting table (a creator token)."""
+        r = await self.client._call(
+            self.client.stub.AbortGame, pb.AbortGameRequest(game_id=self.game_id), self._metadata
+        )
+        return _table(r.table)
 
     async def log(self) -> tuple[bytes, bool]:
         """The log as JSON Lines, and whether it is complete (game over, seed revealed)."""
