@@ -470,11 +470,11 @@ class Application:
         self.games[live.game_id] = live
         live.plan()
 
-    def forget(self, game_id: str) -> None:
+    async def forget(self, game_id: str) -> None:
         """A game left the store (retention): drop it and its tokens from memory."""
         live = self.games.pop(game_id, None)
         if live is not None:
-            live.closed = True
+            await live.close()
         self._known.discard(game_id)
         for h in [h for h, (g, _) in self._tokens.items() if g == game_id]:
             del self._tokens[h]

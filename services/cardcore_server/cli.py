@@ -51,6 +51,26 @@ def _serve_parser() -> argparse.ArgumentParser:
         default=2000,
         help="timed Collect for an idle owed seat (ERS collect window; 0 = off)",
     )
+    p.add_argument(
+        "--start-deadline-ms",
+        type=int,
+        default=15 * 60_000,
+        help="how long a table with open seats waits for players before it is cancelled "
+        "(default 15 minutes; a table may ask for its own)",
+    )
+    p.add_argument(
+        "--retain-days",
+        type=float,
+        default=None,
+        help="archive and remove finished games (and cancelled tables) older than this many "
+        "days; unfinished games idle that long are aborted first (default: keep everything)",
+    )
+    p.add_argument(
+        "--archive",
+        default=None,
+        metavar="DIR",
+        help="with --retain-days: write each removed game's final log to DIR/<game_id>.jsonl",
+    )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
 
@@ -65,7 +85,16 @@ def serve_main(args: list[str]) -> int:
         allow_client_seed=ns.allow_client_seed,
         admin_key=ns.admin_key or None,
         default_timeouts_ms={"Collect": ns.collect_window_ms} if ns.collect_window_ms else {},
+        start_deadline_ms=ns.start_deadline_ms,
+        retain_days=ns.retain_days,
+        archive_dir=ns.archive,
     )
+    if ns.archive is not None and ns.retain_days is None:
+        print("cardcore serve: --archive needs --retain-days", file=sys.stderr)
+        return 2
+    if ns.retain_days is not None and ns.retain_days <= 0:
+        print("cardcore serve: --retain-days must be positive", file=sys.stderr)
+        return 2
     rest_port: int | None = ns.rest_port
     if ns.no_rest:
         rest_port = None

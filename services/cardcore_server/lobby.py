@@ -506,15 +506,19 @@ class Lobby:
         if days is None:
             return []
         cutoff = (wall_ms() if now_ms is None else now_ms) - int(days * 86_400_000)
+        aborted = []
         for game_id in await app.store.games_idle_since(cutoff, finished=False):
-            with contextlib.suppress(ServiceError):
+            text = codec.canonical_text(abort_action("retention"))
+            try:
                 live = await app.live(game_id)
-                text = codec.canonical_text(abort_action("retention"))
-                with contextlib.suppress(Rejected, StoreError, Unavailable):
-                    await live.submit(HOST_SEAT, HostAbort("retention"), text, None)
+                await live.submit(HOST_SEAT, HostAbort("retention"), text, None)
+            except (ServiceError, Rejected, StoreError, Unavailable) as exc:
+                log.warning("retention_abort_failed", game_id=game_id, error=str(exc))
+                continue
+            aborted.append(game_id)  # final now (its last entry is new: not "idle since")
         archive = Path(app.config.archive_dir) if app.config.archive_dir else None
         removed = []
-        for game_id in await app.store.games_idle_since(cutoff, finished=True):
+        for game_id in [*aborted, *await app.store.games_idle_since(cutoff, finished=True)]:
             stored = await app.store.load(game_id)
             if stored is not None:
                 if stored.lines[-1].get("type") != "end":
@@ -522,7 +526,7 @@ class Lobby:
                 if archive is not None:
                     _write_archive(archive / f"{game_id}.jsonl", dumps(stored.lines))
             await app.store.delete_game(game_id)
-            app.forget(game_id)
+            await app.forget(game_id)
             removed.append(game_id)
             log.info("game_archived", game_id=game_id, archived=archive is not None)
         return removed
