@@ -1102,10 +1102,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition(field, f"the game is already over ({over.termination})")
 
 
-_OVER_FIELDS: Final = {
-    Termination.LAST_STANDING: "eliminated",
-    Termination.RESIGNED: "resigned",
-}
+_OVER_FIELDS: Final[Mapping[Termination, str]] = MappingProxyType(
+    {Termination.LAST_STANDING: "eliminated", Termination.RESIGNED: "resigned"}
+)
 """The field that says a game is over, by how it ended (else the stacks: one holds them all)."""
 
 
@@ -1171,7 +1170,8 @@ def format_position(state: State, viewer: Viewer) -> str:
 def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = False) -> State:
     """The position a referee's ERS notation describes, under ``rules`` (default rules when
     None), checked by :func:`check_position`; raises :class:`InvalidPosition`. The setup is
-    rebuilt with the text's seats, seed 0 and the default event limit."""
+    rebuilt with the text's seats, seed 0 and the default event limit. Nine fields: nobody has
+    resigned; the tenth, ``resigned``, is there only when a seat has (never as ``-``)."""
     with_resigned = isinstance(text, str) and text.strip().count(" ") == len(NOTATION_FIELDS)
     fields = nt.split(text, NAME, NOTATION_FIELDS if with_resigned else NOTATION_FIELDS[:-1])
     resigned_t = fields.pop() if with_resigned else nt.EMPTY

@@ -241,6 +241,21 @@ MID = "ratscrew 9C,3D/4H,5H,6H KS,7D 0,1 2S 3 1 0,2 - -"
 LATE = "ratscrew 5S,5S/-/QD 8C,QH,2C,2C 2,0,2,2 7H,9S 12 - - 0 1"
 """Two decks: the pile is owed to seat 0 (seat 2 answered its queen with two number cards, a
 double the others may still slap), seat 1 is eliminated, two burned cards."""
+RESIGNED = "ratscrew -/4H,5H/-/7C,8C 9S 0 6D 0 1 - - 2 2"
+"""Seat 2 resigned (rules.md §0.6): out, its one card burned under the pile; seat 1 to play."""
+
+
+def test_the_resigned_field_is_written_only_when_a_seat_resigned() -> None:
+    state = parse_position(RESIGNED)
+    assert state.resigned == {2} and state.eliminated == {2} and state.burned == C("6D")
+    assert format_position(state, REF) == RESIGNED
+    assert format_position(state, 1) == "ratscrew -/??,??/-/??,?? 9S 0 ?? 0 1 - - 2 2"
+    assert format_position(state._replace(resigned=frozenset()), REF) == RESIGNED[:-2]
+    # The game a resignation ended (two left): a finished position, the resigner still in.
+    over = "ratscrew 5S/6S,7S 9C 1 - 0 0 - - - 1"
+    assert field_of(lambda: parse_position(over)) == "resigned"
+    assert parse_position(over, allow_over=True).resigned == {1}
+    assert format_position(parse_position(over, allow_over=True), REF) == over
 
 
 def test_worked_examples_round_trip() -> None:
@@ -287,6 +302,12 @@ def test_worked_examples_round_trip() -> None:
         ("ratscrew 5S/6S KC 0 - 0 - - 2 -", "owed_to"),
         ("ratscrew 5S/6S - - - 0 0 - - 1,1", "eliminated"),
         ("ratscrew 5S/6S - - - 0 0 - - 2", "eliminated"),
+        ("ratscrew 5S/6S - - - 0 0 - - - 1 -", "notation"),
+        ("ratscrew 5S/-/6S 9C 0 - 0 2 - - - 1", "resigned"),
+        ("ratscrew 5S/6S 9C 0 - 0 1 - - - 1", "resigned"),
+        ("ratscrew 5S/6S - - - 0 0 - - - 2", "resigned"),
+        ("ratscrew 5S/-/6S 9C 0 - 0 2 - - 1 1,1", "resigned"),
+        ("ratscrew 5S/-/6S 9C 0 - 0 2 - - 1 x", "resigned"),
     ],
 )
 def test_bad_notation_names_the_field(text: str, field: str) -> None:
@@ -399,7 +420,7 @@ def test_junk_parses_or_raises_invalid_position(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_mutated_texts_parse_or_raise_invalid_position(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from([MID, LATE, "ratscrew 5S/6S - - - 0 0 - - -"]))
+    text = data.draw(st.sampled_from([MID, LATE, RESIGNED, "ratscrew 5S/6S - - - 0 0 - - -"]))
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(text)))
         how = data.draw(st.sampled_from(["cut", "drop", "insert", "replace"]))
@@ -517,4 +538,4 @@ def test_the_documented_examples_parse_and_format_back() -> None:
             continue
         rules = Rules(num_decks=2) if text == LATE else Rules()
         assert format_position(parse_position(text, rules), REF) == text
-    assert MID in texts and LATE in texts
+    assert MID in texts and LATE in texts and RESIGNED in texts
