@@ -692,9 +692,9 @@ def view(state: State, viewer: Viewer) -> View:
 
 def redact(event: Event, viewer: Viewer) -> Event:
     """The event as ``viewer`` sees it: stack cards (a resigner's too) are face down but to the
-    referee. An event
-    does not know the game's seat count: an int viewer must be a seat number (not a bool, not
-    negative, at most the largest seat count); :func:`view` checks it against the game."""
+    referee. An event does not know the game's seat count: an int viewer must be a seat number
+    (not a bool, not negative, at most the largest seat count); :func:`view` checks it against
+    the game."""
     if viewer == Role.REFEREE:
         return event
     if not isinstance(viewer, str):  # a Role (a str) or a seat
@@ -902,8 +902,9 @@ other position reads as it did before rules version 2 added resigning (§0.6).""
 
 
 def format_position(state: State, viewer: Viewer) -> str:
-    """``state`` in one line (docs/notation/slapjack.md). Every stack card is ``??`` but to the
-    referee, exactly as :func:`view` hides them; the pile is face up to everyone."""
+    """``state`` in one line (docs/notation/slapjack.md). Every stack card and burned card is
+    ``??`` but to the referee, exactly as :func:`view` hides them; the pile's played cards are
+    face up to everyone. The ``burned`` field is written only when a card is burned."""
     burned: tuple[SeenCard, ...] = state.burned
     if viewer == Role.REFEREE:
         stacks = nt.per_seat_text(state.stacks, nt.cards_text)
@@ -929,8 +930,13 @@ def format_position(state: State, viewer: Viewer) -> str:
 def parse_position(text: str, rules: Rules | None = None) -> State:
     """The position a referee's notation ``text`` describes, under ``rules`` (default rules when
     None), with ``Setup(seats, seed 0, rules)``; checked by :func:`check_position` (a finished
-    game is refused). Raises :class:`InvalidPosition` naming the field at fault."""
-    optional = isinstance(text, str) and text.strip().count(" ") == len(_BURNED_FIELDS)
+    game is refused). The eighth field, ``burned``, is there only when cards are burned, so a
+    text of rules version 1 reads as it always did. Raises :class:`InvalidPosition` naming the
+    field at fault."""
+    # Seven fields, or eight with burned cards; counted only on what nt.split will read.
+    short = isinstance(text, str) and len(text) <= nt.MAX_NOTATION
+    parts = text.strip().split(" ") if short else []
+    optional = len(parts) == 1 + len(_BURNED_FIELDS) and all(parts)  # not a double space
     fields = nt.split(text, GAME.info.name, _BURNED_FIELDS if optional else _FIELDS)
     if rules is None:
         rules = Rules()

@@ -350,6 +350,8 @@ HAND_WRITTEN = [
     "slapjack 4S,KD/-/9H,2C 7D,JC,5S 0,2,0 3 2 1 3",
     "slapjack 5S/6S - - 0 0 - 0",
     "slapjack 10D,6C/-/-/-/-/-/-/QH - - 0 7 1,2,3,4,5,6 0",
+    "slapjack 5S/-/6S - - 0 0 1 0 7H,JC",  # seat 1 resigned: its cards lie under the pile
+    "slapjack -/-/-/- JD 3 1 - 1,3 1 9C",
 ]
 
 
@@ -364,7 +366,11 @@ BAD_TEXTS = [
     ("", "notation"),
     ("ratscrew 5S/6S - - 0 0 - 0", "notation"),
     ("slapjack 5S/6S - - 0 0 -", "notation"),
-    ("slapjack 5S/6S - - 0 0 - 0 0", "notation"),
+    ("slapjack 5S/6S - - 0 0 - 0 0", "burned"),  # the optional eighth field holds cards
+    ("slapjack 5S/6S - - 0 0 - 0 -", "burned"),  # left out when empty, never written -
+    ("slapjack 5S/6S - - 0 0 - 0 7H", "burned"),  # burned only after a resignation
+    ("slapjack 5S/- - - 0 0 1 0 5S", "burned"),
+    ("slapjack 5S/6S - - 0 0 - 0 7H 0", "notation"),
     ("slapjack  5S/6S - - 0 0 - 0", "notation"),
     ("slapjack 5S - - 0 0 - 0", "stacks"),
     ("slapjack 5S/6S/-/-/-/-/-/-/- - - 0 0 - 0", "stacks"),
