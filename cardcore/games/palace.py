@@ -2165,6 +2165,16 @@ def narrate(event: Event) -> str:
             assert_never(event)
 
 
+def to_act(state: State) -> tuple[int, ...]:
+    """The seats the game is waiting for (a host's turn timer runs for them): in the setup
+    phase every seat still in that has not called ready, in play the player to move. A seat
+    that may complete four of a kind or add drawn cards is not waited for: those are options."""
+    if state.phase == "setup":
+        out = set(state.finished)
+        return tuple(s for s in range(state.setup.seats) if s not in state.ready and s not in out)
+    return () if state.current is None else (state.current,)
+
+
 GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     info=GameInfo(
         name="palace",
@@ -2201,6 +2211,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     evolve=evolve,
     legal_commands=legal_commands,
     outcome=outcome,
+    to_act=to_act,
     view=view,
     redact=redact,
     narrate=narrate,

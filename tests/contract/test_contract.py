@@ -579,3 +579,69 @@ def test_match_from_position_continues_and_verifies(game: AnyGame) -> None:
     report = log.verify(lines, game=game)
     assert all(same_position(game, a, b) for a, b in zip(replayed, live, strict=True))
     assert report.revealed and report.outcome == match.outcome and report.entries == match.seq
+
+
+# --------------------------------------------------------------------------- leaving
+
+LEFT_CODES = frozenset({"GameOver", "PlayerEliminated", "PlayerFinished"})
+"""What a seat that may not resign (rules.md §0.6) is told."""
+
+
+@game_param
+@settings(max_examples=30)
+@given(data=st.data())
+def test_any_seat_may_resign_at_any_point(game: AnyGame, data: st.DataObject) -> None:
+    """rules.md §0.6 for every game: ``kit.Resign`` is a command of it, never offered by
+    ``legal_commands`` (bots must not resign by chance); at any point a seat still in the game
+    may resign — the cards are conserved after every event, two left means the game ends with
+    the other the only winner (``RESIGNED``); a seat that is out is refused with the usual code
+    and nothing changes; the game then plays to its end and the log verifies and replays."""
+    from cardcore.kit import Resign
+
+    assert Resign in game.command_types, f"{game.name} has no Resign"
+    seats = data.draw(seats_for(game), label="seats")
+    seed = data.draw(st.integers(0, MAX_SEED), label="seed")
+    setup = setup_or_skip(game, seats, seed, data.draw(rules_for(game), label="rules"))
+    match = Match(game, setup)
+    deck = Counter(game.deck(setup))
+    bots = seat_bots("reaction", seats, seed)
+    now = 0
+    resigns = data.draw(st.lists(st.integers(0, 60), max_size=seats), label="resign at")
+    for step in range(STEPS):
+        if match.outcome is not None:
+            break
+        for s in range(seats):
+            assert not any(isinstance(c, Resign) for c in match.legal_commands(s))
+        if step in resigns:
+            seat = data.draw(st.integers(0, seats - 1), label="resigner")
+            by = data.draw(st.sampled_from([None, "timer"]), label="by")
+            state, seq = match.state, match.seq
+            try:
+                events = match.check(seat, Resign(by))
+            except Rejected as exc:
+                assert exc.code.value in LEFT_CODES, exc
+                assert match.state is state and match.seq == seq
+            else:
+                for after in states_along(game, state, events):
+                    assert Counter(game.cards_in_play(after)) == deck
+                match.submit(seat, Resign(by), now)
+                if match.outcome is not None:
+                    assert match.outcome.termination is Termination.RESIGNED
+                    assert seat not in match.outcome.winners and len(match.outcome.winners) == 1
+                    break
+                with pytest.raises(Rejected) as again:
+                    match.check(seat, Resign())
+                assert again.value.code.value in LEFT_CODES
+                continue
+        moves = [(p[0], b.seat, p[1]) for b in bots if (p := ask(b, game, match.state))]
+        if not moves:
+            break
+        delay, seat, cmd = min(moves, key=lambda m: (m[0], m[1]))
+        now += delay
+        match.submit(seat, cmd, now)
+    assert match.writer is not None
+    report = log.verify(match.writer.lines, game=game)
+    assert report.entries == match.seq
+    assert [s.state for s in log.replay(match.writer.lines, seed=seed, game=game)][-1] == (
+        match.state
+    )

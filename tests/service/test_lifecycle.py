@@ -429,6 +429,36 @@ def test_a_speed_idle_seat_forfeits(server: ServerProcess) -> None:
     asyncio.run(main())
 
 
+def test_a_palace_turn_timer_forfeits_the_seat_to_move(server: ServerProcess) -> None:
+    """Three seats ready up and play a little; then nobody moves: the seat to move forfeits
+    (the host's ``Resign`` with ``by: timer``, a logged entry), the game goes on with two, and
+    the next seat to move forfeits in turn, which ends it. The log verifies and replays."""
+
+    async def main() -> None:
+        async with client(server.target) as c:
+            t = await c.create_game("palace", ["human"] * 3, seed=22, turn_timeout_ms=400)
+            seats = {s: c.game(t.game_id, tok) for s, tok in t.seat_tokens.items()}
+            await play_random(seats, random.Random(5), limit=8)
+            me = seats[0]
+            for _ in range(100):
+                if (await me.view()).outcome is not None:
+                    break
+                await asyncio.sleep(0.05)
+            data, complete = await me.log()
+            lines = clog.loads(data)
+            assert complete
+            timed = forfeits(lines)
+            assert len(timed) == 2 and len({ln["seat"] for ln in timed}) == 2
+            assert lines[-1]["outcome"]["termination"] == "resigned"  # type: ignore[index]
+            assert clog.verify(lines).outcome is not None
+            assert sum(1 for _ in clog.replay(lines)) == len(lines) - 2
+            with pytest.raises(CallError) as no_turns:
+                await c.create_game("ratscrew", ["human"] * 2, turn_timeout_ms=400)
+            assert "turn_timeout_ms" in no_turns.value.fields
+
+    asyncio.run(main())
+
+
 def test_an_abandoned_game_is_aborted(server: ServerProcess) -> None:
     async def main() -> None:
         async with client(server.target) as c:

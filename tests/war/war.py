@@ -18,6 +18,8 @@ Rules (every one decided here, so the engine is deterministic):
    again. A player who has no card left to turn loses the war: the other collects. If neither
    has one, nobody can go on: the game ends with no winner.
 5. The game ends when one player holds all 52 cards (or at the setup's event limit).
+6. Either player may resign (``kit.Resign``, rules.md §0.6) at any point: with two players
+   that ends the game at once and the other wins. ``legal_commands`` never offers it.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class Collect:
     """Take the table: the battle (or the war) is yours."""
 
 
-Command = Turn | Collect
+Command = Turn | Collect | kit.Resign
 TURN: Final = Turn()
 COLLECT: Final = Collect()
 
@@ -84,7 +86,14 @@ class Collected:
     cards: int
 
 
-Event = Dealt | Turned | Burned | Collected
+@kit.record
+class Resigned:
+    """``seat`` left the game (rule 6): the other wins."""
+
+    seat: int
+
+
+Event = Dealt | Turned | Burned | Collected | Resigned
 
 
 class State(NamedTuple):
@@ -93,6 +102,7 @@ class State(NamedTuple):
     turned: tuple[Card | None, ...] = (None, None)  # this battle's face-up card per seat
     up: tuple[Card, ...] = ()  # the tied pairs of this war so far, face up, in the order turned
     down: tuple[Card, ...] = ()  # the burned cards, in the order burned
+    resigned: int | None = None  # rule 6: the seat that left (the game is over)
 
 
 @kit.record
@@ -125,6 +135,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     """rules.md §0.5 order: GameOver, InvalidPhase, then turn and role, then the card."""
     if outcome(state) is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    if type(command) is kit.Resign:
+        return [Resigned(seat)]
     owed = owed_to(state)
     if type(command) is Collect:
         if owed != seat:
@@ -176,6 +188,8 @@ def evolve(state: State, event: Event) -> State:
             up = tuple(c for p in pairs for c in (p[seat], p[1 - seat]))  # rule 3: winner's first
             stacks = tuple(st + up + s.down if i == seat else st for i, st in enumerate(s.stacks))
             return State(s.setup, stacks)
+        case Resigned(seat):
+            return s._replace(resigned=seat)
         case _:
             assert_never(event)
 
@@ -223,6 +237,8 @@ def cards_in_play(state: State) -> list[Card]:
 
 
 def outcome(state: State) -> Outcome | None:
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (1 - state.resigned,))
     if state.turned != (None, None):
         return None  # a battle is under way
     holders = [s for s in (0, 1) if state.stacks[s]]
@@ -252,6 +268,8 @@ def narrate(event: Event) -> str:
             return f"seat {seat} burned {len(cards)} for the war"
         case Collected(seat, cards):
             return f"seat {seat} collects {cards} cards"
+        case Resigned(seat):
+            return f"seat {seat} resigned; seat {1 - seat} wins"
         case _:
             assert_never(event)
 
@@ -305,8 +323,8 @@ def check_position(state: State) -> None:
 # fmt: off
 GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     info=GameInfo("war", "War", "1", min_seats=2, max_seats=2, realtime=True),
-    rules_type=Rules, command_types=(Turn, Collect),
-    event_types=(Dealt, Turned, Burned, Collected), view_type=View,
+    rules_type=Rules, command_types=(Turn, Collect, kit.Resign),
+    event_types=(Dealt, Turned, Burned, Collected, Resigned), view_type=View,
     initial_state=initial_state, deal=deal, decide=decide, evolve=evolve,
     legal_commands=legal_commands, outcome=outcome, view=view, redact=redact, narrate=narrate,
     deck=deck, cards_in_play=cards_in_play, shuffle_hidden=shuffle_hidden,
