@@ -67,6 +67,7 @@ def abort_by(line: LogLine) -> str | None:
     by = action.get("by")
     return by if isinstance(by, str) else None
 
+
 LogLine = dict[str, Any]
 
 
@@ -126,6 +127,7 @@ class LogWriter:
         setup: Setup[Any],
         salt: bytes,
         game_id: str | None,
+        *,
         position: str | None = None,
         rules_version: str | None = None,
     ) -> None:
