@@ -252,7 +252,11 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
             break
         if start_ms is None:
             start_ms = at_ms
-        who = "deal" if seat is None else f"seat {seat} {entry['action'].get('kind')}"
+        if seat is not None:
+            who = f"seat {seat} {entry['action'].get('kind')}"
+        else:
+            by = log.abort_by(entry)
+            who = "deal" if by is None else f"aborted by the host ({by})"
         print(f"seq {seq} +{at_ms - start_ms} ms {who}", file=out)
         for event in step.events:
             print("    " + game.narrate(game.redact(event, viewer)), file=out)

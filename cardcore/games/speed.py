@@ -20,6 +20,12 @@ then draws the top ``hand_size`` (5) cards of ``D`` into the hand ``H``. Phase `
   cards of the loser's draw pile (and hand, with ``score_counts="stock_and_hand"``). Without
   ``target_score`` / ``best_of`` the game ends there; with one, all cards are re-dealt from a fresh
   shuffle until a total reaches the target or a player wins the best-of series.
+* ``kit.Resign`` in any phase while the game runs (rules.md §0.6): with two players the game —
+  the whole match, with a target or a series — ends at once and the other player wins
+  (termination ``RESIGNED``, the totals as they stand). The table stays as it stood (phase and
+  cards unchanged, so centre cards dealt face down stay face down; recorded calls cleared since
+  none can take effect); ``winner`` and ``resigned`` say how it ended. ``legal_commands`` never
+  offers ``Resign`` and ``is_sensible`` calls it unwise, so bots never resign by chance.
 
 Zones: draw piles and side piles are top first and face down to everyone; centre piles are
 bottom→top and face up once started (face down in ``READY``); a hand is seen by its owner only.
@@ -51,6 +57,7 @@ from ..engine import (
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import joint_call
 from ..notation import (
+    MAX_NOTATION,
     cards_text,
     check_seat_field,
     int_text,
@@ -67,7 +74,9 @@ from ..notation import (
 )
 from ..rng import shuffled
 
-RULES_VERSION: Final = "1"
+RULES_VERSION: Final = "2"
+"""2 added ``Resign`` (rules.md §0.6); every action of version 1 is decided as before, so logs of
+version 1 still verify (``replays_versions``)."""
 T = TypeVar("T")
 
 Phase = Literal["READY", "PLAY", "OVER"]
@@ -142,7 +151,7 @@ class Draw:
     """Draw the top card of your draw pile into your hand (only with ``auto_refill=False``)."""
 
 
-Command = Play | Flip | Draw
+Command = Play | Flip | Draw | kit.Resign
 
 FLIP: Final = Flip()
 DRAW: Final = Draw()
@@ -235,6 +244,15 @@ class RoundWon:
     final: bool
 
 
+@kit.record
+class Resigned:
+    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins the game —
+    the whole match — at once (rules.md §0.6); nobody scores. It names no card: every card stays
+    where it lies, as hidden as before."""
+
+    seat: int
+
+
 Event = (
     Dealt
     | FlipCalled
@@ -245,6 +263,7 @@ Event = (
     | SideCardsTurned
     | RoundVoided
     | RoundWon
+    | Resigned
 )
 
 _ALL_CARDS: Final = (*standard_deck(), JOKER)
@@ -280,7 +299,10 @@ class State(NamedTuple):
     shuffles: int = 0
     """RNG streams used after the first deal: the next shuffle uses stream ``shuffles + 1``."""
     winner: int | None = None
-    """The winner of the game, once ``phase`` is ``OVER``."""
+    """The winner of the game: once ``phase`` is ``OVER``, or after a resignation."""
+    resigned: int | None = None
+    """The seat that resigned (rules.md §0.6): the game ended where it stood (any phase but
+    ``OVER``), ``winner`` the other seat."""
 
 
 def position(
@@ -298,12 +320,14 @@ def position(
     round: int = 1,
     shuffles: int = 0,
     winner: int | None = None,
+    resigned: int | None = None,
     allow_over: bool = False,
 ) -> State:
     """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
     ``draws`` and ``sides`` are top first, ``centre`` piles bottom→top. Checked by
     :func:`check_position` (:class:`~cardcore.errors.InvalidPosition` names the field at fault);
-    a finished game (phase ``OVER``, with its ``winner``) only with ``allow_over``."""
+    a finished game (phase ``OVER``, with its ``winner``; or ``resigned``, with ``winner`` the
+    other seat) only with ``allow_over``."""
     state = State(
         setup=Setup(seats=2, seed=seed, rules=rules or Rules()),
         phase=phase,
@@ -317,6 +341,7 @@ def position(
         round=round,
         shuffles=shuffles,
         winner=winner,
+        resigned=resigned,
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -442,9 +467,9 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     A seat that is not 0 or 1 (a ``bool`` included) raises :class:`InvalidSeat`."""
     if type(seat) is not int or not 0 <= seat <= 1:
         check_seat(2, seat)  # raises: one inline test keeps the common case cheap
-    phase = state.phase
-    if phase == "OVER":
+    if state.winner is not None:  # phase OVER, or a resignation
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    phase = state.phase
     t = type(command)
     if t is Play:
         if phase != "PLAY":
@@ -476,6 +501,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         if not draw:
             raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
         return [CardDrawn(seat, draw[0])]
+    if t is kit.Resign:  # §0.6: any phase; a player's and the timer's forfeit alike
+        return [Resigned(seat)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
 
 
@@ -627,7 +654,7 @@ def evolve(state: State, event: Event) -> State:
     s = state
     if isinstance(event, CardPlayed):  # the two events of nearly every action come first
         # Unpacking the whole tuple at once is cheaper than reading the fields one by one.
-        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won = s
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won, res = s
         p, card, to = event.seat, event.card, event.to
         hand = hands[p]
         i = hand.index(card)
@@ -636,10 +663,10 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand), draws, sides,
             (pile, centre[1]) if to == 0 else (centre[0], pile), calls, scores, wins, rnd, shf,
-            won,
+            won, res,
         ))  # fmt: skip
     if isinstance(event, CardDrawn):
-        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won = s
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won, res = s
         p = event.seat
         draw = draws[p]
         hand = hands[p] + (draw[0],)
@@ -647,12 +674,12 @@ def evolve(state: State, event: Event) -> State:
         return _new(State, (
             setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
             (draw, draws[1]) if p == 0 else (draws[0], draw), sides, centre, calls, scores,
-            wins, rnd, shf, won,
+            wins, rnd, shf, won, res,
         ))  # fmt: skip
     if isinstance(event, FlipCalled):
         return _new(State, (
             s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, s.calls | {event.seat},
-            s.scores, s.wins, s.round, s.shuffles, s.winner,
+            s.scores, s.wins, s.round, s.shuffles, s.winner, s.resigned,
         ))  # fmt: skip
     if isinstance(event, SideCardsTurned):
         new_sides = list(s.sides)
@@ -663,26 +690,26 @@ def evolve(state: State, event: Event) -> State:
                 new_centre[j] = new_centre[j] + (turned,)
         return _new(State, (
             s.setup, s.phase, s.hands, s.draws, tuple(new_sides), tuple(new_centre),
-            frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner,
+            frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner, s.resigned,
         ))  # fmt: skip
     if isinstance(event, Started):
         return _new(State, (
             s.setup, "PLAY", s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
-            s.wins, s.round, s.shuffles, s.winner,
+            s.wins, s.round, s.shuffles, s.winner, s.resigned,
         ))  # fmt: skip
     if isinstance(event, RoundWon):
         final = event.final
         return _new(State, (
             s.setup, "OVER" if final else s.phase, s.hands, s.draws, s.sides, s.centre,
             frozenset(), event.scores, event.wins, s.round, s.shuffles,
-            event.seat if final else None,
+            event.seat if final else None, s.resigned,
         ))  # fmt: skip
     if isinstance(event, Dealt):
         return _new(State, (
             s.setup, "READY", tuple(map(_known, event.hands)), tuple(map(_known, event.draws)),
             tuple(map(_known, event.sides)), tuple((c,) for c in _known(event.centre)),
             frozenset(), s.scores, s.wins,
-            event.round, event.stream, None,
+            event.round, event.stream, None, s.resigned,
         ))  # fmt: skip
     if isinstance(event, SidePileRebuilt):
         j = event.pile
@@ -693,10 +720,16 @@ def evolve(state: State, event: Event) -> State:
             s.setup, s.phase, s.hands, s.draws,
             (side, s.sides[1]) if j == 0 else (s.sides[0], side),
             (top, centre[1]) if j == 0 else (centre[0], top), s.calls, s.scores, s.wins,
-            s.round, event.stream, s.winner,
+            s.round, event.stream, s.winner, s.resigned,
         ))  # fmt: skip
     if isinstance(event, RoundVoided):
         return s
+    if isinstance(event, Resigned):
+        # §0.6: over where it stands; no recorded call can take effect any more.
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
+            s.wins, s.round, s.shuffles, 1 - event.seat, event.seat,
+        ))  # fmt: skip
     assert_never(event)
 
 
@@ -842,12 +875,16 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """The round winner (no target / best-of), or the match winner once the match is decided."""
-    if state.phase != "OVER" or state.winner is None:
+    """The round winner (no target / best-of), or the match winner once the match is decided;
+    when a player resigns, the other (§0.6), with the totals as they stand. Speed names no
+    losers."""
+    w = state.winner
+    if w is None:
         return None
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (w,), scores=state.scores)
     rules = state.setup.rules
     match_play = rules.target_score is not None or rules.best_of is not None
-    w = state.winner
     return Outcome(
         Termination.TARGET_SCORE if match_play else Termination.OUT_OF_CARDS,
         (w,),
@@ -873,9 +910,13 @@ def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, .
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible)."""
+    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
+    except ``Resign``: always allowed, never offered, so a bot picking among these never
+    resigns by chance."""
     if type(seat) is not int or not 0 <= seat <= 1:
         check_seat(2, seat)  # raises InvalidSeat
+    if state.winner is not None:  # phase OVER, or a resignation
+        return []
     phase = state.phase
     if phase == "READY":
         return [FLIP]
@@ -917,12 +958,14 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
-    """Bots' hint: never repeat a flip call this seat has already made (§0.4.6)."""
+    """Bots' hint: never repeat a flip call this seat has already made (§0.4.6), never
+    resign."""
     if type(seat) is not int or not 0 <= seat <= 1:
         check_seat(2, seat)  # raises InvalidSeat
-    if type(command) is Flip:
+    t = type(command)
+    if t is Flip:
         return seat not in state.calls
-    return True
+    return t is not kit.Resign
 
 
 # --------------------------------------------------------------------------- narration
@@ -974,6 +1017,11 @@ def narrate(event: Event) -> str:
                 f"(totals {scores[0]}–{scores[1]})"
             )
             return text + (": game over" if final else "; all cards are re-dealt")
+        case Resigned(resigner):
+            return (
+                f"seat {resigner} resigned: seat {1 - resigner} wins the game; the cards stay "
+                "where they lie"
+            )
         case _:
             assert_never(event)
 
@@ -1005,7 +1053,10 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
       is as full as its draw pile allows after the deal and, with ``auto_refill``, after every
       play (§3.2);
     * in ``READY`` and ``PLAY`` each seat still has a card (emptying both ends the round);
-      ``OVER`` has a ``winner`` whose hand and draw pile are empty, and only ``OVER`` has one;
+      ``OVER`` has a ``winner`` whose hand and draw pile are empty, and only ``OVER`` has one —
+      or a resignation (§0.6, ``resigned``): the table as it stood in ``READY`` or ``PLAY``
+      (every check of that phase holds), no call recorded, the other seat the ``winner``, and
+      no total reached the target (the game ended before anyone won it);
     * calls (§0.4.6): never both seats (the second call takes effect and clears them), a
       stalemate call only while stuck, none once over;
     * totals: no round is won before the game ends without ``target_score``/``best_of``; a
@@ -1042,9 +1093,17 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition("calls", f"must be a frozenset of seats, got {calls!r:.40}")
     for seat in calls:
         check_seat_field(seat, 2, "calls")
-    winner = state.winner
+    winner, resigned = state.winner, state.resigned
     check_seat_field(winner, 2, "winner", optional=True)
-    if (phase == "OVER") != (winner is not None):
+    check_seat_field(resigned, 2, "resigned", optional=True)
+    if resigned is not None:  # §0.6: over where it stood, in a phase of play
+        if phase == "OVER":
+            raise InvalidPosition("resigned", "phase OVER means a round was won, not a resignation")
+        if winner != 1 - resigned:
+            raise InvalidPosition(
+                "winner", f"seat {resigned} resigned, so seat {1 - resigned} won, got {winner}"
+            )
+    elif (phase == "OVER") != (winner is not None):
         raise InvalidPosition("winner", "a game has a winner exactly when its phase is OVER")
 
     hands, draws = state.hands, state.draws
@@ -1073,7 +1132,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             )
     if len(calls) == 2:
         raise InvalidPosition("calls", "the second call takes effect and clears the calls")
-    if calls and phase == "OVER":
+    if calls and winner is not None:
         raise InvalidPosition("calls", "no call is recorded once the game is over")
     if calls and phase == "PLAY" and not is_stuck(state):
         raise InvalidPosition("calls", "a stalemate call is recorded only while stuck (§3.2)")
@@ -1087,18 +1146,20 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition(
             "wins", f"{sum(wins)} rounds won, more than round {state.round} allows"
         )
-    if winner is not None:
-        loser = 1 - winner
-        if hands[winner] or draws[winner]:
-            raise InvalidPosition(f"hands[{winner}]", "the winner emptied hand and draw pile")
+    # Who won by emptying hand and draw pile: nobody, when a resignation ended the game first.
+    champion = winner if resigned is None else None
+    if champion is not None:
+        loser = 1 - champion
+        if hands[champion] or draws[champion]:
+            raise InvalidPosition(f"hands[{champion}]", "the winner emptied hand and draw pile")
         if not hands[loser] and not draws[loser]:
             raise InvalidPosition(f"hands[{loser}]", "only the winner has emptied its cards")
-        if not wins[winner]:
-            raise InvalidPosition(f"wins[{winner}]", "the winner won the last round")
+        if not wins[champion]:
+            raise InvalidPosition(f"wins[{champion}]", "the winner won the last round")
     target, best_of = rules.target_score, rules.best_of
     if target is not None:
         for p in (0, 1):
-            if (scores[p] >= target) != (p == winner):
+            if (scores[p] >= target) != (p == champion):
                 raise InvalidPosition(
                     f"scores[{p}]",
                     f"{scores[p]} points: the game ends when (and only when) a total reaches "
@@ -1107,7 +1168,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     elif best_of is not None:
         need = best_of // 2 + 1
         for p in (0, 1):
-            if (wins[p] >= need) != (p == winner):
+            if (wins[p] >= need) != (p == champion):
                 raise InvalidPosition(
                     f"wins[{p}]",
                     f"{wins[p]} wins: the best-of-{best_of} series ends when (and only when) a "
@@ -1116,7 +1177,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     elif sum(wins) != over:
         raise InvalidPosition("wins", "without target_score or best_of the first won round ends it")
     if not allow_over and outcome(state) is not None:
-        raise InvalidPosition("phase", "the game is already over")
+        raise InvalidPosition(
+            "phase" if resigned is None else "resigned", "the game is already over"
+        )
 
 
 # --------------------------------------------------------------------------- notation
@@ -1126,6 +1189,19 @@ _FIELDS: Final = (
     "shuffles", "winner",
 )  # fmt: skip
 """The fields of the notation after the game's name (docs/notation/speed.md)."""
+RESIGNED_FIELD: Final = "resigned"
+"""The notation's optional last field, written only after a resignation: a text of rules
+version 1 (every position a log of it starts from) stays a text of this version."""
+
+
+def _has_resigned_field(text: object) -> bool:
+    """Whether ``text`` ends with the optional ``resigned`` field: one field more than
+    ``_FIELDS``, and a seat. Any other extra field is left to :func:`split` to refuse, so a text
+    with a field too many is refused as before, for its field count."""
+    if not isinstance(text, str) or len(text) > MAX_NOTATION:
+        return False
+    parts = text.strip().split(" ")
+    return len(parts) == len(_FIELDS) + 2 and parts[-1] in ("0", "1")
 
 
 def _piles_text(piles: Sequence[Sequence[SeenCard]]) -> str:
@@ -1136,22 +1212,22 @@ def format_position(state: State, viewer: Viewer) -> str:
     """The position in Speed's one-line notation (docs/notation/speed.md). For a viewer other
     than the referee, every card :func:`view` hides is ``??`` (so the sizes show)."""
     v = view(state, viewer)
-    return join(
-        GAME.info.name,
-        (
-            v.phase,
-            _piles_text(v.hands),
-            _piles_text(v.draws),
-            _piles_text(v.sides),
-            _piles_text(v.centre),
-            seats_text(v.calls),
-            per_seat_text(v.scores, str),
-            per_seat_text(v.wins, str),
-            str(v.round),
-            str(state.shuffles),
-            int_text(v.winner),
-        ),
-    )
+    fields = [
+        v.phase,
+        _piles_text(v.hands),
+        _piles_text(v.draws),
+        _piles_text(v.sides),
+        _piles_text(v.centre),
+        seats_text(v.calls),
+        per_seat_text(v.scores, str),
+        per_seat_text(v.wins, str),
+        str(v.round),
+        str(state.shuffles),
+        int_text(v.winner),
+    ]
+    if state.resigned is not None:
+        fields.append(int_text(state.resigned))
+    return join(GAME.info.name, fields)
 
 
 def _parse_pair(text: str, field: str, item: Callable[[str, str], T]) -> tuple[T, T]:
@@ -1167,9 +1243,11 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
     with ``allow_over``). Raises :class:`~cardcore.errors.InvalidPosition` and nothing else."""
     if rules is not None and type(rules) is not Rules:
         raise InvalidPosition("rules", f"must be speed Rules, got {type(rules).__name__}")
+    names = (*_FIELDS, RESIGNED_FIELD) if _has_resigned_field(text) else _FIELDS
     (
         phase, hands, draws, sides, centre, calls, scores, wins, round_, shuffles, winner,
-    ) = split(text, GAME.info.name, _FIELDS)  # fmt: skip
+        *rest,
+    ) = split(text, GAME.info.name, names)  # fmt: skip
     state = State(
         setup=Setup(2, 0, rules or Rules()),
         phase=parse_choice(phase, "phase", _PHASES),  # type: ignore[arg-type]
@@ -1183,6 +1261,7 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
         round=parse_int(round_, "round", lo=1),
         shuffles=parse_int(shuffles, "shuffles"),
         winner=parse_opt_int(winner, "winner", hi=1),
+        resigned=parse_int(rest[0], RESIGNED_FIELD, hi=1) if rest else None,
     )
     check_position(state, allow_over=allow_over)
     return state
@@ -1196,9 +1275,10 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         min_seats=2,
         max_seats=2,
         realtime=True,
+        replays_versions=("1",),
     ),
     rules_type=Rules,
-    command_types=(Play, Flip, Draw),
+    command_types=(Play, Flip, Draw, kit.Resign),
     event_types=(
         Dealt,
         FlipCalled,
@@ -1209,6 +1289,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         SideCardsTurned,
         RoundVoided,
         RoundWon,
+        Resigned,
     ),
     view_type=View,
     initial_state=initial_state,

@@ -1474,6 +1474,16 @@ RESIGNED_FIELD: Final = "resigned"
 version 1 (every position a log of it starts from) stays a text of this version."""
 
 
+def _has_resigned_field(text: object, fields: int) -> bool:
+    """Whether ``text`` ends with the optional ``resigned`` field: one field more than the
+    others take, and a seat. Any other extra field is left to :func:`nt.split` to refuse, so a
+    text with a field too many is refused as before, for its field count."""
+    if not isinstance(text, str) or len(text) > nt.MAX_NOTATION:
+        return False
+    parts = text.strip().split(" ")
+    return len(parts) == fields + 2 and parts[-1] in ("0", "1")
+
+
 def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
     """The position in Spit's notation (docs/notation/spit.md): for any viewer but the referee,
     face-down layout cards and every spit card (exactly what :func:`view` hides) are ``??``."""
@@ -1524,8 +1534,8 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         raise InvalidPosition("rules", f"must be spit.Rules, got {type(rules).__name__}")
     n = rules.num_stock_piles
     names = _field_names(n)
-    if isinstance(text, str) and text.strip().count(" ") == len(names) + 1:
-        names = (*names, RESIGNED_FIELD)  # one field more: the optional last one
+    if _has_resigned_field(text, len(names)):
+        names = (*names, RESIGNED_FIELD)
     f = nt.split(text, GAME_NAME, names)
     phase = nt.parse_choice(f[0], "phase", PHASES)
     round_ = nt.parse_int(f[1], "round", lo=1)

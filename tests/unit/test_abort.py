@@ -68,3 +68,24 @@ def test_an_earlier_rules_version_still_verifies() -> None:
     assert log.verify(match.writer.lines).outcome == Outcome(Termination.ABORTED)
     with pytest.raises(ValueError):
         Match(game, game.make_setup(2, 3), rules_version="no-such-version")
+
+
+def test_the_cli_names_the_hosts_abort(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from cardcore.cli import main
+
+    game = registry.get_game("ratscrew")
+    match = Match(game, game.make_setup(2, 5), game_id="g")
+    match.submit(0, match.legal_commands(0)[0], 5)
+    match.abort(9, "admin")
+    assert match.writer is not None
+    path = Path(str(tmp_path)) / "aborted.jsonl"
+    path.write_bytes(log.dumps(match.writer.lines))
+    assert main(["verify", str(path)]) == 0
+    assert "aborted" in capsys.readouterr().out
+    assert main(["replay", "--as", "1", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "seq 2 +9 ms aborted by the host (admin)" in out and '"termination":"aborted"' in out
