@@ -14,6 +14,13 @@ Routes (all under ``/v1``; the seat is the bearer token's, never a field of the 
 ``GET  /v1/games/{game_id}/view``           ``GetView``
 ``GET  /v1/games/{game_id}/log``            ``GetLog``         JSON Lines, as ``cardcore verify``
 ``GET  /v1/games/{game_id}/events``         ``StreamEvents``   Server-Sent Events
+``POST /v1/tables/join``                    ``JoinTable``      no token: an invite or a game id
+``POST /v1/games/{game_id}/start``          ``StartTable``     the creator's token
+``POST /v1/games/{game_id}/abort``          ``AbortGame``      the creator's token or admin key
+``GET  /v1/games/{game_id}/table``          ``GetTable``       any token; none for a public table
+``GET  /v1/tables``                         ``ListTables``     public tables waiting, newest first
+``POST /v1/games/{game_id}/watch``          ``WatchTable``     a spectator token (public tables)
+``POST /v1/my-games``                       ``ListMyGames``    the tokens travel in the body
 =========================================  =================  ====================================
 
 Errors are RFC 9457 problem documents (``application/problem+json``) whose ``code`` is the gRPC
@@ -26,6 +33,8 @@ then ``event: outcome`` once the game is over, and closes. A client resumes with
 ``Last-Event-ID`` (the last ``seq`` it saw; it wins over ``?from_seq=``, which a reconnecting
 browser repeats) and gets no gap and no duplicate. When the server stops, or the game has to be
 rebuilt, the stream sends ``event: closing`` (a problem document) and ends; resume later.
+A stream opened on a table still waiting for players waits for the deal (heartbeats meanwhile),
+or sends ``event: closing`` with ``TableCancelled`` if the table is cancelled instead.
 """
 
 from __future__ import annotations
@@ -56,6 +65,8 @@ from cardcore.engine import Outcome as CoreOutcome
 from . import logs
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
+from .lobby import MAX_MY_GAMES
+from .lobby import TableInfo as CoreTable
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
 
@@ -166,12 +177,18 @@ class Catalogue(msgspec.Struct):
     games: list[GameInfo]
 
 
+_U32 = Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)]
+
+
 class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
-    """Who plays one seat: a human (a client holding the seat's token) or a server bot."""
+    """Who plays one seat: a human (a client holding the seat's token) or a server bot. A human
+    seat may be *open*: ``invite`` (a single-use invite code fills it) or ``anyone`` (whoever
+    takes it first); any open seat makes the game a table that deals once its seats are taken."""
 
     kind: Literal["human", "random", "reaction"] = "human"
-    bot_min_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)] = 0
-    bot_max_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)] = 0
+    bot_min_delay_ms: _U32 = 0
+    bot_max_delay_ms: _U32 = 0
+    open: Literal["", "invite", "anyone"] = ""
 
 
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
@@ -182,9 +199,17 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     rules: dict[str, Any] = msgspec.field(default_factory=dict)
     seed: Annotated[int, msgspec.Meta(ge=0)] | None = None
     event_limit: Annotated[int, msgspec.Meta(ge=0)] = 0
-    timeouts_ms: dict[str, Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)]] = msgspec.field(
-        default_factory=dict
-    )
+    timeouts_ms: dict[str, _U32] = msgspec.field(default_factory=dict)
+    public: bool = False
+    """List the table for anyone to find, join (its ``anyone`` seats) and watch."""
+    start_deadline_ms: _U32 = 0
+    """How long a table waits for its seats before it is cancelled (0 = the server's)."""
+    turn_timeout_ms: _U32 = 0
+    """A turn-based game: a human seat that does not act for this long forfeits (0 = none)."""
+    idle_timeout_ms: _U32 = 0
+    """A human seat with no action of its own for this long forfeits (0 = none)."""
+    abandon_timeout_ms: _U32 = 0
+    """No human action at all for this long: the host aborts the game (0 = none)."""
 
 
 class SeatToken(msgspec.Struct):
@@ -194,14 +219,26 @@ class SeatToken(msgspec.Struct):
     token: str
 
 
+class SeatInvite(msgspec.Struct):
+    """The single-use invite code of one ``invite`` seat (``POST /v1/tables/join`` takes it)."""
+
+    seat: int
+    code: str
+
+
 class CreatedGame(msgspec.Struct):
-    """The new game's id, one token per human seat, a spectator token and the commitment."""
+    """The new game's id, one token per human seat the creator holds, a spectator token, the
+    creator's token (starts and aborts the table), one invite per ``invite`` seat, the
+    commitment, and ``status``: ``playing``, or ``waiting`` for a table with open seats."""
 
     game_id: str
     seat_tokens: list[SeatToken]
     spectator_token: str
     seed_commitment: str
     header: dict[str, Any]
+    creator_token: str
+    invites: list[SeatInvite]
+    status: str
 
 
 class SubmitAction(msgspec.Struct, forbid_unknown_fields=True):
@@ -250,6 +287,97 @@ class GameView(msgspec.Struct):
     legal_commands: list[dict[str, Any]]
     outcome: Outcome | None = None
     seat: int | None = None
+    present_seats: list[int] = msgspec.field(default_factory=list)
+    """The seats with an open event stream now (who is at the table)."""
+
+
+class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
+    """Take a seat: give ``invite`` (its seat), or ``game_id`` of a table with seats open to
+    anyone (and ``seat``, or the first one free)."""
+
+    invite: Annotated[str, msgspec.Meta(max_length=1024)] = ""
+    game_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    seat: _U32 | None = None
+
+
+class Joined(msgspec.Struct):
+    """The seat taken and its token; ``status`` is ``playing`` when this join dealt the game."""
+
+    game_id: str
+    seat: int
+    token: str
+    status: str
+
+
+class StartTable(msgspec.Struct, forbid_unknown_fields=True):
+    """Who plays the seats still empty when the creator starts its table."""
+
+    fill_with: Literal["random", "reaction"] = "reaction"
+
+
+class TableSeat(msgspec.Struct):
+    """One seat of a table: who plays it, how it was opened, whether it is taken (a bot's and
+    the creator's seats are) and whether its holder has an event stream open now."""
+
+    seat: int
+    kind: Literal["human", "random", "reaction"]
+    open: Literal["", "invite", "anyone"]
+    taken: bool
+    present: bool
+
+
+class Table(msgspec.Struct):
+    """A table or game: ``status`` is ``waiting``, ``playing``, ``finished`` or ``cancelled``;
+    ``deadline_ms`` (wall clock) is when a waiting table is cancelled; ``seq`` the entries so
+    far."""
+
+    game_id: str
+    game: str
+    status: str
+    seats: list[TableSeat]
+    created_ms: int
+    deadline_ms: int
+    public: bool
+    seed_commitment: str
+    rules: dict[str, Any]
+    seq: int
+    outcome: Outcome | None = None
+
+
+class TableList(msgspec.Struct):
+    """One page of public tables waiting for players, newest first; ``next_page_token``
+    continues after its last table (empty: no more)."""
+
+    tables: list[Table]
+    next_page_token: str
+
+
+class Watching(msgspec.Struct):
+    """A new spectator token: send it as ``Authorization: Bearer <token>``."""
+
+    spectator_token: str
+
+
+class MyGamesQuery(msgspec.Struct, forbid_unknown_fields=True):
+    """The tokens a client holds (seat, spectator or creator tokens)."""
+
+    tokens: Annotated[
+        list[Annotated[str, msgspec.Meta(max_length=1024)]],
+        msgspec.Meta(max_length=MAX_MY_GAMES),
+    ]
+
+
+class MyGame(msgspec.Struct):
+    """One token's game: its viewer (a seat number, ``spectator`` or ``creator``) and table."""
+
+    viewer: str
+    table: Table
+
+
+class MyGames(msgspec.Struct):
+    """Each token's game, in request order."""
+
+    games: list[MyGame]
 
 
 class Closing(msgspec.Struct):
@@ -273,6 +401,31 @@ def _outcome(o: CoreOutcome | None) -> Outcome | None:
     if o is None:
         return None
     return Outcome(o.termination.value, list(o.winners), list(o.losers), list(o.scores))
+
+
+def _table(t: CoreTable) -> Table:
+    return Table(
+        game_id=t.game_id,
+        game=t.game,
+        status=t.status,
+        seats=[
+            TableSeat(
+                s.seat,
+                cast(Literal["human", "random", "reaction"], s.kind),
+                cast(Literal["", "invite", "anyone"], s.open),
+                s.taken,
+                s.present,
+            )
+            for s in t.seats
+        ],
+        created_ms=t.created_ms,
+        deadline_ms=t.deadline_ms,
+        public=t.public,
+        seed_commitment=t.seed_commitment,
+        rules=_decode_json.decode(t.rules_json),
+        seq=t.seq,
+        outcome=_outcome(t.outcome),
+    )
 
 
 def _entry_json(e: RedactedEntry) -> bytes:
@@ -475,13 +628,15 @@ def _errors(*statuses: int) -> dict[int, ResponseSpec]:
         400: "The request could not be parsed (code `Malformed`; `errors` names the fields).",
         401: "No token, or an unknown one (`MissingToken`, `InvalidToken`, `AdminKeyRequired`).",
         403: "Not allowed (`WrongGame`, `SpectatorCannotAct`, `SeatMismatch`, `SeedNotAllowed`, "
-        "`AdminKeyRequired`).",
-        404: "No such game (`GameNotFound`).",
-        409: "The game's rules refused the command now: `code` is its RejectCode "
-        "(`NotYourTurn`, `StaleAction`, `GameOver`, ...).",
+        "`AdminKeyRequired`, `NotCreator`, `TableNotPublic`).",
+        404: "No such game or invite (`GameNotFound`, `InvalidInvite`).",
+        409: "Refused now: the game's rules (`code` is its RejectCode: `NotYourTurn`, "
+        "`StaleAction`, `GameOver`, ...) or the table's state (`GameNotStarted`, `GameStarted`, "
+        "`TableCancelled`, `TableFull`, `InviteUsed`, `SeatNotOpen`).",
         413: f"The body is larger than {MAX_BODY} bytes (`TooLarge`).",
         415: "The body is not `application/json` (`UnsupportedMediaType`).",
-        422: "Well-formed but invalid (`Malformed`; `errors` names the fields).",
+        422: "Well-formed but invalid (`Malformed`, or `HostOnly` for a command only the host "
+        "may send; `errors` names the fields).",
         503: "Stopping, or the game is being rebuilt (`ShuttingDown`, `StoreUnavailable`); retry.",
     }
     return {
@@ -495,9 +650,23 @@ def _errors(*statuses: int) -> dict[int, ResponseSpec]:
     }
 
 
+_ALLOW: Final[Mapping[str | None, str]] = {
+    None: "GET, OPTIONS, POST",
+    **dict.fromkeys(("actions", "start", "abort", "watch"), "OPTIONS, POST"),
+}
+"""The methods of ``/v1/games`` (None) and of ``/v1/games/{game_id}/<operation>`` (others: GET)."""
 _BEARER: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
 _GAME_ID = Annotated[
     str, Parameter(description="The game's id (32 lowercase hex digits).", max_length=64)
+]
+_ADMIN_KEY = Annotated[
+    str,
+    Parameter(
+        header=ADMIN_KEY_HEADER,
+        required=False,
+        description="The admin key, when the server requires one.",
+        max_length=1024,
+    ),
 ]
 
 
@@ -541,18 +710,7 @@ class RestApi:
             security=[{}, {"adminKey": []}],
             responses=_errors(400, 401, 403, 413, 415, 422, 503),
         )
-        async def create_game(
-            data: CreateGame,
-            admin_key: Annotated[
-                str,
-                Parameter(
-                    header=ADMIN_KEY_HEADER,
-                    required=False,
-                    description="The admin key, when the server requires one.",
-                    max_length=1024,
-                ),
-            ] = "",
-        ) -> CreatedGame:
+        async def create_game(data: CreateGame, admin_key: _ADMIN_KEY = "") -> CreatedGame:
             _note(rpc="CreateGame")
             spec = GameSpec(
                 game=data.game,
@@ -563,6 +721,12 @@ class RestApi:
                 seed=data.seed,
                 event_limit=data.event_limit,
                 timeouts_ms=data.timeouts_ms,
+                seat_open=[s.open for s in data.seats],
+                public=data.public,
+                start_deadline_ms=data.start_deadline_ms,
+                turn_timeout_ms=data.turn_timeout_ms,
+                idle_timeout_ms=data.idle_timeout_ms,
+                abandon_timeout_ms=data.abandon_timeout_ms,
             )
             created = await api.app.create_game(spec, admin_key or None)
             return CreatedGame(
@@ -571,6 +735,9 @@ class RestApi:
                 spectator_token=created.spectator_token,
                 seed_commitment=created.seed_commitment,
                 header=_decode_json.decode(created.header_json),
+                creator_token=created.creator_token,
+                invites=[SeatInvite(s, c) for s, c in created.invites],
+                status=created.status,
             )
 
         @post(
@@ -607,9 +774,11 @@ class RestApi:
             "/games/{game_id:str}/view",
             operation_id="GetView",
             summary="The caller's view and its legal commands",
+            description="A table still waiting for players has no view yet (409 "
+            "`GameNotStarted`); `present_seats` are the seats with an event stream open now.",
             tags=["play"],
             security=_BEARER,
-            responses=_errors(400, 401, 403, 404, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 422, 503),
         )
         async def get_view(request: Request[Any, Any, Any], game_id: _GAME_ID) -> GameView:
             _note(rpc="GetView")
@@ -620,6 +789,7 @@ class RestApi:
                 legal_commands=[_obj(c) for c in r.legal_commands],
                 outcome=_outcome(r.outcome),
                 seat=r.seat,
+                present_seats=list(r.present),
             )
 
         @get(
@@ -634,7 +804,7 @@ class RestApi:
             media_type=JSON_LINES,
             response_description="The log, one canonical JSON object per line.",
             response_headers=[_complete_header()],
-            responses=_errors(400, 401, 403, 404, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 422, 503),
         )
         async def get_log(request: Request[Any, Any, Any], game_id: _GAME_ID) -> Response[bytes]:
             _note(rpc="GetLog")
@@ -656,7 +826,7 @@ class RestApi:
             response_description="`event: entry` per log entry (`id` = its seq, `data` = an "
             "Entry), then `event: outcome` (`data` = an Outcome) once the game is over; or "
             "`event: closing` (`data` = a Closing) when the server stops.",
-            responses=_errors(400, 401, 403, 404, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 422, 503),
         )
         async def stream_events(
             request: Request[Any, Any, Any],
@@ -701,6 +871,151 @@ class RestApi:
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
 
+        @post(
+            "/tables/join",
+            operation_id="JoinTable",
+            summary="Take a seat of a table waiting for players",
+            description="With `invite` (a code from CreateGame's `invites`) the invite's seat; "
+            "with `game_id` a seat open to anyone (`seat`, or the first one free). No token "
+            "needed: the answer carries the seat's token. The join that takes the last open "
+            "seat deals the game (`status` `playing`). Of clients racing for the last seat one "
+            "gets it; the others get 409 `TableFull` or `GameStarted`.",
+            tags=["lobby"],
+            status_code=200,
+            security=[{}],
+            responses=_errors(400, 404, 409, 413, 415, 422, 503),
+        )
+        async def join_table(data: JoinTable) -> Joined:
+            _note(rpc="JoinTable")
+            j = await api.app.lobby.join(data.invite, data.game_id, data.seat)
+            return Joined(j.game_id, j.seat, j.token, j.status)
+
+        @post(
+            "/games/{game_id:str}/start",
+            operation_id="StartTable",
+            summary="Start a waiting table now, its empty seats played by bots",
+            description="The creator's token. The body is optional (`fill_with` defaults to "
+            "`reaction`).",
+            tags=["lobby"],
+            status_code=200,
+            security=_BEARER,
+            responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
+        )
+        async def start_table(
+            request: Request[Any, Any, Any], game_id: _GAME_ID, data: StartTable | None = None
+        ) -> Table:
+            _note(rpc="StartTable")
+            fill = data.fill_with if data is not None else "reaction"
+            info = await api.app.lobby.start_table(_bearer(request), game_id, fill)
+            return _table(info)
+
+        @post(
+            "/games/{game_id:str}/abort",
+            operation_id="AbortGame",
+            summary="End a game at once, or cancel a table still waiting",
+            description="The creator's token, or the `X-Cardcore-Admin-Key` header. A game "
+            "ends with termination `aborted` (its log is final and reveals the seed); a table "
+            "still waiting is `cancelled`.",
+            tags=["lobby"],
+            status_code=200,
+            security=[{"bearer": []}, {"adminKey": []}],
+            responses=_errors(400, 401, 403, 404, 409, 422, 503),
+        )
+        async def abort_game(
+            request: Request[Any, Any, Any], game_id: _GAME_ID, admin_key: _ADMIN_KEY = ""
+        ) -> Table:
+            _note(rpc="AbortGame")
+            info = await api.app.lobby.abort(_bearer(request), game_id, admin_key or None)
+            return _table(info)
+
+        @get(
+            "/games/{game_id:str}/table",
+            operation_id="GetTable",
+            summary="A table's status and seats, and who is present",
+            description="Any token of the game; none for a public table.",
+            tags=["lobby"],
+            security=[{}, {"bearer": []}],
+            responses=_errors(400, 401, 403, 404, 422, 503),
+        )
+        async def get_table(request: Request[Any, Any, Any], game_id: _GAME_ID) -> Table:
+            _note(rpc="GetTable")
+            return _table(await api.app.lobby.table(_bearer(request), game_id))
+
+        @get(
+            "/tables",
+            operation_id="ListTables",
+            summary="Public tables waiting for players, newest first",
+            description="No token needed. `page_token` (a previous page's `next_page_token`) "
+            "continues the listing after that page: tables created since come before its first "
+            "page, never in the pages after.",
+            tags=["lobby"],
+            security=[{}],
+            responses=_errors(400, 422, 503),
+        )
+        async def list_tables(
+            game: Annotated[
+                str,
+                Parameter(
+                    query="game",
+                    required=False,
+                    max_length=64,
+                    description="Only tables of this game (empty = every game).",
+                ),
+            ] = "",
+            page_size: Annotated[
+                int,
+                Parameter(
+                    query="page_size",
+                    required=False,
+                    ge=0,
+                    le=2**32 - 1,
+                    description="Tables per page, 1 to 100 (0 = 20).",
+                ),
+            ] = 0,
+            page_token: Annotated[
+                str,
+                Parameter(
+                    query="page_token",
+                    required=False,
+                    max_length=1024,
+                    description="The previous page's next_page_token (empty = the newest).",
+                ),
+            ] = "",
+        ) -> TableList:
+            _note(rpc="ListTables")
+            page = await api.app.lobby.list_tables(game, page_size, page_token)
+            return TableList([_table(t) for t in page.tables], page.next_page_token)
+
+        @post(
+            "/games/{game_id:str}/watch",
+            operation_id="WatchTable",
+            summary="A new spectator token of a public table",
+            description="No token needed; a table that is not public is 403 `TableNotPublic`.",
+            tags=["lobby"],
+            status_code=200,
+            security=[{}],
+            responses=_errors(400, 403, 422, 503),
+        )
+        async def watch_table(game_id: _GAME_ID) -> Watching:
+            _note(rpc="WatchTable")
+            return Watching(await api.app.lobby.watch(game_id))
+
+        @post(
+            "/my-games",
+            operation_id="ListMyGames",
+            summary="The games of the tokens a client holds",
+            description=f"Up to {MAX_MY_GAMES} tokens (seat, spectator or creator tokens), "
+            "in the body so that they stay out of URLs; one game per token, in order.",
+            tags=["lobby"],
+            status_code=200,
+            security=[{}],
+            responses=_errors(400, 401, 413, 415, 422, 503),
+        )
+        async def list_my_games(data: MyGamesQuery) -> MyGames:
+            _note(rpc="ListMyGames")
+            games = await api.app.lobby.my_games(data.tokens)
+            return MyGames([MyGame(v, _table(t)) for v, t in games])
+
         @route(
             ["/games", "/games/{game_id:str}/{operation:str}"],
             http_method=HttpMethod.OPTIONS,
@@ -710,9 +1025,7 @@ class RestApi:
             # Litestar's automatic OPTIONS of a path served by two handlers (GET and POST
             # /games) lists only the first one's method: answer with the real set.
             operation = request.path_params.get("operation")
-            allow = {None: "GET, OPTIONS, POST", "actions": "OPTIONS, POST"}.get(
-                operation, "GET, OPTIONS"
-            )
+            allow = _ALLOW.get(operation, "GET, OPTIONS")
             return Response(None, status_code=204, headers={"Allow": allow})
 
         router = Router(
@@ -725,6 +1038,13 @@ class RestApi:
                 get_view,
                 get_log,
                 stream_events,
+                join_table,
+                start_table,
+                abort_game,
+                get_table,
+                list_tables,
+                watch_table,
+                list_my_games,
             ],
         )
         return Litestar(
@@ -752,13 +1072,15 @@ class RestApi:
                         "bearer": SecurityScheme(
                             type="http",
                             scheme="bearer",
-                            description="A seat's or the spectator's token from CreateGame.",
+                            description="A seat's, the spectator's or the creator's token "
+                            "(CreateGame, JoinTable, WatchTable).",
                         ),
                         "adminKey": SecurityScheme(
                             type="apiKey",
                             name=ADMIN_KEY_HEADER,
                             security_scheme_in="header",
-                            description="Needed to create games when the server requires it.",
+                            description="Needed to create games when the server requires "
+                            "it; aborts any game.",
                         ),
                     }
                 ),
@@ -766,6 +1088,10 @@ class RestApi:
                     Tag(name="games", description="Catalogue and creation"),
                     Tag(name="play", description="Actions, views and the event stream"),
                     Tag(name="audit", description="The tamper-evident log"),
+                    Tag(
+                        name="lobby",
+                        description="Tables, invites, start, abort, listing and spectators",
+                    ),
                 ],
                 create_examples=False,
             ),
@@ -863,12 +1189,23 @@ WIRE_TYPES: Final = (
     SeatAssignment,
     CreateGame,
     SeatToken,
+    SeatInvite,
     CreatedGame,
     SubmitAction,
     Entry,
     Outcome,
     Submitted,
     GameView,
+    JoinTable,
+    Joined,
+    StartTable,
+    TableSeat,
+    Table,
+    TableList,
+    Watching,
+    MyGamesQuery,
+    MyGame,
+    MyGames,
     Closing,
 )
 
@@ -884,7 +1221,16 @@ def openapi_document(generated: dict[str, Any]) -> dict[str, Any]:
     schemas = dict(doc.get("components", {}).get("schemas", {}))
     schemas.update(components)
     doc["components"] = {**doc.get("components", {}), "schemas": schemas}
+    paths = doc.get("paths", {})
+    for path, method in _OPTIONAL_BODIES:
+        body = paths.get(path, {}).get(method, {}).get("requestBody")
+        if isinstance(body, dict):  # Litestar marks every body required; these may be absent
+            paths[path][method]["requestBody"] = {**body, "required": False}
     return doc
+
+
+_OPTIONAL_BODIES: Final = ((API_PREFIX + "/games/{game_id}/start", "post"),)
+"""Operations whose body may be left out (StartTable: ``fill_with`` has a default)."""
 
 
 class _OpenAPIJson(JsonRenderPlugin):

@@ -6,6 +6,15 @@
 //   await me.submit({ kind: 'Play' });
 //   for await (const entry of me.stream({ fromSeq: 0 })) console.log(entry.seq, entry.events);
 //
+// Tables people join (the lifecycle):
+//
+//   const seats = ['human', { kind: 'human', open: 'invite' }];
+//   const t = await client.createGame({ game: 'spit', seats }); // t.status === 'waiting'
+//   // t.invites[1] is the code a link carries to the second player
+//   const seat = await other.joinTable({ invite: t.invites[1] }); // {gameId, seat, token, status}
+//   await client.game(t.gameId, t.creatorToken).start({ fillWith: 'random' }); // or .abort()
+//   await other.game(seat.gameId, seat.token).resign();
+//
 // Commands, events and views are plain objects (the game's JSON, `kind` included); they travel as
 // canonical JSON. Errors are CardcoreError: `code` (the gRPC status name), `reason` (the
 // ErrorInfo reason: a game's RejectCode or a service reason), `metadata`, `fieldViolations`
@@ -46,6 +55,18 @@ const SEAT_KINDS = {
   random: 'SEAT_KIND_RANDOM_BOT',
   reaction: 'SEAT_KIND_REACTION_BOT',
 };
+const KIND_NAMES = {
+  SEAT_KIND_UNSPECIFIED: 'human',
+  SEAT_KIND_HUMAN: 'human',
+  SEAT_KIND_RANDOM_BOT: 'random',
+  SEAT_KIND_REACTION_BOT: 'reaction',
+};
+const SEAT_OPENS = {
+  '': 'SEAT_OPEN_UNSPECIFIED',
+  invite: 'SEAT_OPEN_INVITE',
+  anyone: 'SEAT_OPEN_ANYONE',
+};
+const OPEN_NAMES = Object.fromEntries(Object.entries(SEAT_OPENS).map(([k, v]) => [v, k]));
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
 
 /** A refused call, with the rich error details the server sent. */
@@ -108,6 +129,35 @@ function entryOf(e) {
   };
 }
 
+/** A table (GetTable, StartTable, AbortGame, ListTables, ListMyGames) as a plain object. */
+function tableOf(t) {
+  return {
+    gameId: t.game_id,
+    game: t.game,
+    status: t.status, // 'waiting' | 'playing' | 'finished' | 'cancelled'
+    seats: t.seats.map((s) => ({
+      seat: Number(s.seat),
+      kind: KIND_NAMES[s.kind] ?? 'human',
+      open: OPEN_NAMES[s.open] ?? '',
+      taken: s.taken,
+      present: s.present,
+    })),
+    createdMs: Number(t.created_ms),
+    deadlineMs: Number(t.deadline_ms),
+    public: t.public,
+    seedCommitment: t.seed_commitment,
+    rules: t.rules_json ? parseJson(t.rules_json) : {},
+    outcome: outcomeOf(t.outcome),
+    seq: Number(t.seq),
+  };
+}
+
+function bearer(token) {
+  const md = new grpc.Metadata();
+  if (token) md.set('authorization', `Bearer ${token}`);
+  return md;
+}
+
 function unary(stub, method, request, metadata, options = {}) {
   return new Promise((resolve, reject) => {
     stub[method](request, metadata, options, (err, response) =>
@@ -152,42 +202,165 @@ export class CardcoreClient {
   }
 
   /**
-   * Deal a new game. `seats`: one per seat, 'human' | 'random' | 'reaction' or
-   * { kind, botMinDelayMs, botMaxDelayMs }. `seed` (BigInt, number or decimal string) only where
-   * the server allows client seeds. Returns { gameId, seatTokens: {seat: token},
-   * spectatorToken, seedCommitment, header }.
+   * Deal a new game, or open a table. `seats`: one per seat, 'human' | 'random' | 'reaction' or
+   * { kind, botMinDelayMs, botMaxDelayMs, open }; a human seat's `open` is 'invite' (a single-use
+   * invite code fills it) or 'anyone' (whoever joins first): any open seat makes the game a
+   * table that deals once its seats are taken (or its creator starts it). `seed` (BigInt,
+   * number or decimal string) only where the server allows client seeds. `public` lists the
+   * table; `startDeadlineMs`, `turnTimeoutMs`, `idleTimeoutMs`, `abandonTimeoutMs` (0 = none
+   * or the server's). Returns { gameId, seatTokens: {seat: token}, spectatorToken,
+   * creatorToken, invites: {seat: code}, status ('playing' | 'waiting'), seedCommitment,
+   * header }.
    */
-  async createGame({ game, seats, rules = {}, seed, eventLimit = 0, timeoutsMs = {} }) {
+  async createGame({
+    game,
+    seats,
+    rules = {},
+    seed,
+    eventLimit = 0,
+    timeoutsMs = {},
+    public: isPublic = false,
+    startDeadlineMs = 0,
+    turnTimeoutMs = 0,
+    idleTimeoutMs = 0,
+    abandonTimeoutMs = 0,
+  }) {
     const request = {
       game,
       seats: seats.map((s) => {
         const spec = typeof s === 'string' ? { kind: s } : s;
-        const kind = SEAT_KINDS[spec.kind];
+        const kind = SEAT_KINDS[spec.kind ?? 'human'];
         if (!kind) throw new TypeError(`seat kind ${spec.kind}`);
+        const open = SEAT_OPENS[spec.open ?? ''];
+        if (!open) throw new TypeError(`seat open ${spec.open}`);
         return {
           kind,
           bot_min_delay_ms: spec.botMinDelayMs ?? 0,
           bot_max_delay_ms: spec.botMaxDelayMs ?? 0,
+          open,
         };
       }),
       rules_json: Object.keys(rules).length ? canonical(rules) : '',
       event_limit: String(eventLimit),
       timeouts_ms: timeoutsMs,
+      public: Boolean(isPublic),
+      start_deadline_ms: startDeadlineMs,
+      turn_timeout_ms: turnTimeoutMs,
+      idle_timeout_ms: idleTimeoutMs,
+      abandon_timeout_ms: abandonTimeoutMs,
     };
     if (seed !== undefined && seed !== null) request.seed = BigInt(seed).toString();
-    const md = new grpc.Metadata();
-    if (this.adminKey) md.set('x-cardcore-admin-key', this.adminKey);
-    const r = await unary(this.stub, 'CreateGame', request, md, this.options());
+    const r = await unary(this.stub, 'CreateGame', request, this.adminMetadata(), this.options());
     return {
       gameId: r.game_id,
       seatTokens: Object.fromEntries(r.seat_tokens.map((t) => [Number(t.seat), t.token])),
       spectatorToken: r.spectator_token,
+      creatorToken: r.creator_token,
+      invites: Object.fromEntries(r.invites.map((i) => [Number(i.seat), i.code])),
+      status: r.status,
       seedCommitment: r.seed_commitment,
       header: parseJson(r.header_json),
     };
   }
 
-  /** The calls of one token (a seat's or the spectator's) in one game. */
+  adminMetadata(token) {
+    const md = bearer(token);
+    if (this.adminKey) md.set('x-cardcore-admin-key', this.adminKey);
+    return md;
+  }
+
+  /**
+   * Take a seat of a table waiting for players (no token needed): `{ invite }` (the invite's
+   * seat) or `{ gameId, seat }` (a seat open to anyone; `seat` left out = the first one free).
+   * Returns { gameId, seat, token, status }: status 'playing' when this join dealt the game.
+   * Refusals: reason TableFull, GameStarted, InviteUsed, InvalidInvite, SeatNotOpen,
+   * TableCancelled.
+   */
+  async joinTable({ invite = '', gameId = '', seat } = {}) {
+    const request = { invite, game_id: gameId };
+    if (seat !== undefined && seat !== null) request.seat = seat;
+    const r = await unary(this.stub, 'JoinTable', request, new grpc.Metadata(), this.options());
+    return { gameId: r.game_id, seat: Number(r.seat), token: r.token, status: r.status };
+  }
+
+  /**
+   * Public tables waiting for players, newest first: { tables, nextPageToken } ('' = no more;
+   * pass it as `pageToken` for the next page). `game` filters by game (name or alias).
+   */
+  async listTables({ game = '', pageSize = 0, pageToken = '' } = {}) {
+    const request = { game, page_size: pageSize, page_token: pageToken };
+    const r = await unary(this.stub, 'ListTables', request, new grpc.Metadata(), this.options());
+    return { tables: r.tables.map(tableOf), nextPageToken: r.next_page_token };
+  }
+
+  /** Every page of listTables, newest first (an async iterator of tables). */
+  async *allTables({ game = '', pageSize = 0 } = {}) {
+    let pageToken = '';
+    do {
+      const page = await this.listTables({ game, pageSize, pageToken });
+      yield* page.tables;
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+  }
+
+  /** A new spectator token of a public table (no token needed); reason TableNotPublic else. */
+  async watchTable(gameId) {
+    const r = await unary(
+      this.stub,
+      'WatchTable',
+      { game_id: gameId },
+      new grpc.Metadata(),
+      this.options(),
+    );
+    return r.spectator_token;
+  }
+
+  /** A table's status and seats: any token of the game, or none for a public table. */
+  async getTable(gameId, token) {
+    const r = await unary(
+      this.stub,
+      'GetTable',
+      { game_id: gameId },
+      bearer(token),
+      this.options(),
+    );
+    return tableOf(r.table);
+  }
+
+  /**
+   * End a game at once (termination 'aborted'), or cancel a table still waiting: with the
+   * creator's `token`, or with this client's admin key (`new CardcoreClient(t, { adminKey })`).
+   * Returns the table.
+   */
+  async abortGame(gameId, token) {
+    const r = await unary(
+      this.stub,
+      'AbortGame',
+      { game_id: gameId },
+      token ? bearer(token) : this.adminMetadata(),
+      this.options(),
+    );
+    return tableOf(r.table);
+  }
+
+  /** The games of the tokens this client holds: [{ viewer, token, table }], in order. */
+  async listMyGames(tokens) {
+    const r = await unary(
+      this.stub,
+      'ListMyGames',
+      { tokens: [...tokens] },
+      new grpc.Metadata(),
+      this.options(),
+    );
+    return r.games.map((g, i) => ({ viewer: g.viewer, token: tokens[i], table: tableOf(g.table) }));
+  }
+
+  /** Leave a game: the seat of `token` resigns ({"kind":"Resign"}). */
+  async resign(gameId, token, options) {
+    return this.game(gameId, token).resign(options);
+  }
+
+  /** The calls of one token (a seat's, the spectator's or the creator's) in one game. */
   game(gameId, token) {
     return new GameSession(this, gameId, token);
   }
@@ -205,9 +378,36 @@ export class GameSession {
   }
 
   metadata() {
-    const md = new grpc.Metadata();
-    md.set('authorization', `Bearer ${this.token}`);
-    return md;
+    return bearer(this.token);
+  }
+
+  /** Leave the game: this seat resigns (every game has {"kind":"Resign"}). */
+  async resign(options) {
+    return this.submit({ kind: 'Resign' }, options);
+  }
+
+  /** The table of this game (its status, seats, who is present). */
+  async table() {
+    return this.client.getTable(this.gameId, this.token);
+  }
+
+  /** The creator starts its table now; empty seats are played by `fillWith` bots. */
+  async start({ fillWith = 'reaction' } = {}) {
+    const kind = SEAT_KINDS[fillWith];
+    if (!kind || fillWith === 'human') throw new TypeError(`fillWith ${fillWith}`);
+    const r = await unary(
+      this.client.stub,
+      'StartTable',
+      { game_id: this.gameId, fill_with: kind },
+      this.metadata(),
+      this.client.options(),
+    );
+    return tableOf(r.table);
+  }
+
+  /** The creator aborts its game (or cancels its waiting table). */
+  async abort() {
+    return this.client.abortGame(this.gameId, this.token);
   }
 
   /** Submit one command for the token's seat. Retries UNAVAILABLE with the same action_id. */
@@ -246,6 +446,7 @@ export class GameSession {
       legalCommands: r.legal_commands.map(value),
       outcome: outcomeOf(r.outcome),
       seat: r.seat === undefined || r.seat === null ? null : Number(r.seat),
+      presentSeats: r.present_seats.map(Number),
     };
   }
 
@@ -262,7 +463,8 @@ export class GameSession {
   }
 
   /**
-   * The game's entries from `fromSeq` on, as the caller may see them, until the game ends.
+   * The game's entries from `fromSeq` on, as the caller may see them, until the game ends (on a
+   * table still waiting for players, the stream waits for the deal).
    * Breaking out of the loop (or aborting `signal`) cancels the call; a dropped connection is
    * resumed from the next seq (no gap, no duplicate). `onOutcome` gets the outcome at the end.
    */
