@@ -646,11 +646,11 @@ class Application:
                 for seat, o in enumerate(opens)
                 if o is SeatOpen.INVITE
             )
+            watch = self.new_token() if spec.public else ""
+            if watch:
+                rows.append((token_hash(watch), Role.SPECTATOR.value))
             table = new_table(
-                record,
-                opens,
-                spec.public,
-                spec.start_deadline_ms or self.config.start_deadline_ms,
+                record, opens, spec.start_deadline_ms or self.config.start_deadline_ms, watch
             )
             header = LogWriter(game, setup, record.salt, gid).lines[0]
             try:

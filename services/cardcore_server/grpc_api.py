@@ -72,6 +72,8 @@ def _entry_bytes(e: RedactedEntry) -> bytes:
             at_ms=e.at_ms,
             action=_value(e.action),
             events=[_value(x) for x in e.events],
+            hash=e.hash,
+            prev=e.prev,
         )
         if e.seat is not None:
             msg.seat = e.seat

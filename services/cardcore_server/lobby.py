@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 import structlog
 
 from cardcore import codec, registry
-from cardcore.engine import Outcome, Role
+from cardcore.engine import Outcome
 from cardcore.errors import Rejected
 from cardcore.log import abort_action, dumps
 
@@ -350,6 +350,9 @@ class Lobby:
                 except StoreError:
                     raise _unavailable() from None
                 log.info("table_cancelled", game_id=game_id, reason=by)
+                handle = self._deadlines.pop(game_id, None)
+                if handle is not None:
+                    handle.cancel()
                 self._wake(game_id)
                 return await self._info(game_id, None)
         live = await app.live(game_id)
@@ -384,6 +387,24 @@ class Lobby:
                 )
         return await self._info(game_id, None)
 
+    async def invite(self, code: str) -> tuple[int, TableInfo]:
+        """What an invite is for, without redeeming it (what a link shows before one joins):
+        its seat and the table. The code is the credential; nothing changes."""
+        self.app.check_open()
+        game_id, seat = await self._invited(code)
+        return seat, await self._info(game_id, None)
+
+    async def _invited(self, code: str) -> tuple[str, int]:
+        if not code.startswith(INVITE_PREFIX) or len(code) > 64:
+            raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
+        try:
+            found = await self.app.store.find_invite(invite_hash(code))
+        except StoreError:
+            raise _unavailable() from None
+        if found is None:
+            raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
+        return found
+
     async def list_tables(self, game: str, page_size: int, page_token: str) -> TableListing:
         """Public tables waiting for players, newest first; ``page_token`` continues a listing
         (stable while tables are created: newer ones come before its first page)."""
@@ -409,22 +430,17 @@ class Lobby:
         return TableListing(infos, cursor)
 
     async def watch(self, game_id: str) -> str:
-        """A new spectator token of a public table."""
+        """The spectator token of a public table (the same for every watcher: see
+        :attr:`.tables.TableRow.watch_token`)."""
         app = self.app
         app.check_open()
         app.check_game_id(game_id)
         table = await self._table_or_none(game_id)
-        if table is None or not table.public:
+        if table is None or not table.public or not table.watch_token:
             raise ServiceError(
                 Status.PERMISSION_DENIED, Lifecycle.NOT_PUBLIC, "only a public table can be watched"
             )
-        token = app.new_token()
-        try:
-            await app.store.add_tokens(game_id, [(_hash(token), Role.SPECTATOR.value)])
-        except StoreError:
-            raise _unavailable() from None
-        app.remember_token(token, game_id, Role.SPECTATOR.value)
-        return token
+        return table.watch_token
 
     async def my_games(self, tokens: Sequence[str]) -> tuple[tuple[str, TableInfo], ...]:
         """The games of the tokens a client holds: ``(viewer, table)`` each, in order."""
@@ -583,7 +599,7 @@ class Lobby:
                 status=status,
                 seats=seats,
                 created_ms=table.created_ms if table else record.created_ms,
-                deadline_ms=table.deadline_ms if table else 0,
+                deadline_ms=0,  # only a waiting table has one
                 public=table.public if table else False,
                 seed_commitment=str(live.lines[0]["commitment"]),
                 rules_json=codec.canonical_text(record.rules),
@@ -603,7 +619,7 @@ class Lobby:
                 for i, (spec, s) in enumerate(zip(record.seats, table.seats, strict=True))
             ),
             created_ms=table.created_ms,
-            deadline_ms=table.deadline_ms,
+            deadline_ms=table.deadline_ms if table.status is TableStatus.WAITING else 0,
             public=table.public,
             seed_commitment=commitment(record.seed, record.salt),
             rules_json=codec.canonical_text(record.rules),
@@ -676,8 +692,12 @@ def _write_archive(path: Path, data: bytes) -> None:
 
 
 def new_table(
-    record: GameRecord, opens: Sequence[SeatOpen], public: bool, deadline_ms: int
+    record: GameRecord,
+    opens: Sequence[SeatOpen],
+    deadline_ms: int,
+    watch_token: str = "",
 ) -> TableRow:
+    """A table waiting for its seats; public (listed, watchable) when it has a watch token."""
     from .tables import TableSeat
 
     now = wall_ms()
@@ -687,6 +707,7 @@ def new_table(
         version=0,
         created_ms=now,
         deadline_ms=now + deadline_ms,
-        public=public,
+        public=bool(watch_token),
         seats=tuple(TableSeat(o, False) for o in opens),
+        watch_token=watch_token,
     )

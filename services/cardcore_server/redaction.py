@@ -4,8 +4,11 @@ boardgame.io's lesson (style.md): one choke point applies the per-viewer project
 path out of the server, so no path can forget it. Here that is:
 
 * :class:`EntryViews` — a log entry as a stream or a submit response shows
-  it (events redacted with the game's own ``redact``; entry hashes are left out, as they differ
-  with hidden cards), made once per distinct view and shared by the viewers who see the same;
+  it (events redacted with the game's own ``redact``), made once per distinct view and shared by
+  the viewers who see the same. It carries the entry's ``hash`` and ``prev`` as logged: a keyed
+  hash (HMAC under the secret salt) tells nothing of the hidden cards it covers, and it is what
+  makes every entry a player receives a *receipt* (``cardcore verify --receipts``): the final
+  log must hold that very entry;
 * :func:`view` and :func:`legal_commands` — the viewer's view and its own legal commands;
 * :func:`log` — the downloadable log (:func:`cardcore.log.redact_log`: redacted until the end,
   complete with the revealed seed after it);
@@ -56,7 +59,24 @@ class RedactedEntry:
     seat: int | None
     action: Value
     events: tuple[Value, ...]
+    hash: str = ""
+    """The entry's hash in the log (keyed: it proves the entry, and reveals nothing)."""
+    prev: str = ""
+    """The hash of the line before it."""
     wire: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def receipt(self) -> dict[str, Any]:
+        """The entry as a log line of the viewer's copy (what a client keeps as a receipt)."""
+        return {
+            "type": "entry",
+            "seq": self.seq,
+            "at_ms": self.at_ms,
+            "seat": self.seat,
+            "action": codec.parse_json(self.action.json),
+            "events": [codec.parse_json(e.json) for e in self.events],
+            "prev": self.prev,
+            "hash": self.hash,
+        }
 
 
 def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:
@@ -66,6 +86,8 @@ def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:
         seat=line["seat"],
         action=Value.of(line["action"]),
         events=events,
+        hash=str(line["hash"]),
+        prev=str(line["prev"]),
     )
 
 

@@ -15,6 +15,8 @@ Routes (all under ``/v1``; the seat is the bearer token's, never a field of the 
 ``GET  /v1/games/{game_id}/log``            ``GetLog``         JSON Lines, as ``cardcore verify``
 ``GET  /v1/games/{game_id}/events``         ``StreamEvents``   Server-Sent Events
 ``POST /v1/tables/join``                    ``JoinTable``      no token: an invite or a game id
+``GET  /v1/invites/{code}``                 (REST only)        an invite link: what it is for
+``POST /v1/invites/{code}``                 ``JoinTable``      an invite link: take its seat
 ``POST /v1/games/{game_id}/start``          ``StartTable``     the creator's token
 ``POST /v1/games/{game_id}/abort``          ``AbortGame``      the creator's token or admin key
 ``GET  /v1/games/{game_id}/table``          ``GetTable``       any token; none for a public table
@@ -220,10 +222,20 @@ class SeatToken(msgspec.Struct):
 
 
 class SeatInvite(msgspec.Struct):
-    """The single-use invite code of one ``invite`` seat (``POST /v1/tables/join`` takes it)."""
+    """The single-use invite code of one ``invite`` seat, and the link that carries it: ``GET``
+    the link to see the table it is for, ``POST`` to it to take the seat (or send the code to
+    ``POST /v1/tables/join``)."""
 
     seat: int
     code: str
+    link: str
+
+
+class InviteInfo(msgspec.Struct):
+    """What an invite is for (looking changes nothing): its seat and the table."""
+
+    seat: int
+    table: Table
 
 
 class CreatedGame(msgspec.Struct):
@@ -260,6 +272,11 @@ class Entry(msgspec.Struct):
     seat: int | None
     action: dict[str, Any]
     events: list[dict[str, Any]]
+    hash: str
+    """The entry's hash in the log (keyed by the game's secret salt: it reveals nothing). Keep
+    it: the final log must hold this very entry (``cardcore verify --receipts``)."""
+    prev: str
+    """The hash of the line before it."""
 
 
 class Outcome(msgspec.Struct):
@@ -403,6 +420,11 @@ def _outcome(o: CoreOutcome | None) -> Outcome | None:
     return Outcome(o.termination.value, list(o.winners), list(o.losers), list(o.scores))
 
 
+def _invite_link(request: Request[Any, Any, Any], code: str) -> str:
+    """The link that carries an invite: this server's ``/v1/invites/{code}``."""
+    return f"{str(request.base_url).rstrip('/')}/v1/invites/{code}"
+
+
 def _table(t: CoreTable) -> Table:
     return Table(
         game_id=t.game_id,
@@ -436,7 +458,7 @@ def _entry_json(e: RedactedEntry) -> bytes:
         events = ",".join(x.json for x in e.events)
         cached = e.wire[_WIRE] = (
             f'{{"action":{e.action.json},"at_ms":{e.at_ms},"events":[{events}],'
-            f'"seat":{seat},"seq":{e.seq}}}'
+            f'"hash":"{e.hash}","prev":"{e.prev}","seat":{seat},"seq":{e.seq}}}'
         ).encode()
     return cached
 
@@ -659,6 +681,9 @@ _BEARER: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
 _GAME_ID = Annotated[
     str, Parameter(description="The game's id (32 lowercase hex digits).", max_length=64)
 ]
+_INVITE = Annotated[
+    str, Parameter(description="An invite code (from CreateGame's `invites`).", max_length=64)
+]
 _ADMIN_KEY = Annotated[
     str,
     Parameter(
@@ -710,7 +735,9 @@ class RestApi:
             security=[{}, {"adminKey": []}],
             responses=_errors(400, 401, 403, 413, 415, 422, 503),
         )
-        async def create_game(data: CreateGame, admin_key: _ADMIN_KEY = "") -> CreatedGame:
+        async def create_game(
+            request: Request[Any, Any, Any], data: CreateGame, admin_key: _ADMIN_KEY = ""
+        ) -> CreatedGame:
             _note(rpc="CreateGame")
             spec = GameSpec(
                 game=data.game,
@@ -736,7 +763,7 @@ class RestApi:
                 seed_commitment=created.seed_commitment,
                 header=_decode_json.decode(created.header_json),
                 creator_token=created.creator_token,
-                invites=[SeatInvite(s, c) for s, c in created.invites],
+                invites=[SeatInvite(s, c, _invite_link(request, c)) for s, c in created.invites],
                 status=created.status,
             )
 
@@ -890,6 +917,37 @@ class RestApi:
             j = await api.app.lobby.join(data.invite, data.game_id, data.seat)
             return Joined(j.game_id, j.seat, j.token, j.status)
 
+        @get(
+            "/invites/{code:str}",
+            operation_id="GetInvite",
+            summary="What an invite link is for: its seat and the table (changes nothing)",
+            description="No token needed: the code is the credential. `POST` the same link "
+            "to take the seat.",
+            tags=["lobby"],
+            security=[{}],
+            responses=_errors(400, 404, 503),
+        )
+        async def get_invite(code: _INVITE) -> InviteInfo:
+            _note(rpc="GetInvite")
+            seat, info = await api.app.lobby.invite(code)
+            return InviteInfo(seat, _table(info))
+
+        @post(
+            "/invites/{code:str}",
+            operation_id="AcceptInvite",
+            summary="Take the seat of an invite link",
+            description='The same as `POST /v1/tables/join` with `{"invite": code}`: the '
+            "answer carries the seat's token; a used invite is 409 `InviteUsed`.",
+            tags=["lobby"],
+            status_code=200,
+            security=[{}],
+            responses=_errors(400, 404, 409, 503),
+        )
+        async def accept_invite(code: _INVITE) -> Joined:
+            _note(rpc="JoinTable")
+            j = await api.app.lobby.join(code, "", None)
+            return Joined(j.game_id, j.seat, j.token, j.status)
+
         @post(
             "/games/{game_id:str}/start",
             operation_id="StartTable",
@@ -1017,7 +1075,7 @@ class RestApi:
             return MyGames([MyGame(v, _table(t)) for v, t in games])
 
         @route(
-            ["/games", "/games/{game_id:str}/{operation:str}"],
+            ["/games", "/games/{game_id:str}/{operation:str}", "/invites/{code:str}"],
             http_method=HttpMethod.OPTIONS,
             include_in_schema=False,
         )
@@ -1025,6 +1083,8 @@ class RestApi:
             # Litestar's automatic OPTIONS of a path served by two handlers (GET and POST
             # /games) lists only the first one's method: answer with the real set.
             operation = request.path_params.get("operation")
+            if "code" in request.path_params:
+                operation = None  # an invite link: GET and POST, as /games
             allow = _ALLOW.get(operation, "GET, OPTIONS")
             return Response(None, status_code=204, headers={"Allow": allow})
 
@@ -1039,6 +1099,8 @@ class RestApi:
                 get_log,
                 stream_events,
                 join_table,
+                get_invite,
+                accept_invite,
                 start_table,
                 abort_game,
                 get_table,

@@ -319,10 +319,6 @@ class EventStore(Protocol):
 
     async def load_table(self, game_id: str) -> TableRow | None: ...
 
-    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
-        """Enqueue more token hashes ``(sha256 hex, viewer)`` of a game (spectators)."""
-        ...
-
     async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
         """``(game_id, seat)`` of an invite code's hash."""
         ...
@@ -735,10 +731,6 @@ class SqliteStore:
                 raise Conflict(rec.game_id)
 
         return asyncio.ensure_future(run())
-
-    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
-        rows = [(h, game_id, v) for h, v in tokens]
-        return self._enqueue(lambda c: c.executemany("INSERT INTO tokens VALUES (?,?,?)", rows))
 
     async def load_table(self, game_id: str) -> TableRow | None:
         rows = await self._read(

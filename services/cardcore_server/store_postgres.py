@@ -554,15 +554,6 @@ class PostgresStore:
 
         return self._tracked(run())
 
-    def add_tokens(self, game_id: str, tokens: Sequence[tuple[str, str]]) -> Awaitable[None]:
-        rows = [(h, game_id, v) for h, v in tokens]
-
-        async def write(conn: Conn) -> None:
-            async with conn.transaction(), conn.cursor() as cur:
-                await cur.executemany(_INSERT_TOKEN, rows)
-
-        return self._tracked(self._writers.run(write, retry=False))
-
     async def load_table(self, game_id: str) -> TableRow | None:
         async def fetch(c: Conn) -> tuple[Any, ...] | None:
             cur = await c.execute(_TABLE_SELECT + " WHERE game_id = %s", (game_id,))

@@ -73,6 +73,9 @@ class TableRow:
     public: bool
     """Listed for anyone to join or watch."""
     seats: tuple[TableSeat, ...]
+    watch_token: str = ""
+    """A public table's spectator token, handed to whoever asks to watch (one per table, so
+    watchers cannot grow the token table; it is no secret: anyone may have it)."""
 
     @property
     def game_id(self) -> str:
@@ -84,7 +87,11 @@ class TableRow:
 
     def state_json(self) -> str:
         return json.dumps(
-            {"deadline_ms": self.deadline_ms, "seats": [s.to_json() for s in self.seats]},
+            {
+                "deadline_ms": self.deadline_ms,
+                "seats": [s.to_json() for s in self.seats],
+                "watch_token": self.watch_token,
+            },
             sort_keys=True,
         )
 
@@ -111,6 +118,7 @@ def table_row(record: GameRecord, columns: Sequence[Any]) -> TableRow:
         deadline_ms=int(state["deadline_ms"]),
         public=bool(public),
         seats=tuple(TableSeat.from_json(s) for s in state["seats"]),
+        watch_token=str(state.get("watch_token", "")),
     )
 
 

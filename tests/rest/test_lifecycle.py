@@ -8,6 +8,7 @@ HTTP status of its gRPC code."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -684,3 +685,39 @@ def test_lifecycle_errors_match_grpc(http: httpx.Client, stub: Any) -> None:
         "GameNotStarted", "NotCreator", "TableNotPublic", "MissingToken", "InvalidInvite",
         "SeatNotOpen", "InviteUsed", "Malformed", "InvalidToken",
     }  # fmt: skip
+
+
+def test_an_invite_link_shows_its_table_then_takes_the_seat(http: httpx.Client) -> None:
+    """The link CreateGame gives with each invite: GET shows what it is for and changes nothing;
+    POST takes the seat (once); both need no token; a made-up code is 404 InvalidInvite."""
+    c = table(http, "spit", HUMAN, INVITE)
+    link = c["invites"][0]["link"]
+    assert link.startswith(str(http.base_url).rstrip("/") + "/v1/invites/cci_")
+    path = httpx.URL(link).path
+    for _ in range(2):  # looking twice changes nothing
+        seen = http.get(path)
+        assert seen.status_code == 200, seen.text
+        assert seen.json()["seat"] == 1 and seen.json()["table"]["status"] == "waiting"
+    took = http.post(path)
+    assert took.status_code == 200, took.text
+    assert (took.json()["seat"], took.json()["status"]) == (1, "playing")
+    problem(http.post(path), 409, "InviteUsed")
+    assert http.get(path).json()["table"]["status"] == "playing"
+    problem(http.get("/v1/invites/cci_made-up"), 404, "InvalidInvite")
+    assert http.options(path).headers["allow"] == "GET, OPTIONS, POST"
+
+
+def test_streamed_entries_carry_their_log_hashes(http: httpx.Client) -> None:
+    """Every entry sent (SSE, submit answer) carries its ``hash`` and ``prev`` exactly as the
+    log has them: a receipt the final log must match."""
+    c = table(http, "speed", HUMAN, {"kind": "random"})
+    gid, token = c["game_id"], c["seat_tokens"][0]["token"]
+    log_lines = clog.loads(http.get(f"/v1/games/{gid}/log", headers=bearer(token)).content)
+    with http.stream(
+        "GET", f"/v1/games/{gid}/events", headers=bearer(token), params={"from_seq": 0}
+    ) as r:
+        first = next(sse_events(r))
+    entry = json.loads(first.data)
+    assert entry["seq"] == 0
+    assert (entry["hash"], entry["prev"]) == (log_lines[1]["hash"], log_lines[1]["prev"])
+    assert entry["prev"] == log_lines[0]["hash"]

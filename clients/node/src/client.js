@@ -22,6 +22,7 @@
 // dropped connection from the entry after the last one it yielded.
 
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -126,7 +127,24 @@ function entryOf(e) {
     seat: e.seat === undefined || e.seat === null ? null : Number(e.seat),
     action: value(e.action),
     events: e.events.map(value),
+    hash: e.hash,
+    prev: e.prev,
   };
+}
+
+/**
+ * The entry as a line of a receipts file (JSON Lines, what `cardcore verify --receipts MINE
+ * FINAL` reads): the log entry exactly as this viewer was shown it, hash and prev included. The
+ * action and events are the server's canonical JSON texts, copied byte for byte.
+ */
+function receiptLine(e) {
+  const seat = e.seat === undefined || e.seat === null ? 'null' : String(Number(e.seat));
+  const events = e.events.map((v) => v.json).join(',');
+  return (
+    `{"type":"entry","seq":${Number(e.seq)},"at_ms":${Number(e.at_ms)},"seat":${seat},` +
+    `"action":${e.action.json},"events":[${events}],"prev":${JSON.stringify(e.prev)},` +
+    `"hash":${JSON.stringify(e.hash)}}\n`
+  );
 }
 
 /** A table (GetTable, StartTable, AbortGame, ListTables, ListMyGames) as a plain object. */
@@ -467,10 +485,20 @@ export class GameSession {
    * table still waiting for players, the stream waits for the deal).
    * Breaking out of the loop (or aborting `signal`) cancels the call; a dropped connection is
    * resumed from the next seq (no gap, no duplicate). `onOutcome` gets the outcome at the end.
+   * `receipts`: a file path; every entry received is appended to it as a JSON line (after a
+   * first line naming the game and viewer), to check against the final log later with
+   * `cardcore verify --receipts FILE FINAL`.
    */
-  async *stream({ fromSeq = 0, signal, onOutcome, reconnects = 5 } = {}) {
+  async *stream({ fromSeq = 0, signal, onOutcome, reconnects = 5, receipts } = {}) {
     let next = Number(fromSeq);
     let failures = 0;
+    if (receipts && (!fs.existsSync(receipts) || fs.statSync(receipts).size === 0)) {
+      // The token's viewer ("0", "spectator", "creator": a creator sees what a spectator sees).
+      const [mine] = await this.client.listMyGames([this.token]);
+      const viewer = mine.viewer === 'creator' ? 'spectator' : mine.viewer;
+      const head = { type: 'receipts', game_id: this.gameId, viewer };
+      fs.appendFileSync(receipts, `${JSON.stringify(head)}\n`);
+    }
     for (;;) {
       const call = this.client.stub.StreamEvents(
         { game_id: this.gameId, from_seq: String(next) },
@@ -485,6 +513,7 @@ export class GameSession {
             const entry = entryOf(e);
             if (entry.seq < next) continue; // never a duplicate
             next = entry.seq + 1;
+            if (receipts) fs.appendFileSync(receipts, receiptLine(e));
             yield entry;
           }
           if (batch.outcome) {

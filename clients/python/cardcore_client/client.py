@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import grpc
@@ -60,6 +62,20 @@ class Entry:
     seat: int | None
     action: Value
     events: tuple[Value, ...]
+    hash: str = ""
+    """The entry's hash in the log: the final log must hold this very entry (a receipt)."""
+    prev: str = ""
+
+    def receipt_line(self) -> str:
+        """The entry as a line of a receipts file (``cardcore verify --receipts MINE FINAL``):
+        the log entry exactly as this viewer was shown it, the server's JSON texts verbatim."""
+        seat = "null" if self.seat is None else str(self.seat)
+        events = ",".join(e.json for e in self.events)
+        return (
+            f'{{"type":"entry","seq":{self.seq},"at_ms":{self.at_ms},"seat":{seat},'
+            f'"action":{self.action.json},"events":[{events}],'
+            f'"prev":{json.dumps(self.prev)},"hash":{json.dumps(self.hash)}}}'
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +214,8 @@ def _entry(e: pb.Entry) -> Entry:
         seat=e.seat if e.HasField("seat") else None,
         action=_value(e.action),
         events=tuple(_value(x) for x in e.events),
+        hash=e.hash,
+        prev=e.prev,
     )
 
 
@@ -494,9 +512,39 @@ class GameClient:
         )
         return bytes(r.log_jsonl), bool(r.complete)
 
-    async def stream(self, from_seq: int = 0, *, max_reconnects: int = 100) -> AsyncIterator[Entry]:
+    async def stream(
+        self,
+        from_seq: int = 0,
+        *,
+        max_reconnects: int = 100,
+        receipts: str | os.PathLike[str] | None = None,
+    ) -> AsyncIterator[Entry]:
         """Every entry from ``from_seq`` until the game ends, resuming after failures from the
-        entry after the last one yielded: no gap, no duplicate."""
+        entry after the last one yielded: no gap, no duplicate.
+
+        ``receipts``: a file that every entry received is appended to, as JSON Lines (after a
+        first line naming the game and the viewer), to check later that the final log holds
+        exactly what this client was shown: ``cardcore verify --receipts FILE FINAL``."""
+        if receipts is not None:
+            await self._start_receipts(Path(receipts))
+        async for entry in self._stream(from_seq, max_reconnects):
+            if receipts is not None:
+                with open(receipts, "a", encoding="utf-8") as f:
+                    f.write(entry.receipt_line() + "\n")
+            yield entry
+
+    async def _start_receipts(self, path: Path) -> None:
+        if path.exists() and path.stat().st_size:
+            return  # resuming a file begun earlier
+        [(viewer, _)] = await self.client.my_games([self.token])
+        head = {
+            "type": "receipts",
+            "game_id": self.game_id,
+            "viewer": "spectator" if viewer == "creator" else viewer,
+        }
+        path.write_text(json.dumps(head, sort_keys=True) + "\n", encoding="utf-8")
+
+    async def _stream(self, from_seq: int, max_reconnects: int) -> AsyncIterator[Entry]:
         next_seq = from_seq
         failures = 0
         backoff = self.client.retry.first_backoff_s
