@@ -12,10 +12,16 @@ or the OS.
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence
+import hashlib
+from collections.abc import MutableSequence, Sequence
 from typing import Final, TypeVar
 
 ALGORITHM: Final = "splitmix64-fisher-yates/1"
+DERIVATION: Final = "sha256-deal-seed/1"
+"""How a deal seed is made from the server's seed and the players' entropy (log format 2)."""
+ENTROPY_BYTES: Final = 16
+"""A player's contribution: exactly 128 bits."""
+_DERIVATION_TAG: Final = b"cardcore-deal-seed/1"
 
 MASK64: Final = (1 << 64) - 1
 GAMMA: Final = 0x9E3779B97F4A7C15
@@ -108,6 +114,31 @@ class Rng:
             j = z % bound
             items[i], items[j] = items[j], items[i]
         self._count = n
+
+
+def derive_deal_seed(server_seed: int, contributions: Sequence[tuple[int, bytes]]) -> int:
+    """The seed a game deals with when players add entropy (docs/rng.md, "The deal seed"):
+
+    ``SHA-256("cardcore-deal-seed/1" || server_seed as 8 bytes big-endian || for each
+    contribution in increasing seat order: seat as 4 bytes big-endian || its 16 bytes)``, of
+    which the first 8 bytes, big-endian, are the deal seed. The server commits to its seed before
+    anyone contributes, and every contribution is recorded, so no single party chooses the deal.
+
+    ``contributions``: ``(seat, 16 bytes)`` pairs, at most one per seat (any order)."""
+    if not 0 <= server_seed <= MAX_SEED:
+        raise ValueError(f"server seed must be an integer in [0, 2**64): {server_seed!r}")
+    h = hashlib.sha256(_DERIVATION_TAG)
+    h.update(server_seed.to_bytes(8, "big"))
+    seen: set[int] = set()
+    for seat, entropy in sorted(contributions):
+        if not 0 <= seat < 2**32 or seat in seen:
+            raise ValueError(f"contribution seat {seat!r}: out of range or given twice")
+        if len(entropy) != ENTROPY_BYTES:
+            raise ValueError(f"a contribution is exactly {ENTROPY_BYTES} bytes")
+        seen.add(seat)
+        h.update(seat.to_bytes(4, "big"))
+        h.update(entropy)
+    return int.from_bytes(h.digest()[:8], "big")
 
 
 def shuffled(seed: int, stream: int, items: list[T]) -> list[T]:

@@ -83,3 +83,47 @@ def test_shuffle_is_fisher_yates_over_below(size: int) -> None:
             expected[i], expected[j] = expected[j], expected[i]
         assert got == expected
         assert rng.next_u64() == ref_rng.next_u64()  # and the stream goes on from the same draw
+
+
+def derivation_vectors() -> dict[str, Any]:
+    """The second ```json block of docs/rng.md: the deal seed of log format 2."""
+    blocks = re.findall(r"```json\n(.*?)\n```", DOC.read_text(), re.S)
+    data: dict[str, Any] = next(d for d in (json.loads(b) for b in blocks) if "derivation" in d)
+    return data
+
+
+def test_derivation_name_matches_doc() -> None:
+    from cardcore.rng import DERIVATION
+
+    assert derivation_vectors()["derivation"] == DERIVATION
+
+
+@pytest.mark.parametrize("case", derivation_vectors()["vectors"])
+def test_deal_seed_derivation(case: dict[str, Any]) -> None:
+    import hashlib
+
+    from cardcore.rng import derive_deal_seed
+
+    contributions = [(c["seat"], bytes.fromhex(c["entropy"])) for c in case["contributions"]]
+    hashed = bytes.fromhex(case["hashed_hex"])
+    assert hashlib.sha256(hashed).hexdigest() == case["sha256"]
+    seed = derive_deal_seed(int(case["server_seed"]), contributions)
+    assert str(seed) == case["deal_seed"]
+    assert seed == int(case["sha256"][:16], 16)
+    deck = " ".join(str(c) for c in shuffled(seed, 0, standard_deck()))
+    assert deck == case["deck"]
+
+
+def test_deal_seed_derivation_refuses_bad_contributions() -> None:
+    from cardcore.rng import derive_deal_seed
+
+    with pytest.raises(ValueError, match="16 bytes"):
+        derive_deal_seed(1, [(0, b"short")])
+    with pytest.raises(ValueError, match="twice"):
+        derive_deal_seed(1, [(0, bytes(16)), (0, bytes(16))])
+    with pytest.raises(ValueError, match="server seed"):
+        derive_deal_seed(2**64, [])
+    # The order contributions are given in does not matter; the seat they came from does.
+    a, b = bytes(range(16)), bytes(range(16, 32))
+    assert derive_deal_seed(5, [(0, a), (1, b)]) == derive_deal_seed(5, [(1, b), (0, a)])
+    assert derive_deal_seed(5, [(0, a), (1, b)]) != derive_deal_seed(5, [(0, b), (1, a)])
