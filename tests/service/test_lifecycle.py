@@ -593,9 +593,13 @@ def test_sigkill_during_joins_gives_no_seat_twice_and_loses_no_token(
                 returned[j.seat] = j.token
 
             tasks = [asyncio.create_task(one(code)) for code in codes]
-            await asyncio.sleep(0.01)
+            for _ in range(400):  # kill once some joins were answered and others are in flight
+                if returned:
+                    break
+                await asyncio.sleep(0.005)
             fresh_server.kill()
             await asyncio.gather(*tasks)
+            assert returned, "no join was answered before the kill: the test saw nothing"
 
     asyncio.run(join_all())
     fresh_server.start()
