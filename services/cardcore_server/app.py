@@ -38,6 +38,7 @@ from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
 from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
 from .redaction import RedactedEntry, Value
+from .signing import ServerKey, load_key
 from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
 from .tables import SeatOpen, TableStatus
 
@@ -105,6 +106,8 @@ class ServiceConfig:
     """``--retain-days``: finished games older than this are archived and removed."""
     archive_dir: str | None = None
     """``--archive``: where retention writes each removed game's final log."""
+    server_key_path: str | None = None
+    """``--server-key``: a PEM Ed25519 private key to sign logs with (else the store's own)."""
 
 
 # --------------------------------------------------------------------------- results
@@ -255,6 +258,8 @@ class Application:
         self._lease_task: asyncio.Task[None] | None = None
         self.lobby = Lobby(self)
         """Tables, joins, abort, listing, presence, retention (:mod:`.lobby`)."""
+        self.key: ServerKey | None = None
+        """The key every log is signed with (:mod:`.signing`), loaded by :meth:`start`."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -265,6 +270,7 @@ class Application:
         if self.shared is not None:
             self.shared.watch(self._on_store_change)
         await self.store.open()
+        self.key = await load_key(self.store, self.config.server_key_path)
         self._tokens = await self.store.tokens()
         self._known = {g for g, _ in self._tokens.values()}
         await self.lobby.open()
@@ -531,6 +537,11 @@ class Application:
         return found
 
     # ------------------------------------------------------------------ catalogue and create
+
+    @property
+    def server_key(self) -> str:
+        """The public key logs are signed with (base64url), once started."""
+        return self.key.public if self.key is not None else ""
 
     def list_games(self) -> tuple[CatalogueEntry, ...]:
         """Every registered game, its flags and the JSON Schemas of its values."""

@@ -71,6 +71,13 @@ def _serve_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="with --retain-days: write each removed game's final log to DIR/<game_id>.jsonl",
     )
+    p.add_argument(
+        "--server-key",
+        default=os.environ.get("CARDCORE_SERVER_KEY"),
+        metavar="PEM",
+        help="an Ed25519 private key (PEM) to sign logs with (env CARDCORE_SERVER_KEY); by "
+        "default the server makes one on first start and keeps it with its store",
+    )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
 
@@ -88,6 +95,7 @@ def serve_main(args: list[str]) -> int:
         start_deadline_ms=ns.start_deadline_ms,
         retain_days=ns.retain_days,
         archive_dir=ns.archive,
+        server_key_path=ns.server_key or None,
     )
     if ns.archive is not None and ns.retain_days is None:
         print("cardcore serve: --archive needs --retain-days", file=sys.stderr)

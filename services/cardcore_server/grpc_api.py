@@ -296,7 +296,8 @@ class GameServiceHandlers:
                     view_schema_json=g.view_schema_json,
                 )
                 for g in self.app.list_games()
-            ]
+            ],
+            server_key=self.app.server_key,
         )
 
     async def create_game(

@@ -63,6 +63,8 @@ from litestar.response import Stream
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from cardcore.engine import Outcome as CoreOutcome
+from cardcore.signatures import ALG
+from cardcore.version import __version__
 
 from . import logs
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
@@ -229,6 +231,16 @@ class SeatInvite(msgspec.Struct):
     seat: int
     code: str
     link: str
+
+
+class ServerInfo(msgspec.Struct):
+    """What a client needs to check this server's logs."""
+
+    server_key: str
+    """The Ed25519 public key (32 bytes, base64url without padding) that signs logs."""
+    algorithm: str
+    cardcore: str
+    """The server's cardcore version."""
 
 
 class InviteInfo(msgspec.Struct):
@@ -723,6 +735,20 @@ class RestApi:
             _note(rpc="ListGames")
             return api.catalogue()
 
+        @get(
+            "/server",
+            operation_id="GetServer",
+            summary="This server: the key its logs are signed with, and its version",
+            description="`server_key` is the Ed25519 public key (base64url) that signs every "
+            "log's header and end line: `cardcore verify --server-key KEY game.jsonl`.",
+            tags=["games"],
+            security=[{}],
+            responses=_errors(503),
+        )
+        async def get_server() -> ServerInfo:
+            _note(rpc="GetServer")
+            return ServerInfo(api.app.server_key, ALG, __version__)
+
         @post(
             "/games",
             operation_id="CreateGame",
@@ -1093,6 +1119,7 @@ class RestApi:
             route_handlers=[
                 options,
                 list_games,
+                get_server,
                 create_game,
                 submit_action,
                 get_view,

@@ -319,6 +319,12 @@ class EventStore(Protocol):
 
     async def load_table(self, game_id: str) -> TableRow | None: ...
 
+    async def server_key(self, new: bytes) -> bytes:
+        """The key the server signs logs with (:mod:`.signing`): the one stored with the games,
+        or ``new``, stored first when there is none (several servers starting at once on one
+        database all end up with the same key)."""
+        ...
+
     async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
         """``(game_id, seat)`` of an invite code's hash."""
         ...
@@ -460,6 +466,10 @@ CREATE TABLE IF NOT EXISTS invites(
     game_id TEXT NOT NULL,
     seat INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS server_key(
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    private_key BLOB NOT NULL
+);
 """
 
 _HEAD_COLUMNS: Final = (
@@ -731,6 +741,17 @@ class SqliteStore:
                 raise Conflict(rec.game_id)
 
         return asyncio.ensure_future(run())
+
+    async def server_key(self, new: bytes) -> bytes:
+        await self._enqueue(
+            lambda c: c.execute(
+                "INSERT OR IGNORE INTO server_key(id, private_key) VALUES (1, ?)", (new,)
+            )
+        )
+        row = await self._read(
+            lambda c: c.execute("SELECT private_key FROM server_key WHERE id = 1").fetchone()
+        )
+        return bytes(row[0])
 
     async def load_table(self, game_id: str) -> TableRow | None:
         rows = await self._read(

@@ -164,6 +164,10 @@ CREATE TABLE IF NOT EXISTS invites(
     game_id TEXT NOT NULL,
     seat INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS server_key(
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    private_key BYTEA NOT NULL
+);
 """
 
 # Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
@@ -188,6 +192,7 @@ _SCHEMA_RELATIONS: Final = (
     "tables",
     "tables_listed",
     "invites",
+    "server_key",
 )
 _SCHEMA_CURRENT: Final = (
     "SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(%(relations)s::text[]) AS r"
@@ -553,6 +558,19 @@ class PostgresStore:
                 raise Conflict(gid) from None
 
         return self._tracked(run())
+
+    async def server_key(self, new: bytes) -> bytes:
+        async def write(conn: Conn) -> bytes:
+            await conn.execute(
+                "INSERT INTO server_key(id, private_key) VALUES (1, %s) ON CONFLICT DO NOTHING",
+                (new,),
+            )
+            cur = await conn.execute("SELECT private_key FROM server_key WHERE id = 1")
+            row = await cur.fetchone()
+            assert row is not None
+            return bytes(row[0])
+
+        return await self._writers.run(write, retry=False)
 
     async def load_table(self, game_id: str) -> TableRow | None:
         async def fetch(c: Conn) -> tuple[Any, ...] | None:

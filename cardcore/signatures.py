@@ -1,0 +1,91 @@
+"""Signed logs: what a server's Ed25519 signature on a log's header and end line proves, and
+how to check it (docs/log-format.md, "Signatures").
+
+A signing server adds ``"signature": {"alg": "ed25519", "key": K, "sig": S}`` to the header and
+to the end line. ``S`` signs :func:`message` of the line's ``hash`` (which is computed without
+the ``signature`` key, so adding it changes no hash); ``K`` is the server's public key (32 bytes,
+base64url without padding). The header's signature proves which server committed to the seed;
+the end line's, by the hash chain, every line of the log.
+
+Checking needs the ``cryptography`` package (``pip install 'cardcore[verify]'``): it is imported
+only here, only when a signature is checked; the rest of cardcore stays stdlib-only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from typing import Any, Final
+
+from .errors import CorruptLog
+
+ALG: Final = "ed25519"
+DOMAIN: Final = b"cardcore-log-signature/1\n"
+"""Prefixed to the hash signed, so a signature on a log line is never one on anything else."""
+SIGNATURE_KEY: Final = "signature"
+
+
+class NoCrypto(RuntimeError):
+    """Checking a signature needs the ``cryptography`` package."""
+
+
+def message(line_hash: str) -> bytes:
+    """The bytes a server signs for a line whose ``hash`` is ``line_hash`` (hex)."""
+    return DOMAIN + line_hash.encode("ascii")
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def parse_key(text: str) -> bytes:
+    """A public key as given on a command line: base64url (as ``/v1/server`` publishes it), or
+    64 hex digits. Raises ``ValueError``."""
+    text = text.strip()
+    try:
+        raw = bytes.fromhex(text) if len(text) == 64 else unb64(text)
+    except (ValueError, binascii.Error):
+        raise ValueError("not an Ed25519 public key (base64url or hex of 32 bytes)") from None
+    if len(raw) != 32:
+        raise ValueError("an Ed25519 public key is 32 bytes")
+    return raw
+
+
+def signer_of(lines: Sequence[dict[str, Any]]) -> str | None:
+    """The public key a log's header says signed it (None: an unsigned log)."""
+    sig = lines[0].get(SIGNATURE_KEY) if lines else None
+    return str(sig.get("key")) if isinstance(sig, dict) else None
+
+
+def check(lines: Sequence[dict[str, Any]], key: bytes) -> int:
+    """Check the signatures of a log's header and (if present) end line against ``key``;
+    returns how many were checked. Raises :class:`~cardcore.errors.CorruptLog` naming the line
+    (an unsigned line, another key, a bad signature) or :class:`NoCrypto`."""
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        raise NoCrypto(
+            "checking a signature needs the cryptography package: pip install 'cardcore[verify]'"
+        ) from None
+    public = Ed25519PublicKey.from_public_bytes(key)
+    signed = [(None, lines[0])]
+    if lines and lines[-1].get("type") == "end":
+        signed.append((lines[-1].get("seq"), lines[-1]))
+    for seq, line in signed:
+        where = "the header" if seq is None else "the end line"
+        sig = line.get(SIGNATURE_KEY)
+        if not isinstance(sig, dict) or sig.get("alg") != ALG:
+            raise CorruptLog(seq, f"{where} is not signed (an Ed25519 signature was expected)")
+        if sig.get("key") != b64(key):
+            raise CorruptLog(seq, f"{where} is signed by another key: {sig.get('key')!r}")
+        try:
+            public.verify(unb64(str(sig.get("sig"))), message(str(line.get("hash"))))
+        except (InvalidSignature, ValueError, binascii.Error):
+            raise CorruptLog(seq, f"{where}'s signature does not match it") from None
+    return len(signed)
