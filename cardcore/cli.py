@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import codec, log, registry
 from .bots import BOT_KINDS, play_out, seat_bots
-from .engine import DEFAULT_EVENT_LIMIT, Setup, Termination, parse_viewer, rule_flags
+from .engine import DEFAULT_EVENT_LIMIT, Role, Setup, Termination, Viewer, parse_viewer, rule_flags
 from .errors import CardcoreError, CorruptLog
 from .match import Match
 from .registry import get_game
@@ -208,6 +208,16 @@ def _read_log(path: str) -> list[log.LogLine]:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    if args.receipts is not None:
+        if args.log is not None or args.final is not None:
+            raise ValueError("verify --receipts MINE FINAL takes no other log (nor --final)")
+        return _check_copy(args.receipts[0], args.receipts[1], args.as_, out)
+    if args.log is None:
+        raise ValueError("verify needs a LOG (or --receipts MINE FINAL)")
+    if args.final is not None:
+        return _check_copy(args.log, args.final, args.as_, out)
+    if args.as_ is not None:
+        raise ValueError("--as names whose copy MINE is: it goes with --receipts or --final")
     try:
         report = log.verify(_read_log(args.log))
     except CorruptLog as exc:
@@ -215,6 +225,16 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         print(f"INVALID at {where}: {exc.reason}", file=out)
         return EXIT_INVALID
     outcome = report.outcome
+    if report.copy is not None:
+        whose = log.whose(report.copy) if report.copy else "a redacted (unmarked)"
+        text = (
+            f"consistent so far: {report.game}, {whose} copy, {report.entries} entries; "
+            f"not checked yet: {', '.join(report.not_checked)}"
+        )
+        for note in report.notes:
+            text += f"; {note}"
+        print(text, file=out)
+        return EXIT_UNREVEALED
     if not report.revealed:
         print(
             f"consistent so far: {report.game}, {report.entries} entries; the seed is not yet "
@@ -234,42 +254,149 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _check_copy(mine_path: str, final_path: str, as_: str | None, out: TextIO) -> int:
+    """``verify --receipts MINE FINAL`` (and ``verify MINE --final FINAL``): what a viewer was
+    shown (a copy or a receipts file) against the final log."""
+    viewer = None if as_ is None else parse_viewer(as_)
+    read: list[list[log.LogLine]] = []
+    for path, what in ((mine_path, "your copy"), (final_path, "the final log")):
+        try:
+            read.append(_read_log(path))
+        except CorruptLog as exc:
+            print(f"INVALID: {what} ({path}) is unreadable: {exc.reason}", file=out)
+            return EXIT_INVALID
+    try:
+        report = log.check_copy(read[0], read[1], viewer=viewer)
+    except CorruptLog as exc:
+        where = "header" if exc.seq is None else f"entry {exc.seq}"
+        print(f"INVALID at {where}: {exc.reason}", file=out)
+        return EXIT_INVALID
+    span = "" if report.first_seq is None else f" (seq {report.first_seq}–{report.last_seq})"
+    print(
+        f"your {report.entries} entries{span} are in the final log, unchanged: {report.game}, "
+        f"{log.whose(report.viewer)} {report.source}; the final log is valid "
+        f"({report.final_entries} entries, seed commitment ok)",
+        file=out,
+    )
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- replay
+
+
+def _whose_view(viewer: Viewer) -> str:
+    return log.whose(log.viewer_text(viewer))
+
+
+def _shown(game: AnyGame, raw: Any, viewer: Viewer | None) -> str:
+    """An event's narration, redacted for ``viewer`` first (None: a copy's event, redacted
+    already). Where the game cannot narrate it (a hidden value in a copy), its kind and JSON as
+    the viewer may see it."""
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    kind = kind if isinstance(kind, str) else "?"
+    try:
+        event = game.decode_event(raw, "event")
+    except CardcoreError:
+        # a copy's event is what its viewer was shown; a log's is not shown unredacted
+        return f"{kind} {codec.canonical_text(raw)}" if viewer is None else f"{kind} (?)"
+    try:
+        shown = event if viewer is None else game.redact(event, viewer)
+    except Exception:  # a value no redaction expects
+        return f"{kind} (?)"
+    try:
+        return game.narrate(shown)
+    except Exception:  # a copy's hidden value where the narration needs a card
+        return f"{kind} {codec.canonical_text(codec.encode(shown))}"
+
+
+def _who(entry: log.LogLine) -> str:
+    seat = entry.get("seat")
+    if seat is not None:
+        action = entry.get("action")
+        kind = action.get("kind") if isinstance(action, dict) else None
+        return f"seat {seat} {kind}"
+    by = log.abort_by(entry)
+    return "deal" if by is None else f"aborted by the host ({by})"
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     lines = _read_log(args.log)
-    viewer = parse_viewer(args.as_)
     game = get_game(str(lines[0].get("game"))) if lines else None
     if game is None:
         raise CorruptLog(None, "empty log")
+    if log.copy_of(lines) is not None:
+        return _replay_copy(game, lines, args, out)
+    viewer = parse_viewer(args.as_ or Role.REFEREE.value)
     start_ms: int | None = None
     last_state = None
     for step in log.replay(lines):
         entry = step.entry
-        seq, at_ms, seat = entry["seq"], entry["at_ms"], entry["seat"]
+        seq, at_ms = entry["seq"], entry["at_ms"]
         if args.at is not None and seq > args.at:
             break
         if start_ms is None:
             start_ms = at_ms
-        if seat is not None:
-            who = f"seat {seat} {entry['action'].get('kind')}"
-        else:
-            by = log.abort_by(entry)
-            who = "deal" if by is None else f"aborted by the host ({by})"
-        print(f"seq {seq} +{at_ms - start_ms} ms {who}", file=out)
-        for event in step.events:
-            print("    " + game.narrate(game.redact(event, viewer)), file=out)
+        print(f"seq {seq} +{at_ms - start_ms} ms {_who(entry)}", file=out)
+        for raw in entry["events"]:
+            print("    " + _shown(game, raw, viewer), file=out)
         last_state = step.state
     if last_state is not None:
-        print(f"\nstate as {viewer_name(viewer)} sees it:", file=out)
-        print(render_view(game.view(last_state, viewer)), file=out)
-        if game.format_position is not None:
+        try:
+            shown = render_view(game.view(last_state, viewer))
             # the notation as this viewer may see it (hidden cards ??); the referee's parses
-            print(f"position: {game.format_position(last_state, viewer)}", file=out)
+            notation = None
+            if game.format_position is not None:
+                notation = game.format_position(last_state, viewer)
+        except CardcoreError:
+            raise
+        except Exception as exc:  # a state no valid log reaches: the log is at fault
+            raise CorruptLog(
+                None, f"the replayed state cannot be shown ({type(exc).__name__})"
+            ) from None
+        print(f"\nstate as {viewer_name(viewer)} sees it:", file=out)
+        print(shown, file=out)
+        if notation is not None:
+            print(f"position: {notation}", file=out)
     end = lines[-1] if lines and lines[-1].get("type") == "end" else None
     if end is not None and (args.at is None or args.at >= end["seq"]):
         print(f"\nend: {codec.canonical_text(end['outcome'])}", file=out)
+    return EXIT_OK
+
+
+def _replay_copy(
+    game: AnyGame, lines: list[log.LogLine], args: argparse.Namespace, out: TextIO
+) -> int:
+    """A viewer's copy: each entry and its events as that viewer was shown them. The state is
+    not rebuilt (the copy lacks the cards hidden from its viewer)."""
+    report = log.verify(lines)  # a corrupt copy is refused (exit 1), as a corrupt log is
+    assert report.copy is not None
+    whose = log.whose(report.copy) if report.copy else "a redacted (unmarked)"
+    if args.as_ is not None and report.copy:
+        asked = parse_viewer(args.as_)
+        if log.viewer_text(asked) != report.copy:
+            print(
+                f"cardcore: this is {whose} copy; it cannot show {_whose_view(asked)} view",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+    start_ms: int | None = None
+    for entry in lines[1:]:
+        seq, at_ms = entry["seq"], entry["at_ms"]
+        if args.at is not None and seq > args.at:
+            break
+        if start_ms is None:
+            start_ms = at_ms
+        print(f"seq {seq} +{at_ms - start_ms} ms {_who(entry)}", file=out)
+        for raw in entry["events"]:
+            print("    " + _shown(game, raw, None), file=out)
+    print(
+        f"\n{whose} copy of a game in progress ({report.entries} entries), as its viewer was "
+        "shown it: the state is not rebuilt (the cards hidden from the viewer are not in the "
+        "copy); after the end, replay the full log",
+        file=out,
+    )
+    for note in report.notes:
+        print(note, file=out)
     return EXIT_OK
 
 
@@ -297,12 +424,38 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--log-dir")
     s.add_argument("--json", action="store_true")
 
-    v = sub.add_parser("verify", help="check a log: exit 0 if valid, 1 naming the first bad entry")
-    v.add_argument("log", help="a .jsonl log file, or - for standard input")
+    v = sub.add_parser(
+        "verify",
+        help="check a log: exit 0 if valid, 1 naming the first bad entry, 3 consistent so far",
+        description="Check a log, or a viewer's copy of one (exit 3: consistent so far). With "
+        "--receipts MINE FINAL (or MINE --final FINAL): check that the entries a viewer was "
+        "shown (a copy or a receipts file) are in the final log, unchanged.",
+    )
+    v.add_argument("log", nargs="?", help="a .jsonl log or copy, or - for standard input")
+    v.add_argument(
+        "--receipts",
+        nargs=2,
+        metavar=("MINE", "FINAL"),
+        help="hold MINE (a copy or a receipts file) against FINAL, the complete log",
+    )
+    v.add_argument("--final", metavar="FINAL", help="the same check: LOG is MINE")
+    v.add_argument(
+        "--as",
+        dest="as_",
+        default=None,
+        metavar="SEAT|spectator",
+        help="whose MINE is, for a copy that does not say (downloaded before copies were marked)",
+    )
 
     r = sub.add_parser("replay", help="narrate a log and show the state from one viewer")
     r.add_argument("log")
-    r.add_argument("--as", dest="as_", default="referee", metavar="SEAT|spectator|referee")
+    r.add_argument(
+        "--as",
+        dest="as_",
+        default=None,
+        metavar="SEAT|spectator|referee",
+        help="whose view (default: the referee's; a copy's own viewer for a copy)",
+    )
     r.add_argument("--at", type=int, default=None, metavar="SEQ", help="stop after entry SEQ")
 
     for name in ("serve", "demo"):

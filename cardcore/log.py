@@ -6,8 +6,9 @@ A log is a list of JSON objects, one per line (see ``docs/log-format.md``):
     ``format``, ``game``, ``rules_version``, ``cardcore``, ``rng``, ``setup`` (seats, rules, event
     limit — no seed), ``setup_hash``, ``commitment = sha256(seed as 8 bytes big-endian ‖ salt)``
     and ``game_id`` (or null); a game started from a position (:meth:`Match.from_position`)
-    also has ``position``, the referee's notation of it (docs/notation.md). Its ``hash`` is the
-    plain sha256 of its other fields.
+    also has ``position``, the referee's notation of it (docs/notation.md); a viewer's copy also
+    has ``copy`` (whose it is). Its ``hash`` is the plain sha256 of its other fields, ``copy``
+    left out (:func:`header_hash`).
 ``entry`` (one per accepted action; ``seq`` 0 is the deal, with seat null; from a position its
     events are empty)
     ``seq``, ``at_ms``, ``seat``, ``action``, ``events``, ``prev`` (the previous line's hash) and
@@ -18,22 +19,24 @@ A log is a list of JSON objects, one per line (see ``docs/log-format.md``):
 
 :func:`verify` re-decides every action and checks every hash and the commitment, naming the first
 bad entry; :func:`replay` yields the state after each entry; :func:`redact_log` is what a viewer may
-download: before the end, hidden cards are removed (hashes stay, so the player can later prove what
-they were shown); after it the seed is public, so the whole log is.
+download: before the end, a *copy* — hidden cards removed, hashes kept, the header marked with
+``copy`` — which :func:`verify` checks as far as it can; after the end the seed is public, so the
+whole log is, and :func:`check_copy` holds a copy (or the receipts a client kept) against it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json.encoder
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from . import codec, rng
-from .engine import Game, Outcome, Setup, Termination, Viewer, union_of, with_setup
-from .errors import CardcoreError, CorruptLog, DecodeError, Rejected
+from .engine import Game, Outcome, Role, Setup, Termination, Viewer, union_of, with_setup
+from .errors import CardcoreError, CorruptLog, DecodeError, InvalidSeat, Rejected
 from .version import __version__
 
 FORMAT: Final = 1
@@ -371,10 +374,120 @@ def loads(data: bytes | str) -> list[LogLine]:
             obj = codec.parse_json(raw)
         except DecodeError as exc:
             raise CorruptLog(None, f"line {n} is not valid JSON: {exc.message}") from None
+        except (ValueError, RecursionError) as exc:  # an integer too long, nesting too deep
+            raise CorruptLog(None, f"line {n} is not valid JSON: {type(exc).__name__}") from None
         if not isinstance(obj, dict):
             raise CorruptLog(None, f"line {n} is not a JSON object")
         out.append(obj)
     return out
+
+
+# --------------------------------------------------------------------------- viewers' copies
+
+
+COPY_KEY: Final = "copy"
+"""The header key that marks a viewer's copy (:func:`redact_log`): ``{"viewer": "0"}`` for a
+seat, ``{"viewer": "spectator"}``. :func:`header_hash` leaves it out, so the copy's header still
+proves the log's header."""
+RECEIPTS_TYPE: Final = "receipts"
+"""``type`` of the first line of a receipts file (:func:`check_copy`)."""
+POSITION_HIDDEN: Final = "header not checked: the start position is hidden from this viewer"
+"""What :func:`verify` notes for a copy of a game started from a position: the copy's header has
+the viewer's notation of it (hidden cards ``??``), so the header's hash cannot be checked."""
+_HIDDEN_JSON: Final = "??"
+"""A card hidden from the viewer (``cards.HIDDEN``), as a redacted event writes it."""
+_ENTRY_FIELDS: Final = ("seq", "at_ms", "seat", "action", "events", "prev", "hash")
+"""What a receipt of an entry carries: the entry as the viewer was shown it, ``type`` aside."""
+
+
+def header_hash(header: LogLine) -> str:
+    """The hash a header must carry: the plain sha256 of the canonical header without ``hash``
+    and without :data:`COPY_KEY` (the mark of a viewer's copy)."""
+    body = {k: v for k, v in header.items() if k != "hash" and k != COPY_KEY}
+    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
+
+
+def viewer_text(viewer: Viewer) -> str:
+    """A viewer as a copy names it: ``"0"``, ``"1"``, …, ``"spectator"`` or ``"referee"``.
+    Raises :class:`InvalidSeat` for anything else (a bool, a negative number)."""
+    if isinstance(viewer, str):
+        return Role(viewer).value
+    if type(viewer) is not int or viewer < 0:
+        raise InvalidSeat(f"not a viewer: {viewer!r:.40}")
+    return str(viewer)
+
+
+def _viewer_of(text: object, seats: int) -> Viewer | None:
+    """The viewer a copy or a receipts file names, if it is a seat of the game or a role."""
+    if not isinstance(text, str):
+        return None
+    if text in (Role.SPECTATOR.value, Role.REFEREE.value):
+        return Role(text)
+    if 0 < len(text) <= 3 and text.isascii() and text.isdigit() and text == str(int(text)):
+        return int(text) if int(text) < seats else None
+    return None
+
+
+def whose(viewer: str | None) -> str:
+    """``"seat 0's"``, ``"the spectator's"``: whose copy (``viewer`` as :attr:`Report.copy`)."""
+    if viewer is None or viewer == Role.REFEREE.value:
+        return "the referee's"
+    if viewer == "":
+        return "an unmarked viewer's"
+    if viewer == Role.SPECTATOR.value:
+        return "the spectator's"
+    return f"seat {viewer}'s"
+
+
+def copy_of(lines: Sequence[LogLine]) -> str | None:
+    """Whose copy ``lines`` are: the header's ``copy.viewer`` (``"0"``, …, ``"spectator"``);
+    ``""`` for a redacted log without the key (a log in progress with a hidden card ``"??"`` in
+    an event: a copy downloaded before copies were marked); None for a log (the referee's,
+    complete or in progress). It only looks: :func:`verify` checks the key."""
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("type") != "header":
+        return None
+    mark = lines[0].get(COPY_KEY)
+    if mark is not None:
+        viewer = mark.get("viewer") if isinstance(mark, dict) else None
+        return viewer if isinstance(viewer, str) else ""
+    if not isinstance(lines[-1], dict) or lines[-1].get("type") == "end":
+        return None
+    redacted = any(isinstance(line, dict) and _shows_hidden(line.get("events")) for line in lines)
+    return "" if redacted else None
+
+
+def _shows_hidden(value: Any) -> bool:
+    """Whether a JSON value holds a hidden card, ``"??"``, anywhere."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            if v == _HIDDEN_JSON:
+                return True
+        elif type(v) is list:
+            stack.extend(v)
+        elif type(v) is dict:
+            stack.extend(v.values())
+    return False
+
+
+def _json_eq(a: Any, b: Any) -> bool:
+    """Equal as JSON (``True`` is not ``1``, as ``==`` would have it)."""
+    try:
+        return codec.canonical_text(a) == codec.canonical_text(b)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``"1 decision"``, ``"12 decisions"``."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _is_digest(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
 
 
 # --------------------------------------------------------------------------- replay and verify
@@ -399,7 +512,19 @@ class Report:
     revealed: bool
     outcome: Outcome | None
     unchecked: int = 0
-    """Entries that could not be re-decided because they shuffle and the seed is still secret."""
+    """Entries whose action could not be re-decided by the rules: in a log in progress, those
+    that shuffle (the seed is still secret); in a viewer's copy, every one (the cards hidden
+    from the viewer are not in it)."""
+    copy: str | None = None
+    """For a viewer's copy, whose (:func:`copy_of`): ``"0"``, ``"1"``, …, ``"spectator"``, or
+    ``""`` for a redacted log that does not say. None for a log."""
+    checked: tuple[str, ...] = ()
+    """For a log in progress or a copy: what was checked, in short phrases."""
+    not_checked: tuple[str, ...] = ()
+    """For a log in progress or a copy: what could not be checked yet, each with its count and
+    why, e.g. ``"12 entry hashes (salt secret)"``; the end line reveals what they need."""
+    notes: tuple[str, ...] = ()
+    """Anything else not checked, as a sentence (e.g. :data:`POSITION_HIDDEN`)."""
 
 
 def _game_of(
@@ -428,7 +553,7 @@ def _game_of(
 
 
 def _header(lines: Sequence[LogLine]) -> LogLine:
-    if not lines or lines[0].get("type") != "header":
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("type") != "header":
         raise CorruptLog(None, "the first line is not a header")
     header = lines[0]
     if header.get("format") != FORMAT:
@@ -479,9 +604,16 @@ def replay(
 
     Works on any log whose events are complete (the full log or the referee's); raises
     :class:`CorruptLog` where an event does not decode. The states carry the revealed seed (or
-    ``seed``, or 0 while it is secret): only later shuffles would need it."""
+    ``seed``, or 0 while it is secret): only later shuffles would need it. A viewer's copy
+    (:func:`copy_of`) lacks the cards hidden from its viewer, so it has no states: it raises
+    ``ValueError`` (``cardcore replay --as`` narrates a copy instead)."""
     header = _header(lines)
     game = _game_of(header, game)
+    if COPY_KEY in header:
+        raise ValueError(
+            f"this is {whose(copy_of(lines))} copy: the cards hidden from its viewer are not in "
+            "it, so it replays into no states (the full log does, after the end)"
+        )
     if seed is None:
         end = lines[-1] if lines[-1].get("type") == "end" else {}
         seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
@@ -517,25 +649,55 @@ def verify(
     """Check a whole log: header, commitment, hash chain, sequence, and that every action, re-
     decided by the rules from the revealed seed, gives exactly the logged events.
 
-    Raises :class:`CorruptLog` naming the first bad entry's ``seq``. A log without its ``end``
-    line (a game in progress) is checked for sequence and links, and every action that does not
-    shuffle is re-decided (a shuffle cannot be re-drawn without the seed: those are counted in
-    ``unchecked``); hashes and the deal are not checked, and the report says ``revealed=False``.
+    Raises :class:`CorruptLog` naming the first bad entry's ``seq`` — for any input whatever:
+    nothing else escapes. A log without its ``end`` line (a game in progress) is checked for
+    sequence and links, and every action that does not shuffle is re-decided (a shuffle cannot
+    be re-drawn without the seed: those are counted in ``unchecked``); hashes and the deal are
+    not checked, and the report says ``revealed=False``.
+
+    A viewer's copy (:func:`redact_log` before the end; :func:`copy_of`) is checked as far as it
+    can be: the header (its hash, format, game, rules version and setup), ``seq`` continuity,
+    the ``prev`` links, ``at_ms`` order, seats, that every action is a command of the game (or
+    the deal, or the host's abort) and every event an event of the game, shown as its viewer may
+    see it. It cannot be re-decided (the hidden cards are not in it) nor its keyed hashes
+    checked (the salt is secret): the report (``copy`` set, ``revealed=False``) counts them in
+    ``not_checked``. After the end, :func:`check_copy` holds a copy against the full log.
 
     ``game`` (also for :func:`replay` and :func:`redact_log`): a game that is not in the
     registry, e.g. one of your own; otherwise the header's game is looked up by name."""
+    at: list[int | None] = [None]  # the seq being checked, for a fault that escapes the checks
+    try:
+        return _verify(lines, game, at)
+    except CorruptLog:
+        raise
+    except Exception as exc:  # any input gets a verdict, never a crash
+        raise CorruptLog(
+            at[0], f"malformed: this line cannot be checked ({type(exc).__name__})"
+        ) from None
+
+
+def _verify(
+    lines: Sequence[LogLine], game: Game[Any, Any, Any, Any, Any] | None, at: list[int | None]
+) -> Report:
     from .match import Match
 
     header = _header(lines)
     game = _game_of(header, game)
-    if header.get("hash") != _plain_hash(header):
-        raise CorruptLog(None, "header hash mismatch: the header was altered")
     end = lines[-1] if lines[-1].get("type") == "end" else None
+    if COPY_KEY in header:
+        if end is not None:
+            raise CorruptLog(None, 'a viewer\'s copy (a header with "copy") has no end line')
+        return _verify_copy(lines, header, game, at, marked=True)
+    if end is None and copy_of(lines) is not None:
+        return _verify_copy(lines, header, game, at, marked=False)
+    if header.get("hash") != header_hash(header):
+        raise CorruptLog(None, "header hash mismatch: the header was altered")
     body = lines[1:-1] if end is not None else lines[1:]
     salt: bytes | None = None
     seed = 0
     if end is not None:
         end_seq = end.get("seq")
+        at[0] = end_seq if isinstance(end_seq, int) else None
         raw_seed = end.get("seed")
         try:
             salt = bytes.fromhex(str(end["salt"]))
@@ -551,6 +713,7 @@ def verify(
         seed = raw_seed
         if commitment(seed, salt) != header.get("commitment"):
             raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+        at[0] = None
     setup = _setup_of(game, header, seed)
 
     match: Match[Any, Any, Any, Any, Any] | None = None
@@ -558,6 +721,7 @@ def verify(
     last_at = 0
     unchecked = 0
     for expected_seq, line in enumerate(body):
+        at[0] = expected_seq
         seq = line.get("seq")
         if line.get("type") != "entry":
             raise CorruptLog(expected_seq, f"expected an entry, found a {line.get('type')!r} line")
@@ -599,7 +763,8 @@ def verify(
                 except Exception as exc:  # a tampered deal: it does not decode or apply
                     raise CorruptLog(0, f"the deal does not replay: {exc}") from None
             continue
-        assert match is not None
+        if match is None:
+            raise CorruptLog(seq, "the log has no deal entry")
         seat = line.get("seat")
         if seat is None:
             by = abort_by(line)
@@ -630,6 +795,10 @@ def verify(
             except DecodeError as exc:
                 raise CorruptLog(seq, f"event does not decode: {exc}") from None
             unchecked += 1
+        except Exception as exc:  # the rules meet a state the logged events made impossible
+            raise CorruptLog(
+                seq, f"the rules cannot decide this action here ({type(exc).__name__})"
+            ) from None
         else:
             if [codec.encode(e) for e in events] != logged_events:
                 raise CorruptLog(
@@ -641,6 +810,7 @@ def verify(
             raise CorruptLog(seq, f"the logged events do not apply: {type(exc).__name__}") from None
     if end is not None:
         end_seq = end.get("seq")
+        at[0] = end_seq if isinstance(end_seq, int) else len(body)
         if end_seq != len(body):
             raise CorruptLog(len(body), f"end line has seq {end_seq!r}, expected {len(body)}")
         if end.get("prev") != prev:
@@ -660,7 +830,167 @@ def verify(
         raise CorruptLog(len(body), "the game is over but the log has no end line")
     if match is None:
         raise CorruptLog(0, "the log has no deal entry")
-    return Report(game.name, len(body), end is not None, match.outcome, unchecked)
+    if end is not None:
+        return Report(game.name, len(body), True, match.outcome, unchecked)
+    n = len(body)
+    return Report(
+        game.name,
+        n,
+        False,
+        None,
+        unchecked,
+        checked=(
+            "header",
+            "seq",
+            "prev links",
+            "at_ms order",
+            _count(n - 1 - unchecked, "decision"),
+        ),
+        not_checked=(
+            *(() if "position" in header else ("the deal (seed secret)",)),
+            _count(n, "entry hash", "entry hashes") + " (salt secret)",
+            _count(unchecked, "shuffling decision") + " (seed secret)",
+        ),
+    )
+
+
+def _verify_copy(
+    lines: Sequence[LogLine],
+    header: LogLine,
+    game: Game[Any, Any, Any, Any, Any],
+    at: list[int | None],
+    *,
+    marked: bool,
+) -> Report:
+    """:func:`verify` of a viewer's copy: everything it can prove without the hidden cards and
+    the salt. ``marked``: its header says whose it is (else: a redacted log of old)."""
+    notes: list[str] = []
+    if header.get("hash") != header_hash(header):
+        if "position" not in header:
+            raise CorruptLog(None, "header hash mismatch: the header was altered")
+        notes.append(POSITION_HIDDEN)
+    setup = _setup_of(game, header, 0)
+    viewer: Viewer | None = None
+    whose_copy = ""
+    if marked:
+        mark = header[COPY_KEY]
+        text = mark.get("viewer") if isinstance(mark, dict) and set(mark) == {"viewer"} else None
+        viewer = _viewer_of(text, setup.seats)
+        if viewer is None or viewer == Role.REFEREE:
+            raise CorruptLog(
+                None,
+                'the header\'s "copy" must be {"viewer": V}, V a seat of this game or '
+                f'"spectator" (found {codec.canonical_text(mark)[:60]})',
+            )
+        whose_copy = viewer_text(viewer)
+    prev = header.get("hash")
+    if not _is_digest(prev):
+        raise CorruptLog(None, "the header's hash is not a sha256 digest")
+    kinds = {t.__name__ for t in game.event_types}
+    decode_event = codec.decoder(union_of(game.event_types))
+    last_at = 0
+    aborted: int | None = None
+    undecoded = 0
+    body = lines[1:]
+    for expected_seq, line in enumerate(body):
+        at[0] = expected_seq
+        if line.get("type") != "entry":
+            raise CorruptLog(expected_seq, f"expected an entry, found a {line.get('type')!r} line")
+        seq = line.get("seq")
+        if seq != expected_seq or isinstance(seq, bool):
+            raise CorruptLog(
+                expected_seq, f"entry missing or out of order (found seq {seq!r} in its place)"
+            )
+        if aborted is not None:
+            raise CorruptLog(seq, f"an entry after the host's abort at seq {aborted}")
+        if line.get("prev") != prev:
+            raise CorruptLog(seq, "hash chain broken: prev does not match the previous line")
+        prev = line.get("hash")
+        if not _is_digest(prev):
+            raise CorruptLog(seq, "the entry's hash is not a sha256 digest")
+        at_ms = line.get("at_ms")
+        if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms < last_at:
+            raise CorruptLog(seq, f"at_ms {at_ms!r} is not a time at or after {last_at}")
+        last_at = at_ms
+        events = line.get("events")
+        if not isinstance(events, list):
+            raise CorruptLog(seq, "entry has no list of events")
+        seat = line.get("seat")
+        if seq == 0:
+            if seat is not None or not _json_eq(line.get("action"), DEAL_ACTION):
+                raise CorruptLog(0, "entry 0 must be the deal")
+            if "position" in header and events:
+                raise CorruptLog(0, "a game started from a position deals no cards")
+        elif seat is None:
+            by = abort_by(line)
+            if by is None or events:
+                raise CorruptLog(seq, "an entry without a seat must be the host's abort")
+            try:
+                check_abort_by(by)
+            except ValueError as exc:
+                raise CorruptLog(seq, str(exc)) from None
+            aborted = seq
+        else:
+            if type(seat) is not int or not 0 <= seat < setup.seats:
+                raise CorruptLog(seq, f"seat {seat!r} is not a seat of this game")
+            try:
+                game.decode_command(line.get("action"), "action")
+            except DecodeError as exc:
+                raise CorruptLog(seq, f"action does not decode: {exc}") from None
+        for i, raw in enumerate(events):
+            kind = raw.get(codec.KIND) if isinstance(raw, dict) else None
+            if not isinstance(kind, str) or kind not in kinds:
+                raise CorruptLog(seq, f"events[{i}] is not an event of {game.name}")
+            try:
+                event = decode_event(raw, f"events[{i}]")
+            except DecodeError as exc:
+                if not _shows_hidden(raw):  # nothing hidden in it: it is simply not an event
+                    raise CorruptLog(seq, f"event does not decode: {exc}") from None
+                undecoded += 1  # a hidden value where the event's type has none: unchecked
+                continue
+            if viewer is None:
+                continue
+            try:
+                shown = codec.encode(game.redact(event, viewer))
+                same = _json_eq(shown, codec.encode(event))
+            except Exception:  # a redacted value the game cannot redact again: unchecked
+                undecoded += 1
+                continue
+            if not same:
+                raise CorruptLog(
+                    seq,
+                    f"events[{i}] shows a card hidden from {whose(whose_copy)[:-2]}: "
+                    "this is not that viewer's copy",
+                )
+    n = len(body)
+    if n == 0:
+        raise CorruptLog(0, "the log has no deal entry")
+    checked = (
+        "header" if not notes else "setup",
+        "seq",
+        "prev links",
+        "at_ms order",
+        "seats",
+        "actions",
+        "events",
+    )
+    not_checked = [
+        _count(n, "decision") + " (hidden cards)",
+        _count(n, "entry hash", "entry hashes") + " (salt secret)",
+    ]
+    if undecoded:
+        not_checked.append(_count(undecoded, "event") + " (hidden values that do not decode)")
+    return Report(
+        game.name,
+        n,
+        False,
+        None,
+        n,
+        copy=whose_copy,
+        checked=checked,
+        not_checked=tuple(not_checked),
+        notes=tuple(notes),
+    )
 
 
 def redact_log(
@@ -669,13 +999,31 @@ def redact_log(
     *,
     game: Game[Any, Any, Any, Any, Any] | None = None,
 ) -> list[LogLine]:
-    """The log as ``viewer`` may download it. Before the end: every event redacted for the
-    viewer (hashes kept), no seed, no salt. After the end: the seed is public, so the whole log."""
+    """The log as ``viewer`` may download it. Before the end: a *copy* — every event redacted
+    for the viewer (hashes kept), no seed, no salt, and the header marked with
+    ``"copy": {"viewer": "0"}`` (``"spectator"``; the referee's is the log itself, unmarked).
+    After the end: the seed is public, so the whole log.
+
+    A game started from a position has the viewer's notation of it in the copy's header (the
+    referee's names hidden cards), so that header's hash no longer checks (:func:`verify` says
+    so)."""
     if lines and lines[-1].get("type") == "end":
         return [dict(line) for line in lines]
     header = _header(lines)
     game = _game_of(header, game)
+    text = viewer_text(viewer)
+    setup = header.get("setup")
+    seats = setup.get("seats") if isinstance(setup, dict) else None
+    if text.isdigit() and isinstance(seats, int) and int(text) >= seats:
+        raise InvalidSeat(f"no seat {text} in a {seats}-seat game")
+    mark = header.get(COPY_KEY)
+    if mark is not None:  # a copy already: it is its viewer's, and no one else's
+        if _json_eq(mark, {"viewer": text}):
+            return [dict(line) for line in lines]
+        raise ValueError(f"this is {whose(copy_of(lines))} copy: it cannot be {whose(text)}")
     out: list[LogLine] = [dict(header)]
+    if text != Role.REFEREE.value:
+        out[0][COPY_KEY] = {"viewer": text}
     if "position" in header and game.format_position is not None:
         # The referee's notation names hidden cards: the viewer gets its own (hidden cards as
         # ``??``). The header's hash then no longer matches: such a copy is for display.
@@ -688,6 +1036,235 @@ def redact_log(
         ]
         out.append(red)
     return out
+
+
+# --------------------------------------------------------------------------- copies and the truth
+
+
+@dataclass(frozen=True, slots=True)
+class CopyReport:
+    """What :func:`check_copy` established: every entry of a viewer's copy or receipts is in the
+    final log, unchanged, and the final log is valid."""
+
+    game: str
+    viewer: str
+    """Whose entries they are: ``"0"``, …, ``"spectator"`` (``"referee"``: a log)."""
+    source: str
+    """``"copy"`` (a downloaded copy), ``"receipts"`` (a receipts file) or ``"log"``."""
+    entries: int
+    """How many entries of ``mine`` were found unchanged (duplicates counted once)."""
+    first_seq: int | None
+    last_seq: int | None
+    final_entries: int
+    outcome: Outcome | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Mine:
+    source: str
+    viewer: Viewer
+    header: LogLine | None
+    game_id: Any
+    entries: list[LogLine]
+
+
+def check_copy(
+    mine: Sequence[LogLine],
+    final: Sequence[LogLine],
+    *,
+    viewer: Viewer | None = None,
+    game: Game[Any, Any, Any, Any, Any] | None = None,
+) -> CopyReport:
+    """Hold what a viewer was shown against the final log.
+
+    ``mine``: a viewer's copy (:func:`redact_log` before the end: a header with ``copy``), or a
+    receipts file — a first line ``{"type": "receipts", "game_id": ..., "viewer": "0"}``, then
+    the entries as the service sent them (``seq``, ``at_ms``, ``seat``, ``action``, ``events``
+    as the viewer was shown them, ``prev``, ``hash``), in any order, repeats allowed. A copy
+    that does not say whose it is (downloaded before copies were marked) needs ``viewer``; a
+    log (a referee's) is compared as the referee's.
+
+    ``final``: the complete log (with its end line: seed and salt revealed), which must verify.
+
+    Checked: ``mine`` is one chain by itself (each entry's ``prev`` is the hash of the entry
+    before it, where mine has both); mine's header, ``copy`` aside, is the final header as its
+    viewer is shown it; and for every entry of mine the final log has that ``seq`` with the same
+    ``at_ms``, ``seat``, ``action``, ``hash`` and ``prev``, and events that, redacted for the
+    viewer, are exactly the ones mine shows. Then ``verify(final)``. The first difference raises
+    :class:`CorruptLog` naming the entry's ``seq`` (None: a header) and what differs; ``final``
+    without its end line, or ``viewer`` not the copy's, raise ``ValueError``."""
+    if not final or not isinstance(final[-1], dict) or final[-1].get("type") != "end":
+        raise ValueError(
+            "the final log has no end line: the game is not over (or this is not its full "
+            "log), so nothing can be held against it yet"
+        )
+    try:
+        fheader = _header(final)
+        game = _game_of(fheader, game)
+        seats = _setup_of(game, fheader, 0).seats
+    except CorruptLog as exc:
+        raise CorruptLog(exc.seq, f"the final log is invalid: {exc.reason}") from None
+    own = _mine_of(mine, game, seats, viewer)
+    fbody = final[1:-1]
+    red_viewer = own.viewer
+    if own.header is not None:
+        try:
+            shown = redact_log(final[:1], red_viewer, game=game)[0]
+        except (CardcoreError, ValueError) as exc:
+            raise CorruptLog(None, f"the final log's header: {exc}") from None
+        mine_h = {k: v for k, v in own.header.items() if k != COPY_KEY}
+        final_h = {k: v for k, v in shown.items() if k != COPY_KEY}
+        if not _json_eq(mine_h, final_h):
+            keys = sorted(
+                k
+                for k in set(mine_h) | set(final_h)
+                if k not in mine_h or k not in final_h or not _json_eq(mine_h[k], final_h[k])
+            )
+            raise CorruptLog(
+                None, f"your header differs from the final log's ({', '.join(map(str, keys))})"
+            )
+    elif own.game_id is not None and own.game_id != fheader.get("game_id"):
+        raise CorruptLog(
+            None,
+            f"your receipts are of game {own.game_id!r}, "
+            f"the final log of {fheader.get('game_id')!r}",
+        )
+    decode_event = codec.decoder(union_of(game.event_types))
+    for entry in own.entries:
+        seq: int = entry["seq"]
+        if seq >= len(fbody):
+            raise CorruptLog(
+                seq, f"the final log has no such entry (its last is seq {len(fbody) - 1})"
+            )
+        f = fbody[seq]
+        if not isinstance(f, dict) or f.get("type") != "entry" or not _json_eq(f.get("seq"), seq):
+            found = f.get("seq") if isinstance(f, dict) else None
+            raise CorruptLog(seq, f"the final log has seq {found!r} in this entry's place")
+        for key, what in (("seat", "seat"), ("action", "action"), ("at_ms", "time (at_ms)")):
+            if not _json_eq(f.get(key), entry.get(key)):
+                raise CorruptLog(seq, f"the final log's {what} differs from the one you were shown")
+        try:
+            expected = [
+                codec.encode(game.redact(decode_event(e, "events"), red_viewer))
+                for e in f.get("events") or ()
+            ]
+        except Exception as exc:  # the final log's own events: verify(final) would refuse them
+            raise CorruptLog(
+                seq, f"the final log is invalid: its events do not decode ({exc})"
+            ) from None
+        if not isinstance(f.get("events"), list) or not _json_eq(expected, entry.get("events")):
+            raise CorruptLog(seq, "you were shown different events")
+        if not _json_eq(f.get("hash"), entry.get("hash")):
+            raise CorruptLog(seq, "the final log's hash differs from the one you were shown")
+        if not _json_eq(f.get("prev"), entry.get("prev")):
+            raise CorruptLog(seq, "the final log's prev differs from the one you were shown")
+    try:
+        report = verify(final, game=game)
+    except CorruptLog as exc:
+        raise CorruptLog(exc.seq, f"the final log is invalid: {exc.reason}") from None
+    seqs = [e["seq"] for e in own.entries]
+    return CopyReport(
+        game.name,
+        viewer_text(own.viewer),
+        own.source,
+        len(seqs),
+        seqs[0] if seqs else None,
+        seqs[-1] if seqs else None,
+        report.entries,
+        report.outcome,
+    )
+
+
+def _mine_of(
+    mine: Sequence[LogLine],
+    game: Game[Any, Any, Any, Any, Any],
+    seats: int,
+    viewer: Viewer | None,
+) -> _Mine:
+    """``mine`` of :func:`check_copy`: what it is, whose, and its entries in ``seq`` order,
+    checked to be one consistent chain by themselves."""
+    if not mine or not isinstance(mine[0], dict):
+        raise CorruptLog(None, "your copy is empty")
+    first = mine[0]
+    asked = None if viewer is None else viewer_text(viewer)
+    if first.get("type") == RECEIPTS_TYPE:
+        named = _viewer_of(first.get("viewer"), seats)
+        if named is None:
+            raise CorruptLog(
+                None, f"your receipts name no viewer of this game ({first.get('viewer')!r:.40})"
+            )
+        if asked is not None and asked != viewer_text(named):
+            raise ValueError(
+                f"these are {whose(viewer_text(named))} receipts; they cannot be {whose(asked)}"
+            )
+        entries = _receipts(mine[1:])
+        _check_chain(entries, "your receipts")
+        return _Mine("receipts", named, None, first.get("game_id"), entries)
+    if first.get("type") != "header":
+        raise CorruptLog(None, "your copy starts with neither a header nor a receipts line")
+    whose_copy = copy_of(mine)
+    if whose_copy:  # a marked copy: it must verify as one
+        try:
+            verify(mine, game=game)
+        except CorruptLog as exc:
+            raise CorruptLog(exc.seq, f"your copy is not consistent: {exc.reason}") from None
+        named = _viewer_of(whose_copy, seats)
+        assert named is not None  # verify checked it
+        if asked is not None and asked != whose_copy:
+            raise ValueError(f"this is {whose(whose_copy)} copy; it cannot be {whose(asked)}")
+        source = "copy"
+    elif whose_copy == "":  # redacted, but unmarked: whose, the caller says
+        if viewer is None:
+            raise ValueError("this copy does not say whose it is: name its viewer (--as)")
+        named = viewer
+        source = "copy"
+    else:  # a log: the referee's own, in progress or complete
+        named = Role.REFEREE if viewer is None else viewer
+        source = "log"
+    body = [line for line in mine[1:] if not (isinstance(line, dict) and line.get("type") == "end")]
+    for line in body:
+        if not isinstance(line, dict) or line.get("type") != "entry":
+            found = line.get("type") if isinstance(line, dict) else line
+            raise CorruptLog(None, f"your copy has a {found!r:.40} line among its entries")
+    entries = _receipts(body)
+    for i, entry in enumerate(entries):
+        if entry["seq"] != i:
+            raise CorruptLog(i, "your copy is not consistent: entry missing or out of order")
+    if entries and not _json_eq(entries[0].get("prev"), first.get("hash")):
+        raise CorruptLog(0, "your copy is not consistent: prev is not the header's hash")
+    _check_chain(entries, "your copy")
+    return _Mine(source, named, first, first.get("game_id"), entries)
+
+
+def _receipts(lines: Sequence[LogLine]) -> list[LogLine]:
+    """Entries in ``seq`` order, a repeat of an entry (the same JSON) kept once."""
+    by_seq: dict[int, LogLine] = {}
+    for n, line in enumerate(lines, start=2):
+        if not isinstance(line, dict) or line.get("type", "entry") != "entry":
+            raise CorruptLog(None, f"line {n} of your receipts is not an entry")
+        seq = line.get("seq")
+        if type(seq) is not int or seq < 0:
+            raise CorruptLog(None, f"line {n} of your receipts has no seq")
+        missing = [k for k in _ENTRY_FIELDS if k not in line]
+        if missing:
+            raise CorruptLog(seq, f"your receipt of this entry has no {', '.join(missing)}")
+        body = {k: v for k, v in line.items() if k != "type"}
+        seen = by_seq.get(seq)
+        if seen is None:
+            by_seq[seq] = line
+        elif not _json_eq(body, {k: v for k, v in seen.items() if k != "type"}):
+            raise CorruptLog(seq, "you were shown two different versions of this entry")
+    return [by_seq[s] for s in sorted(by_seq)]
+
+
+def _check_chain(entries: Sequence[LogLine], what: str) -> None:
+    """Where ``entries`` (in ``seq`` order) has two consecutive entries, the second's ``prev``
+    must be the first's ``hash``."""
+    for a, b in itertools.pairwise(entries):
+        if b["seq"] == a["seq"] + 1 and not _json_eq(b.get("prev"), a.get("hash")):
+            raise CorruptLog(
+                b["seq"], f"{what} is not one chain: prev is not entry {a['seq']}'s hash"
+            )
 
 
 def terminated(outcome: Outcome | None) -> bool:
