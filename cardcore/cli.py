@@ -218,13 +218,26 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         return _check_copy(args.log, args.final, args.as_, out)
     if args.as_ is not None:
         raise ValueError("--as names whose copy MINE is: it goes with --receipts or --final")
+    key = None
+    if args.server_key is not None:
+        from . import signatures
+
+        key = signatures.parse_key(_key_text(args.server_key))
     try:
-        report = log.verify(_read_log(args.log))
+        report = log.verify(_read_log(args.log), server_key=key)
     except CorruptLog as exc:
         where = "header" if exc.seq is None else f"seq {exc.seq}"
         print(f"INVALID at {where}: {exc.reason}", file=out)
         return EXIT_INVALID
+    except RuntimeError as exc:  # signatures.NoCrypto: checking needs cryptography
+        print(f"cardcore verify: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     outcome = report.outcome
+    signed = ""
+    if report.signatures_checked:
+        signed = f"; signed by the server key ({report.signatures_checked} signatures ok)"
+    elif report.signed_by:
+        signed = f"; signed by {report.signed_by} (not checked: pass --server-key)"
     if report.copy is not None:
         whose = log.whose(report.copy) if report.copy else "a redacted (unmarked)"
         text = (
@@ -233,7 +246,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         )
         for note in report.notes:
             text += f"; {note}"
-        print(text, file=out)
+        print(text + signed, file=out)
         return EXIT_UNREVEALED
     if not report.revealed:
         print(
@@ -250,8 +263,19 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
             ending += ", winners " + ", ".join(f"seat {s}" for s in outcome.winners)
         if outcome.losers:
             ending += ", losers " + ", ".join(f"seat {s}" for s in outcome.losers)
-    print(f"valid: {report.game}, {report.entries} entries, seed commitment ok{ending}", file=out)
+    print(
+        f"valid: {report.game}, {report.entries} entries, seed commitment ok{ending}{signed}",
+        file=out,
+    )
     return EXIT_OK
+
+
+def _key_text(given: str) -> str:
+    """``--server-key``: the key itself, or a file holding it (as ``/v1/server`` prints it)."""
+    path = Path(given)
+    if len(given) < 200 and path.is_file():
+        return path.read_text(encoding="utf-8").strip()
+    return given
 
 
 def _check_copy(mine_path: str, final_path: str, as_: str | None, out: TextIO) -> int:
@@ -439,6 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="hold MINE (a copy or a receipts file) against FINAL, the complete log",
     )
     v.add_argument("--final", metavar="FINAL", help="the same check: LOG is MINE")
+    v.add_argument(
+        "--server-key",
+        metavar="KEY",
+        help="the server's Ed25519 public key (base64url, as ListGames and /v1/server publish "
+        "it; or a file holding it): the log's header and end line must be signed by it "
+        "(needs the cryptography package: pip install 'cardcore[verify]')",
+    )
     v.add_argument(
         "--as",
         dest="as_",

@@ -26,6 +26,7 @@ whole log is, and :func:`check_copy` holds a copy (or the receipts a client kept
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import itertools
@@ -34,12 +35,18 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from . import codec, rng
+from . import codec, rng, signatures
 from .engine import Game, Outcome, Role, Setup, Termination, Viewer, union_of, with_setup
 from .errors import CardcoreError, CorruptLog, DecodeError, InvalidSeat, Rejected
+from .signatures import SIGNATURE_KEY
 from .version import __version__
 
 FORMAT: Final = 1
+"""A log whose game deals from the seed the header commits to."""
+FORMAT_2: Final = 2
+"""A log whose game deals from a seed derived from the committed server seed and the players'
+entropy, which the header records (``contributions``; docs/rng.md, "The deal seed")."""
+FORMATS: Final = (FORMAT, FORMAT_2)
 SALT_BYTES: Final = 16
 DEAL_ACTION: Final = {"kind": "Deal"}
 ABORT_KIND: Final = "Abort"
@@ -80,7 +87,9 @@ def commitment(seed: int, salt: bytes) -> str:
 
 
 def _plain_hash(line: LogLine) -> str:
-    body = {k: v for k, v in line.items() if k != "hash"}
+    """The hash an end line carries: without ``hash`` and the server's ``signature`` (which
+    signs it)."""
+    body = {k: v for k, v in line.items() if k != "hash" and k != SIGNATURE_KEY}
     return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
 
 
@@ -133,11 +142,20 @@ class LogWriter:
         *,
         position: str | None = None,
         rules_version: str | None = None,
+        server_seed: int | None = None,
+        contributions: Sequence[tuple[int, bytes]] | None = None,
+        sign: Callable[[str], dict[str, str]] | None = None,
     ) -> None:
         """``position``: the referee's notation of the position the game starts from, recorded
         in the header (a header without it is a game dealt from the seed). ``rules_version``:
         an earlier version the game still replays (:attr:`GameInfo.replays_versions`), to
-        re-record a game that was started under it; the game's own by default."""
+        re-record a game that was started under it; the game's own by default.
+
+        ``contributions`` (with ``server_seed``) writes log format 2: the header commits to
+        ``server_seed`` and records the seats' entropy, ``setup.seed`` must be
+        :func:`cardcore.rng.derive_deal_seed` of both, and the end line reveals the server seed.
+        ``sign``: the host's signature of a line's hash (:mod:`cardcore.signatures`), added to
+        the header and the end line as ``"signature"``."""
         version = game.info.rules_version if rules_version is None else rules_version
         if version != game.info.rules_version and version not in game.info.replays_versions:
             raise ValueError(f"{game.name} does not replay rules_version {version!r}")
@@ -145,37 +163,41 @@ class LogWriter:
             raise ValueError(f"salt must be {SALT_BYTES} bytes")
         self._salt = salt
         self._inner, self._outer = _hmac_pads(salt)
+        self._sign = sign
         self._seed = setup.seed
+        """What the end line reveals: the seed the header commits to."""
+        if contributions is not None:
+            if server_seed is None:
+                raise ValueError("contributions need the server seed they are mixed with")
+            if rng.derive_deal_seed(server_seed, contributions) != setup.seed:
+                raise ValueError("setup.seed is not the deal seed of server_seed and contributions")
+            self._seed = server_seed
         public = setup.public_json()
-        public_text = codec.canonical_text(public)
-        setup_hash = hashlib.sha256(public_text.encode()).hexdigest()  # Setup.setup_hash()
+        setup_hash = hashlib.sha256(codec.canonical_bytes(public)).hexdigest()  # setup_hash()
         header: LogLine = {
             "type": "header",
-            "format": FORMAT,
+            "format": FORMAT if contributions is None else FORMAT_2,
             "game": game.info.name,
             "rules_version": version,
             "cardcore": __version__,
             "rng": rng.ALGORITHM,
             "setup": public,
             "setup_hash": setup_hash,
-            "commitment": commitment(setup.seed, salt),
+            "commitment": commitment(self._seed, salt),
             "game_id": game_id,
         }
+        if contributions is not None:
+            header["seed_derivation"] = rng.DERIVATION
+            header["contributions"] = [
+                {"seat": seat, "entropy": entropy.hex()} for seat, entropy in sorted(contributions)
+            ]
         if position is not None:
             header["position"] = position
-        # Its canonical text, keys in sorted order, written around where "hash" goes.
-        before = (
-            f'{{"cardcore":{_text(__version__)},"commitment":"{header["commitment"]}",'
-            f'"format":{FORMAT},"game":{_text(game.info.name)},"game_id":{_text(game_id)}'
-        )
-        after = (
-            ("" if position is None else f'"position":{_text(position)},')
-            + f'"rng":{_text(rng.ALGORITHM)},"rules_version":{_text(version)},'
-            f'"setup":{public_text},"setup_hash":"{setup_hash}","type":"header"}}'
-        )
-        digest = hashlib.sha256(f"{before},{after}".encode()).hexdigest()
+        digest = header_hash(header)
         header["hash"] = digest
-        full = f'{before},"hash":"{digest}",{after}'.encode()
+        if sign is not None:
+            header[SIGNATURE_KEY] = sign(digest)
+        full = codec.canonical_bytes(header)
         self.lines: list[LogLine] = [header]
         self._bytes: list[bytes | tuple[bytes]] = [(full,)]
         """Per line: for an entry it wrote, the bytes it hashed (the canonical entry without
@@ -313,7 +335,11 @@ class LogWriter:
         digest = hashlib.sha256(body.encode()).hexdigest()
         line["hash"] = digest
         self.lines.append(line)
-        self._bytes.append((f'{{"hash":"{digest}",{body[1:]}'.encode(),))
+        if self._sign is not None:
+            line[SIGNATURE_KEY] = self._sign(digest)
+            self._bytes.append((codec.canonical_bytes(line),))
+        else:
+            self._bytes.append((f'{{"hash":"{digest}",{body[1:]}'.encode(),))
         self._tip = digest
         return line
 
@@ -401,9 +427,10 @@ _ENTRY_FIELDS: Final = ("seq", "at_ms", "seat", "action", "events", "prev", "has
 
 
 def header_hash(header: LogLine) -> str:
-    """The hash a header must carry: the plain sha256 of the canonical header without ``hash``
-    and without :data:`COPY_KEY` (the mark of a viewer's copy)."""
-    body = {k: v for k, v in header.items() if k != "hash" and k != COPY_KEY}
+    """The hash a header must carry: the plain sha256 of the canonical header without ``hash``,
+    without :data:`COPY_KEY` (the mark of a viewer's copy) and without the server's
+    ``signature`` (which signs this hash: :mod:`cardcore.signatures`)."""
+    body = {k: v for k, v in header.items() if k not in ("hash", COPY_KEY, SIGNATURE_KEY)}
     return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
 
 
@@ -525,6 +552,10 @@ class Report:
     why, e.g. ``"12 entry hashes (salt secret)"``; the end line reveals what they need."""
     notes: tuple[str, ...] = ()
     """Anything else not checked, as a sentence (e.g. :data:`POSITION_HIDDEN`)."""
+    signed_by: str | None = None
+    """The public key (base64url) the header says signed the log, if any."""
+    signatures_checked: int = 0
+    """Signatures checked against the ``server_key`` given to :func:`verify` (header, end)."""
 
 
 def _game_of(
@@ -556,9 +587,52 @@ def _header(lines: Sequence[LogLine]) -> LogLine:
     if not lines or not isinstance(lines[0], dict) or lines[0].get("type") != "header":
         raise CorruptLog(None, "the first line is not a header")
     header = lines[0]
-    if header.get("format") != FORMAT:
+    if header.get("format") not in FORMATS or isinstance(header.get("format"), bool):
         raise CorruptLog(None, f"unsupported log format {header.get('format')!r}")
+    contributions(header)  # format 2's fields are well-formed (format 1 has none)
     return header
+
+
+def contributions(header: LogLine) -> tuple[tuple[int, bytes], ...] | None:
+    """The seats' entropy a format-2 header records, in seat order (None for format 1);
+    raises :class:`CorruptLog` when they are malformed."""
+    if header.get("format") == FORMAT:
+        if "contributions" in header or "seed_derivation" in header:
+            raise CorruptLog(None, "a format-1 header has no contributions")
+        return None
+    if header.get("seed_derivation") != rng.DERIVATION:
+        raise CorruptLog(None, f"unknown seed_derivation {header.get('seed_derivation')!r}")
+    raw = header.get("contributions")
+    if not isinstance(raw, list):
+        raise CorruptLog(None, "a format-2 header lists its contributions")
+    out: list[tuple[int, bytes]] = []
+    for i, c in enumerate(raw):
+        seat = c.get("seat") if isinstance(c, dict) else None
+        entropy = c.get("entropy") if isinstance(c, dict) else None
+        if (
+            not isinstance(c, dict)
+            or set(c) != {"seat", "entropy"}
+            or not isinstance(seat, int)
+            or isinstance(seat, bool)
+            or not 0 <= seat < 2**32
+            or (out and seat <= out[-1][0])
+            or not isinstance(entropy, str)
+            or len(entropy) != 2 * rng.ENTROPY_BYTES
+            or entropy.strip("0123456789abcdef")
+        ):
+            raise CorruptLog(
+                None,
+                f"contributions[{i}] is not a seat (in increasing order) with 32 hex digits",
+            )
+        out.append((seat, bytes.fromhex(entropy)))
+    return tuple(out)
+
+
+def deal_seed(header: LogLine, revealed: int) -> int:
+    """The seed a game dealt with, from the seed its end line reveals: that seed itself in
+    format 1, the seed derived from it and the header's contributions in format 2."""
+    given = contributions(header)
+    return revealed if given is None else rng.derive_deal_seed(revealed, given)
 
 
 def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -> Setup[Any]:
@@ -617,6 +691,8 @@ def replay(
     if seed is None:
         end = lines[-1] if lines[-1].get("type") == "end" else {}
         seed = end.get("seed", 0) if isinstance(end.get("seed", 0), int) else 0
+        if end:
+            seed = deal_seed(header, seed)
     setup = _setup_of(game, header, seed)
     state = _start_of(game, header, setup)
     decode_event = codec.decoder(union_of(game.event_types))
@@ -644,7 +720,10 @@ def replay(
 
 
 def verify(
-    lines: Sequence[LogLine], *, game: Game[Any, Any, Any, Any, Any] | None = None
+    lines: Sequence[LogLine],
+    *,
+    game: Game[Any, Any, Any, Any, Any] | None = None,
+    server_key: bytes | None = None,
 ) -> Report:
     """Check a whole log: header, commitment, hash chain, sequence, and that every action, re-
     decided by the rules from the revealed seed, gives exactly the logged events.
@@ -664,11 +743,20 @@ def verify(
     ``not_checked``. After the end, :func:`check_copy` holds a copy against the full log.
 
     ``game`` (also for :func:`replay` and :func:`redact_log`): a game that is not in the
-    registry, e.g. one of your own; otherwise the header's game is looked up by name."""
+    registry, e.g. one of your own; otherwise the header's game is looked up by name.
+
+    ``server_key`` (32 bytes): the key the server publishes; the header's and the end line's
+    signatures must be by it (:func:`cardcore.signatures.check`, which needs the
+    ``cryptography`` package: :class:`~cardcore.signatures.NoCrypto` when it is missing)."""
     at: list[int | None] = [None]  # the seq being checked, for a fault that escapes the checks
     try:
-        return _verify(lines, game, at)
-    except CorruptLog:
+        report = _verify(lines, game, at)
+        report = dataclasses.replace(report, signed_by=signatures.signer_of(lines))
+        if server_key is not None:
+            checked = signatures.check(lines, server_key)
+            report = dataclasses.replace(report, signatures_checked=checked)
+        return report
+    except (CorruptLog, signatures.NoCrypto):
         raise
     except Exception as exc:  # any input gets a verdict, never a crash
         raise CorruptLog(
@@ -710,9 +798,9 @@ def _verify(
             or len(salt) != SALT_BYTES
         ):
             raise CorruptLog(end_seq, "end line lacks a valid seed and salt")
-        seed = raw_seed
-        if commitment(seed, salt) != header.get("commitment"):
+        if commitment(raw_seed, salt) != header.get("commitment"):
             raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+        seed = deal_seed(header, raw_seed)
         at[0] = None
     setup = _setup_of(game, header, seed)
 

@@ -10,7 +10,7 @@ persists what :attr:`Match.writer` records. A rejected action raises
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
@@ -70,11 +70,16 @@ class Match(Generic[S, C, E, V, R]):
         record: bool = True,
         deal: Sequence[E] | None = None,
         rules_version: str | None = None,
+        server_seed: int | None = None,
+        contributions: Sequence[tuple[int, bytes]] | None = None,
+        sign: Callable[[str], dict[str, str]] | None = None,
     ) -> None:
         """``deal``: the opening events to start from instead of dealing from the seed (a logged
         deal whose seed is still secret); such a match records no log. ``rules_version``: an
         earlier version of the game's rules it still replays, for a game started under it (the
-        log's header records it)."""
+        log's header records it). ``server_seed``, ``contributions`` and ``sign``: log format 2
+        and the host's signature (:class:`~cardcore.log.LogWriter`); ``setup.seed`` is then
+        the deal seed derived from the first two."""
         self.game = game
         self.setup = setup
         # The game's functions and the limits, bound once: submit is every playout's inner loop.
@@ -90,6 +95,9 @@ class Match(Generic[S, C, E, V, R]):
                 salt if salt is not None else simulation_salt(setup.seed),
                 game_id,
                 rules_version=rules_version,
+                server_seed=server_seed,
+                contributions=contributions,
+                sign=sign,
             )
             if record and deal is None
             else None

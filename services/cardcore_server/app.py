@@ -20,7 +20,7 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -30,8 +30,8 @@ from cardcore import codec, registry
 from cardcore.engine import DEFAULT_EVENT_LIMIT, Outcome, Role, Viewer, rule_flags
 from cardcore.errors import DecodeError, InvalidSetup, Rejected, UnknownGame
 from cardcore.kit import Resign
-from cardcore.log import SALT_BYTES, LogWriter, commitment, dumps
-from cardcore.rng import MAX_SEED
+from cardcore.log import SALT_BYTES, commitment, dumps
+from cardcore.rng import ENTROPY_BYTES, MAX_SEED
 
 from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
@@ -157,6 +157,9 @@ class GameSpec:
     turn_timeout_ms: int = 0
     idle_timeout_ms: int = 0
     abandon_timeout_ms: int = 0
+    entropy: Sequence[bytes] = ()
+    """Per seat (in order; missing or empty = none): 16 random bytes the creator adds to the
+    deal for a seat it holds (docs/rng.md, "The deal seed")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +382,7 @@ class Application:
                 raise await self._not_dealt(game_id)
             try:
                 game = registry.get_game(stored.record.game)
-                live = LiveGame.restore(game, stored, self.store)
+                live = LiveGame.restore(game, stored, self.store, sign=self.sign)
             except (RebuildError, UnknownGame, InvalidSetup) as exc:
                 self._failed_until[game_id] = time.monotonic() + REBUILD_RETRY_S
                 log.error("rebuild_failed", game_id=game_id, error=str(exc))
@@ -539,6 +542,11 @@ class Application:
     # ------------------------------------------------------------------ catalogue and create
 
     @property
+    def sign(self) -> Callable[[str], dict[str, str]] | None:
+        """How this server signs a log line's hash (None before :meth:`start`)."""
+        return self.key.sign if self.key is not None else None
+
+    @property
     def server_key(self) -> str:
         """The public key logs are signed with (base64url), once started."""
         return self.key.public if self.key is not None else ""
@@ -639,6 +647,7 @@ class Application:
             seats=seats,
             timeouts_ms=timeouts,
             **timers,
+            contributions=_contributions(spec, seats, opens),
         )
         seat_tokens = tuple(
             (seat, self.new_token())
@@ -663,7 +672,6 @@ class Application:
             table = new_table(
                 record, opens, spec.start_deadline_ms or self.config.start_deadline_ms, watch
             )
-            header = LogWriter(game, setup, record.salt, gid).lines[0]
             try:
                 await self.store.create_table(
                     table, [(invite_hash(code), seat) for seat, code in invites], rows
@@ -680,12 +688,12 @@ class Application:
                 seat_tokens=seat_tokens,
                 spectator_token=spectator,
                 seed_commitment=commitment(seed, record.salt),
-                header_json=codec.canonical_text(header),
+                header_json="{}",  # written at the deal, with the seats' contributions
                 creator_token=creator,
                 invites=invites,
                 status="waiting",
             )
-        live = LiveGame.create(game, record, self.store)
+        live = LiveGame.create(game, record, self.store, sign=self.sign)
         write = self.store.create(record, live.lines[0], live.lines[1], rows)
         try:
             await write
@@ -889,6 +897,30 @@ def _seat_opens(spec: GameSpec, seats: Sequence[SeatSpec]) -> tuple[SeatOpen, ..
         if mode and seat.kind != "human":
             raise invalid(f"seats[{i}].open", "only a human seat is open (a bot's seat is filled)")
         out.append(mode)
+    return tuple(out)
+
+
+def check_entropy(data: bytes, path: str) -> str:
+    """A seat's contribution to the deal: empty (none) or exactly 16 bytes; as hex."""
+    if data and len(data) != ENTROPY_BYTES:
+        raise invalid(path, f"{ENTROPY_BYTES} random bytes, or none (got {len(data)})")
+    return data.hex()
+
+
+def _contributions(
+    spec: GameSpec, seats: Sequence[SeatSpec], opens: Sequence[SeatOpen]
+) -> tuple[tuple[int, str], ...]:
+    """The creator's contributions for the human seats it holds (``GameSpec.entropy``)."""
+    given = tuple(spec.entropy)
+    if len(given) > len(seats):
+        raise invalid("entropy", f"{len(given)} entries for {len(seats)} seats")
+    out = []
+    for i, data in enumerate(given):
+        if not data:
+            continue
+        if seats[i].kind != "human" or opens[i]:
+            raise invalid(f"seats[{i}].entropy", "only a seat the creator holds: bots add none")
+        out.append((i, check_entropy(data, f"seats[{i}].entropy")))
     return tuple(out)
 
 

@@ -309,6 +309,7 @@ class GameServiceHandlers:
             raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         seats = []
         opens = []
+        entropy: list[bytes] = []
         for i, s in enumerate(request.seats):
             kind = _SEAT_KINDS.get(s.kind)
             if kind is None:
@@ -318,6 +319,7 @@ class GameServiceHandlers:
                 raise invalid(f"seats[{i}].open", "not a SeatOpen")
             seats.append(SeatSpec(kind, s.bot_min_delay_ms, s.bot_max_delay_ms))
             opens.append(seat_open)
+            entropy.append(bytes(s.entropy))
         spec = GameSpec(
             game=request.game,
             seats=seats,
@@ -331,6 +333,7 @@ class GameServiceHandlers:
             turn_timeout_ms=request.turn_timeout_ms,
             idle_timeout_ms=request.idle_timeout_ms,
             abandon_timeout_ms=request.abandon_timeout_ms,
+            entropy=entropy,
         )
         created = await self.app.create_game(spec, _metadata(context, ADMIN_KEY_HEADER))
         return pb.CreateGameResponse(
@@ -391,6 +394,7 @@ class GameServiceHandlers:
             request.invite,
             request.game_id,
             request.seat if request.HasField("seat") else None,
+            bytes(request.entropy),
         )
         return pb.JoinTableResponse(
             game_id=joined.game_id, seat=joined.seat, token=joined.token, status=joined.status

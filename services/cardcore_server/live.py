@@ -35,7 +35,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import structlog
@@ -47,7 +47,8 @@ from cardcore.errors import DecodeError, RejectCode, Rejected
 from cardcore.kit import RESIGN_BY_TIMER, Resign
 from cardcore.log import LogLine, abort_action, abort_by, commitment
 from cardcore.match import Checkpoint, Match
-from cardcore.rng import stream_key
+from cardcore.rng import derive_deal_seed, stream_key
+from cardcore.signatures import SIGNATURE_KEY
 
 from . import redaction
 from .redaction import RedactedEntry
@@ -153,6 +154,47 @@ HOST_SEAT: Final = -1
 """The seat an intent of the host's own (an abort) is queued under."""
 
 
+Sign = Callable[[str], dict[str, str]]
+"""The server's signature of a log line's hash (:meth:`.signing.ServerKey.sign`)."""
+
+
+def _match(game: AnyGame, record: GameRecord, at_ms: int, sign: Sign | None) -> AnyMatch:
+    """The match of a served game: dealt with the deal seed derived from the server's seed and
+    the seats' contributions (log format 2), or from the seed itself (a format-1 game)."""
+    given = record.contributions
+    entropy = None if given is None else tuple((s, bytes.fromhex(h)) for s, h in given)
+    seed = record.seed if entropy is None else derive_deal_seed(record.seed, entropy)
+    setup = game.make_setup(len(record.seats), seed, record.rules, record.event_limit)
+    return Match(
+        game,
+        setup,
+        salt=record.salt,
+        at_ms=at_ms,
+        game_id=record.game_id,
+        rules_version=record.rules_version,
+        server_seed=None if entropy is None else record.seed,
+        contributions=entropy,
+        sign=sign,
+    )
+
+
+def _resigner(lines: list[LogLine], sign: Sign | None) -> Sign | None:
+    """How a rebuilt game signs: as its stored log was. A game begun unsigned stays unsigned
+    (its rebuilt lines must equal the stored ones); a signed line keeps its stored signature
+    (the key may have changed since); a new end line is signed with the server's key."""
+    if sign is None or SIGNATURE_KEY not in lines[0]:
+        return None
+    kept = {
+        str(ln["hash"]): ln[SIGNATURE_KEY] for ln in (lines[0], lines[-1]) if SIGNATURE_KEY in ln
+    }
+
+    def resign(line_hash: str) -> dict[str, str]:
+        found = kept.get(line_hash)
+        return dict(found) if isinstance(found, dict) else sign(line_hash)
+
+    return resign
+
+
 def _stored_version(game: AnyGame, header: LogLine) -> str | None:
     """The rules version a stored game was started under, if it is an earlier one the game
     still replays (served across an upgrade); None for the game's own."""
@@ -243,17 +285,12 @@ class LiveGame:
         record: GameRecord,
         store: EventStore,
         clock: Callable[[], int] = wall_ms,
+        *,
+        sign: Sign | None = None,
     ) -> LiveGame:
-        """A new game, owned by this server; durable once the store's ``create`` is."""
-        setup = game.make_setup(len(record.seats), record.seed, record.rules, record.event_limit)
-        match = Match(
-            game,
-            setup,
-            salt=record.salt,
-            at_ms=0,
-            game_id=record.game_id,
-            rules_version=record.rules_version,
-        )
+        """A new game, owned by this server; durable once the store's ``create`` is. ``sign``:
+        the server's signature of a log line's hash (:mod:`.signing`)."""
+        match = _match(game, record, 0, sign)
         owner = store.server_id if isinstance(store, SharedStore) else None
         self = cls(game, record, match, store, clock, owner=owner)
         self.events.append(self._deal_events())
@@ -271,6 +308,8 @@ class LiveGame:
         stored: StoredGame,
         store: EventStore,
         clock: Callable[[], int] = wall_ms,
+        *,
+        sign: Sign | None = None,
     ) -> LiveGame:
         """Re-create the match from the stored setup, seed and salt, re-submit every stored
         action, and check that the rebuilt log equals the stored one line for line."""
@@ -278,15 +317,9 @@ class LiveGame:
         lines = stored.lines
         if len(lines) < 2:
             raise RebuildError("no deal entry")
-        setup = game.make_setup(len(record.seats), record.seed, record.rules, record.event_limit)
-        match = Match(
-            game,
-            setup,
-            salt=record.salt,
-            at_ms=int(lines[1]["at_ms"]),
-            game_id=record.game_id,
-            rules_version=_stored_version(game, lines[0]),
-        )
+        if record.rules_version is None and _stored_version(game, lines[0]) is not None:
+            record = replace(record, rules_version=_stored_version(game, lines[0]))
+        match = _match(game, record, int(lines[1]["at_ms"]), _resigner(lines, sign))
         self = cls(game, record, match, store, clock, version=stored.version, owner=stored.owner)
         if self.lines[:2] != lines[:2]:
             raise RebuildError("header or deal differs from the stored one")

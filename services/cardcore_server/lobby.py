@@ -205,11 +205,17 @@ class Lobby:
 
     # ------------------------------------------------------------------ joining
 
-    async def join(self, invite: str, game_id: str, seat: int | None) -> Joined:
+    async def join(
+        self, invite: str, game_id: str, seat: int | None, entropy: bytes = b""
+    ) -> Joined:
         """Take a seat: with an invite code (its seat), or an open-to-anyone seat of
-        ``game_id`` (``seat``, or the first one free). Returns the seat's token, durable."""
+        ``game_id`` (``seat``, or the first one free), adding ``entropy`` (16 bytes, or none)
+        to the deal. Returns the seat's token, durable."""
+        from .app import check_entropy
+
         app = self.app
         app.check_open()
+        added = check_entropy(entropy, "entropy")
         if invite:
             if not invite.startswith(INVITE_PREFIX) or len(invite) > 64:
                 raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
@@ -258,7 +264,7 @@ class Lobby:
                     take = free[0]
                 else:
                     raise _full("every open seat is taken")
-            new = table.taking(take)
+            new = table.taking(take, added)
             rows = [(_hash(token), str(take))]
             full = not new.open_seats
             try:
@@ -305,9 +311,11 @@ class Lobby:
             SeatSpec(bot_kind) if s.open and not s.taken else spec
             for spec, s in zip(rec.seats, table.seats, strict=True)
         )
-        record = replace(rec, seats=seats, created_ms=wall_ms())
+        joined = tuple((i, s.entropy) for i, s in enumerate(table.seats) if s.entropy)
+        contributions = tuple(sorted((*(rec.contributions or ()), *joined)))
+        record = replace(rec, seats=seats, created_ms=wall_ms(), contributions=contributions)
         game = registry.get_game(record.game)
-        live = LiveGame.create(game, record, app.store)
+        live = LiveGame.create(game, record, app.store, sign=app.sign)
         started = replace(table, status=TableStatus.STARTED, record=record)
         await app.store.update_table(started, tokens, start=(live.lines[0], live.lines[1]))
         live.created()

@@ -184,6 +184,9 @@ class Catalogue(msgspec.Struct):
 _U32 = Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)]
 
 
+_ENTROPY = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{32})?$")]
+
+
 class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
     """Who plays one seat: a human (a client holding the seat's token) or a server bot. A human
     seat may be *open*: ``invite`` (a single-use invite code fills it) or ``anyone`` (whoever
@@ -193,6 +196,10 @@ class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
     bot_min_delay_ms: _U32 = 0
     bot_max_delay_ms: _U32 = 0
     open: Literal["", "invite", "anyone"] = ""
+    entropy: _ENTROPY = ""
+    """A seat the creator holds: 16 random bytes as 32 hex digits that it adds to the deal (the
+    deal seed is derived from the server's committed seed and every contribution: docs/rng.md).
+    Empty: none."""
 
 
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
@@ -327,6 +334,8 @@ class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
     invite: Annotated[str, msgspec.Meta(max_length=1024)] = ""
     game_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
     seat: _U32 | None = None
+    entropy: _ENTROPY = ""
+    """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none)."""
 
 
 class Joined(msgspec.Struct):
@@ -780,6 +789,7 @@ class RestApi:
                 turn_timeout_ms=data.turn_timeout_ms,
                 idle_timeout_ms=data.idle_timeout_ms,
                 abandon_timeout_ms=data.abandon_timeout_ms,
+                entropy=[bytes.fromhex(s.entropy) for s in data.seats],
             )
             created = await api.app.create_game(spec, admin_key or None)
             return CreatedGame(
@@ -940,7 +950,9 @@ class RestApi:
         )
         async def join_table(data: JoinTable) -> Joined:
             _note(rpc="JoinTable")
-            j = await api.app.lobby.join(data.invite, data.game_id, data.seat)
+            j = await api.app.lobby.join(
+                data.invite, data.game_id, data.seat, bytes.fromhex(data.entropy)
+            )
             return Joined(j.game_id, j.seat, j.token, j.status)
 
         @get(

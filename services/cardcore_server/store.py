@@ -116,6 +116,10 @@ class GameRecord:
     rules_version: str | None = None
     """The rules version the game was started under, when it is an earlier one the game still
     replays (a game served across an upgrade); None: the game's own."""
+    contributions: tuple[tuple[int, str], ...] | None = None
+    """Log format 2: the seats' entropy (``(seat, 32 hex digits)``) the deal seed is derived
+    from with :attr:`seed`, the server's (docs/rng.md). None: a format-1 game (dealt from
+    :attr:`seed` itself), as every game of an earlier server."""
 
     @property
     def timers(self) -> bool:
@@ -142,6 +146,8 @@ class GameRecord:
                 out[key] = getattr(self, key)
         if self.rules_version is not None:
             out["rules_version"] = self.rules_version
+        if self.contributions is not None:
+            out["contributions"] = [[seat, hex_] for seat, hex_ in self.contributions]
         return out
 
     @classmethod
@@ -161,6 +167,11 @@ class GameRecord:
             idle_timeout_ms=int(rec.get("idle_timeout_ms", 0)),
             abandon_timeout_ms=int(rec.get("abandon_timeout_ms", 0)),
             rules_version=rec.get("rules_version"),
+            contributions=(
+                tuple((int(seat), str(h)) for seat, h in rec["contributions"])
+                if "contributions" in rec
+                else None
+            ),
         )
 
 

@@ -49,13 +49,15 @@ class SeatOpen(StrEnum):
 class TableSeat:
     open: SeatOpen
     taken: bool
+    entropy: str = ""
+    """What the seat's player added to the deal when it joined (32 hex digits), if anything."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"open": self.open.value, "taken": self.taken}
+        return {"open": self.open.value, "taken": self.taken, "entropy": self.entropy}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableSeat:
-        return cls(SeatOpen(data["open"]), bool(data["taken"]))
+        return cls(SeatOpen(data["open"]), bool(data["taken"]), str(data.get("entropy", "")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +97,11 @@ class TableRow:
             sort_keys=True,
         )
 
-    def taking(self, seat: int) -> TableRow:
-        """The row after ``seat`` is taken (the next version)."""
+    def taking(self, seat: int, entropy: str = "") -> TableRow:
+        """The row after ``seat`` is taken, with what its player added to the deal (the next
+        version)."""
         seats = list(self.seats)
-        seats[seat] = replace(seats[seat], taken=True)
+        seats[seat] = replace(seats[seat], taken=True, entropy=entropy)
         return replace(self, seats=tuple(seats), version=self.version + 1)
 
     def moved(self, status: TableStatus, record: GameRecord | None = None) -> TableRow:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from google.rpc import error_details_pb2, status_pb2
 from cardcore_server._pb import game_service_pb2 as pb
 from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
 
+ENTROPY_BYTES: Final = 16
+"""What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed")."""
 RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 _STREAM_RETRYABLE: Final = RETRYABLE | {grpc.StatusCode.CANCELLED}
 _SEAT_KINDS: Final = {
@@ -335,12 +338,16 @@ class Client:
         turn_timeout_ms: int = 0,
         idle_timeout_ms: int = 0,
         abandon_timeout_ms: int = 0,
+        contribute: bool = True,
     ) -> CreatedGame:
         """Create a game. ``seats`` per seat: ``"human"`` (yours: its token comes back),
         ``"invite"`` (a human seat filled by its single-use invite code, in ``invites``),
         ``"anyone"`` (a human seat whoever joins first takes), ``"random"`` or ``"reaction"``
         (server bots). Any ``"invite"`` or ``"anyone"`` seat makes a table that deals when it
-        is full (or when its creator starts it; ``creator_token``)."""
+        is full (or when its creator starts it; ``creator_token``).
+
+        ``contribute``: add 128 random bits (from :mod:`secrets`) to the deal for each
+        ``"human"`` seat, so the server alone does not choose the deal (docs/rng.md)."""
         assignments = []
         for s in seats:
             if isinstance(s, str):
@@ -349,6 +356,8 @@ class Client:
                     a = pb.SeatAssignment(kind=pb.SEAT_KIND_HUMAN, open=_SEAT_OPENS[s])
                 else:
                     a = pb.SeatAssignment(kind=_SEAT_KINDS[s])
+                if s == "human" and contribute:
+                    a.entropy = secrets.token_bytes(ENTROPY_BYTES)
                 if s in ("random", "reaction"):
                     a.bot_min_delay_ms, a.bot_max_delay_ms = lo, hi
                 assignments.append(a)
@@ -384,12 +393,22 @@ class Client:
     # ------------------------------------------------------------------ the lobby
 
     async def join(
-        self, invite: str | None = None, *, game_id: str = "", seat: int | None = None
+        self,
+        invite: str | None = None,
+        *,
+        game_id: str = "",
+        seat: int | None = None,
+        contribute: bool = True,
     ) -> Joined:
         """Take a seat of a waiting table: the seat of ``invite``, or a seat of ``game_id``
-        open to anyone (``seat``, or the first free). Raises :class:`Rejection` with reason
-        ``InviteUsed``, ``TableFull``, ``GameStarted``, ``TableCancelled``, ``SeatNotOpen``."""
-        request = pb.JoinTableRequest(invite=invite or "", game_id=game_id)
+        open to anyone (``seat``, or the first free); ``contribute`` adds 128 random bits to
+        the deal. Raises :class:`Rejection` with reason ``InviteUsed``, ``TableFull``,
+        ``GameStarted``, ``TableCancelled``, ``SeatNotOpen``."""
+        request = pb.JoinTableRequest(
+            invite=invite or "",
+            game_id=game_id,
+            entropy=secrets.token_bytes(ENTROPY_BYTES) if contribute else b"",
+        )
         if seat is not None:
             request.seat = seat
         r = await self._call(self.stub.JoinTable, request, ())
