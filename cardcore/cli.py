@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import codec, log, registry
 from .bots import BOT_KINDS, play_out, seat_bots
-from .engine import DEFAULT_EVENT_LIMIT, Role, Setup, Termination, Viewer, parse_viewer, rule_flags
+from .engine import (
+    DEFAULT_EVENT_LIMIT,
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    parse_viewer,
+    rule_flags,
+)
 from .errors import CardcoreError, CorruptLog
 from .match import Match
 from .registry import get_game
@@ -238,6 +247,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         signed = f"; signed by the server key ({report.signatures_checked} signatures ok)"
     elif report.signed_by:
         signed = f"; signed by {report.signed_by} (not checked: pass --server-key)"
+    if report.copy is not None and report.revealed:
+        print(
+            f"valid: {report.game}, {log.whose(report.copy)} own copy settles it: "
+            f"{report.entries} entries rebuilt from the revealed seed and the actions, every "
+            f"hash and every event shown checked{_ending(outcome)}{signed}",
+            file=out,
+        )
+        return EXIT_OK
     if report.copy is not None:
         whose = log.whose(report.copy) if report.copy else "a redacted (unmarked)"
         text = (
@@ -256,18 +273,23 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
             file=out,
         )
         return EXIT_UNREVEALED
-    ending = ""
-    if outcome is not None:
-        ending = f"; {outcome.termination.value}"
-        if outcome.winners:
-            ending += ", winners " + ", ".join(f"seat {s}" for s in outcome.winners)
-        if outcome.losers:
-            ending += ", losers " + ", ".join(f"seat {s}" for s in outcome.losers)
     print(
-        f"valid: {report.game}, {report.entries} entries, seed commitment ok{ending}{signed}",
+        f"valid: {report.game}, {report.entries} entries, seed commitment ok"
+        f"{_ending(outcome)}{signed}",
         file=out,
     )
     return EXIT_OK
+
+
+def _ending(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return ""
+    ending = f"; {outcome.termination.value}"
+    if outcome.winners:
+        ending += ", winners " + ", ".join(f"seat {s}" for s in outcome.winners)
+    if outcome.losers:
+        ending += ", losers " + ", ".join(f"seat {s}" for s in outcome.losers)
+    return ending
 
 
 def _key_text(given: str) -> str:

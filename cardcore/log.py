@@ -769,12 +769,14 @@ def _verify(
 ) -> Report:
     from .match import Match
 
+    if lines and isinstance(lines[0], dict) and lines[0].get("type") == RECEIPTS_TYPE:
+        lines = _as_copy(lines)  # receipts kept with their header: checked as that copy
     header = _header(lines)
     game = _game_of(header, game)
     end = lines[-1] if lines[-1].get("type") == "end" else None
     if COPY_KEY in header:
-        if end is not None:
-            raise CorruptLog(None, 'a viewer\'s copy (a header with "copy") has no end line')
+        if end is not None:  # the copy and the end the viewer was sent: it settles the game
+            return _settle(lines, header, game, at)
         return _verify_copy(lines, header, game, at, marked=True)
     if end is None and copy_of(lines) is not None:
         return _verify_copy(lines, header, game, at, marked=False)
@@ -1081,6 +1083,163 @@ def _verify_copy(
     )
 
 
+def _as_copy(lines: Sequence[LogLine]) -> list[LogLine]:
+    """A receipts file that holds its game's header (what a client writes once the game is
+    dealt) as the viewer's copy: the header marked with the receipts' viewer, the entries in
+    ``seq`` order (a repeat kept once), the end line last when it was received."""
+    head = lines[0]
+    headers = [ln for ln in lines[1:] if isinstance(ln, dict) and ln.get("type") == "header"]
+    if len(headers) != 1:
+        raise CorruptLog(None, "these receipts hold no header of their game (or several)")
+    ends = [ln for ln in lines[1:] if isinstance(ln, dict) and ln.get("type") == "end"]
+    if len(ends) > 1 or (ends and lines[-1] is not ends[0]):
+        raise CorruptLog(None, "these receipts hold more than one end line, or one before entries")
+    header = dict(headers[0])
+    viewer = head.get("viewer")
+    mark = header.get(COPY_KEY)
+    if mark is not None and (not isinstance(mark, dict) or mark.get("viewer") != viewer):
+        raise CorruptLog(None, f"the receipts are {whose(str(viewer))}, their header another's")
+    header[COPY_KEY] = {"viewer": viewer}
+    body = [
+        ln for ln in lines[1:] if isinstance(ln, dict) and ln.get("type") not in ("header", "end")
+    ]
+    return [header, *_receipts(body), *ends]
+
+
+def _settle(
+    lines: Sequence[LogLine],
+    header: LogLine,
+    game: Game[Any, Any, Any, Any, Any],
+    at: list[int | None],
+) -> Report:
+    """A viewer's own copy with the end line it was sent (seed and salt revealed): rebuild the
+    whole game from the seed and the copy's actions, and check every entry the copy holds —
+    its keyed hash (the full entry's, hidden cards included) and the events as that viewer was
+    shown them — and the end. The first entry where the copy and the game the seed gives differ
+    is named. Needs every entry (a copy downloaded mid-game plus the stream after it)."""
+    from .match import Match
+
+    viewer = _viewer_of(copy_of(lines), _seats_of(header))
+    if viewer is None:
+        raise CorruptLog(None, "the copy names no viewer of this game")
+    if header.get("hash") != header_hash(header) and "position" not in header:
+        raise CorruptLog(None, "header hash mismatch: the header was altered")
+    if "position" in header:
+        raise CorruptLog(None, POSITION_HIDDEN + ": hold this copy against the final log")
+    end = lines[-1]
+    body = lines[1:-1]
+    end_seq = end.get("seq")
+    at[0] = end_seq if isinstance(end_seq, int) else None
+    try:
+        salt = bytes.fromhex(str(end["salt"]))
+    except (KeyError, ValueError):
+        salt = b""
+    raw_seed = end.get("seed")
+    if (
+        not isinstance(raw_seed, int)
+        or isinstance(raw_seed, bool)
+        or not 0 <= raw_seed <= rng.MAX_SEED
+        or len(salt) != SALT_BYTES
+    ):
+        raise CorruptLog(end_seq, "end line lacks a valid seed and salt")
+    if commitment(raw_seed, salt) != header.get("commitment"):
+        raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+    if end.get("hash") != _plain_hash(end):
+        raise CorruptLog(end_seq, "hash mismatch: the end line was altered")
+    setup = _setup_of(game, header, deal_seed(header, raw_seed))
+    match: Match[Any, Any, Any, Any, Any] | None = None
+    prev = header["hash"]
+    for expected, line in enumerate(body):
+        at[0] = expected
+        if line.get("type") != "entry" or line.get("seq") != expected:
+            raise CorruptLog(
+                expected,
+                "your copy lacks this entry: to settle the game from your copy it must hold "
+                "every entry (else hold it against the final log: --receipts)",
+            )
+        if line.get("prev") != prev:
+            raise CorruptLog(expected, "hash chain broken: prev does not match the previous line")
+        at_ms = line.get("at_ms")
+        if not isinstance(at_ms, int) or isinstance(at_ms, bool):
+            raise CorruptLog(expected, f"at_ms {at_ms!r} is not a time")
+        seat = line.get("seat")
+        if expected == 0:
+            if seat is not None or line.get("action") != DEAL_ACTION:
+                raise CorruptLog(0, "entry 0 must be the deal")
+            events: Sequence[Any] = game.deal(setup)
+            match = Match(game, setup, at_ms=at_ms, deal=events)
+        else:
+            assert match is not None
+            by = abort_by(line) if seat is None else None
+            try:
+                if seat is None:
+                    if by is None:
+                        raise CorruptLog(
+                            expected, "an entry without a seat must be the host's abort"
+                        )
+                    match.abort(at_ms, by)
+                    events = ()
+                else:
+                    if not isinstance(seat, int) or isinstance(seat, bool):
+                        raise CorruptLog(expected, f"seat {seat!r} is not a seat of this game")
+                    command = game.decode_command(line.get("action"), "action")
+                    events = match.check(seat, command)
+                    match.apply(seat, command, events, at_ms)
+            except Rejected as exc:
+                raise CorruptLog(
+                    expected, f"the rules reject this action on the game the seed gives: {exc}"
+                ) from None
+            except (DecodeError, InvalidSeat, ValueError) as exc:
+                raise CorruptLog(expected, f"this entry does not replay: {exc}") from None
+        full: LogLine = {
+            k: line[k] for k in ("seq", "at_ms", "seat", "action", "prev") if k in line
+        }
+        full["type"] = "entry"
+        full["events"] = [codec.encode(e) for e in events]
+        if line.get("hash") != _keyed_hash(salt, full):
+            raise CorruptLog(
+                expected,
+                "this entry's hash is not the hash of the entry the seed and actions give: the "
+                "server showed you an entry the game did not have",
+            )
+        shown = [codec.encode(game.redact(e, viewer)) for e in events]
+        if not _json_eq(shown, line.get("events")):
+            raise CorruptLog(
+                expected,
+                "you were shown different events from the ones "
+                f"{whose(viewer_text(viewer))} view of the game gives",
+            )
+        prev = line.get("hash")
+    at[0] = end_seq if isinstance(end_seq, int) else None
+    if match is None:
+        raise CorruptLog(0, "the copy has no deal entry")
+    if end_seq != len(body) or end.get("prev") != prev:
+        raise CorruptLog(end_seq, "the end line does not follow your copy's last entry")
+    try:
+        logged = decode_outcome(end.get("outcome"))
+    except DecodeError as exc:
+        raise CorruptLog(end_seq, f"outcome does not decode: {exc}") from None
+    if match.outcome != logged:
+        raise CorruptLog(
+            end_seq, f"logged outcome {logged} differs from the game's {match.outcome}"
+        )
+    return Report(
+        game.name,
+        len(body),
+        True,
+        match.outcome,
+        0,
+        copy=viewer_text(viewer),
+        checked=("header", "commitment", "every entry rebuilt from the seed", "hashes", "end"),
+    )
+
+
+def _seats_of(header: LogLine) -> int:
+    setup = header.get("setup")
+    seats = setup.get("seats") if isinstance(setup, dict) else None
+    return seats if isinstance(seats, int) and not isinstance(seats, bool) else 0
+
+
 def redact_log(
     lines: Sequence[LogLine],
     viewer: Viewer,
@@ -1285,9 +1444,18 @@ def _mine_of(
             raise ValueError(
                 f"these are {whose(viewer_text(named))} receipts; they cannot be {whose(asked)}"
             )
-        entries = _receipts(mine[1:])
+        # A client keeps the game's header and the end line with its receipts (the header is
+        # checked against the final one like a copy's; the end line is the final log's own).
+        kept = [ln for ln in mine[1:] if isinstance(ln, dict) and ln.get("type") == "header"]
+        body = [
+            ln
+            for ln in mine[1:]
+            if not (isinstance(ln, dict) and ln.get("type") in ("header", "end"))
+        ]
+        entries = _receipts(body)
         _check_chain(entries, "your receipts")
-        return _Mine("receipts", named, None, first.get("game_id"), entries)
+        header = kept[0] if len(kept) == 1 else None
+        return _Mine("receipts", named, header, first.get("game_id"), entries)
     if first.get("type") != "header":
         raise CorruptLog(None, "your copy starts with neither a header nor a receipts line")
     whose_copy = copy_of(mine)

@@ -187,6 +187,9 @@ class SubmitResult:
 class StreamBatch:
     entries: tuple[RedactedEntry, ...]
     outcome: Outcome | None
+    end_json: str = ""
+    """With the outcome: the log's end line (canonical JSON; it reveals seed and salt, so the
+    viewer's own copy settles the game: ``cardcore verify``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -847,12 +850,16 @@ class Application:
                 entries = tuple(live.redacted(s, viewer) for s in range(next_seq, upto))
                 next_seq = upto
                 last = over and next_seq >= durable
-                yield StreamBatch(entries, live.durable.outcome if last else None)
+                yield StreamBatch(
+                    entries,
+                    live.durable.outcome if last else None,
+                    _end_json(live) if last else "",
+                )
                 if last:
                     return
                 continue
             if over:
-                yield StreamBatch((), live.durable.outcome)
+                yield StreamBatch((), live.durable.outcome, _end_json(live))
                 return
             await live.wait_change(seen)
             if self.closing:
@@ -922,6 +929,12 @@ def _contributions(
             raise invalid(f"seats[{i}].entropy", "only a seat the creator holds: bots add none")
         out.append((i, check_entropy(data, f"seats[{i}].entropy")))
     return tuple(out)
+
+
+def _end_json(live: LiveGame) -> str:
+    """The durable end line of a game that is over (public: the game is over)."""
+    last = live.lines[live.durable_lines - 1]
+    return codec.canonical_text(last) if last.get("type") == "end" else ""
 
 
 def _unavailable(message: str) -> ServiceError:

@@ -115,6 +115,9 @@ def _batch_bytes(batch: StreamBatch) -> bytes:
     if batch.outcome is not None:
         ob = _outcome(batch.outcome).SerializeToString()
         parts.append(b"\x12" + _varint(len(ob)) + ob)
+    if batch.end_json:
+        eb = batch.end_json.encode()
+        parts.append(b"\x1a" + _varint(len(eb)) + eb)
     return b"".join(parts)
 
 

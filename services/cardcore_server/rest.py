@@ -486,6 +486,8 @@ def _entry_json(e: RedactedEntry) -> bytes:
 
 def _sse_batch(batch: StreamBatch) -> bytes:
     parts = [b"id: %d\nevent: entry\ndata: %s\n\n" % (e.seq, _entry_json(e)) for e in batch.entries]
+    if batch.end_json:  # the end line (seed and salt revealed): a client's copy settles it
+        parts.append(b"event: end\ndata: %s\n\n" % batch.end_json.encode())
     if batch.outcome is not None:
         parts.append(b"event: outcome\ndata: %s\n\n" % _encode.encode(_outcome(batch.outcome)))
     return b"".join(parts)

@@ -221,6 +221,13 @@ def test_receipts_hold_the_server_to_what_it_showed(server: ServerProcess, tmp_p
     final = run(main())
     mine = clog.loads(receipts.read_bytes())
     assert mine[0] == {"type": "receipts", "game_id": final[0]["game_id"], "viewer": "0"}
+    # The receipts hold the header and the end line the stream sent: on their own they settle
+    # the game (rebuilt from the revealed seed and the actions, every hash checked).
+    assert mine[1]["type"] == "header" and mine[-1] == final[-1]
+    own = clog.verify(mine)
+    assert own.revealed and own.copy == "0" and own.outcome is not None
+    settled = cli("verify", str(receipts))
+    assert settled.returncode == 0 and "own copy settles it" in settled.stdout, settled.stdout
     report = clog.check_copy(mine, final)
     assert report.entries == len(final) - 2 and report.source == "receipts"
     done = cli("verify", "--receipts", str(receipts), str(_write(tmp_path / "final.jsonl", final)))

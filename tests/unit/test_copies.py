@@ -312,7 +312,10 @@ def test_what_a_copy_refuses(tmp_path: Path) -> None:
     assert bad(put_line(0, "copy", {"viewer": "3"})).seq is None  # not a seat of 3
     assert bad(put_line(0, "copy", {"viewer": "referee"})).seq is None
     assert bad(put_line(0, "copy", {"viewer": 0})).seq is None
-    assert bad(lambda lines: lines.append(dict(final[-1]))).seq is None  # a copy has no end
+    # A copy taken mid-game with the final end line: the end does not follow it (settling a game
+    # from one's own copy needs every entry: test_a_whole_copy_with_its_end_settles_the_game).
+    late_end = bad(lambda lines: lines.append(dict(final[-1])))
+    assert late_end.seq == final[-1]["seq"] and "does not follow" in late_end.reason
     assert bad(lambda lines: lines.__delitem__(7)).seq == 6
     # an event that is the game's, with a wrong value and nothing hidden, is not an event ...
     entry = next(
@@ -622,3 +625,32 @@ def test_verify_of_any_line_never_crashes() -> None:
                         log.verify(bad)
                     except CorruptLog:
                         pass
+
+
+@pytest.mark.parametrize("game", registry.GAMES, ids=[g.name for g in registry.GAMES])
+def test_a_whole_copy_with_its_end_settles_the_game(game: AnyGame) -> None:
+    """Every entry a viewer was shown, and the end line it was sent (seed and salt revealed):
+    the game is rebuilt from the seed and the actions, and every hash the viewer holds and
+    every event it was shown is checked — no final log from the server is needed. A copy the
+    server lied in (an event shown, an entry's hash) is named at its seq."""
+    match = Match(game, game.make_setup(2, 77), game_id="g")
+    play_out(match, seat_bots("reaction", 2, 77))
+    assert match.writer is not None
+    lines = match.writer.lines
+    for viewer in (0, 1, Role.SPECTATOR):
+        own = [*log.redact_log(lines[:-1], viewer), lines[-1]]
+        report = log.verify(own)
+        assert report.revealed and report.copy == log.viewer_text(viewer)
+        assert report.outcome == match.outcome and report.entries == len(lines) - 2
+    own = [dict(line) for line in [*log.redact_log(lines[:-1], 0), lines[-1]]]
+    k = len(own) // 2
+    lied = [dict(line) for line in own]
+    lied[k]["hash"] = "0" * 64
+    with pytest.raises(CorruptLog) as caught:
+        log.verify(lied)
+    assert caught.value.seq == k - 1  # entry seq k-1 is line k (line 0 is the header)
+    lied = [dict(line) for line in own]
+    lied[1] = {**lied[1], "events": [{"kind": "Nonsense"}]}
+    with pytest.raises(CorruptLog) as caught:
+        log.verify(lied)
+    assert caught.value.seq == 0

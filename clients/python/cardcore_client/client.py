@@ -264,6 +264,17 @@ def _command(command: Mapping[str, Any] | Value | str) -> pb.GameValue:
     return pb.GameValue(kind=str(command.get("kind", "")), json=text)
 
 
+def _append(path: Path, line: str) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def _holds_header(path: Path) -> bool:
+    """Whether a receipts file already holds its game's header line."""
+    with open(path, encoding="utf-8") as f:
+        return any('"type":"header"' in line for line in f)
+
+
 # --------------------------------------------------------------------------- clients
 
 
@@ -465,6 +476,8 @@ class GameClient:
     game_id: str
     token: str
     _metadata: tuple[tuple[str, str], ...] = field(init=False)
+    end_json: str = field(init=False, default="")
+    """Once a stream has seen the game end: the log's end line (it reveals seed and salt)."""
 
     def __post_init__(self) -> None:
         self._metadata = (("authorization", f"Bearer {self.token}"),)
@@ -544,13 +557,20 @@ class GameClient:
         ``receipts``: a file that every entry received is appended to, as JSON Lines (after a
         first line naming the game and the viewer), to check later that the final log holds
         exactly what this client was shown: ``cardcore verify --receipts FILE FINAL``."""
-        if receipts is not None:
-            await self._start_receipts(Path(receipts))
+        path = Path(receipts) if receipts is not None else None
+        if path is not None:
+            await self._start_receipts(path)
+        headed = path is not None and _holds_header(path)
         async for entry in self._stream(from_seq, max_reconnects):
-            if receipts is not None:
-                with open(receipts, "a", encoding="utf-8") as f:
-                    f.write(entry.receipt_line() + "\n")
+            if path is not None:
+                if not headed:  # the game is dealt now: keep its header too
+                    data, _ = await self.log()
+                    _append(path, data.split(b"\n", 1)[0].decode())
+                    headed = True
+                _append(path, entry.receipt_line())
             yield entry
+        if path is not None and self.end_json:
+            _append(path, self.end_json)  # seed and salt: the receipts now settle the game
 
     async def _start_receipts(self, path: Path) -> None:
         if path.exists() and path.stat().st_size:
@@ -585,6 +605,7 @@ class GameClient:
                     failures = 0
                     backoff = self.client.retry.first_backoff_s
                     if batch.HasField("outcome"):
+                        self.end_json = batch.end_json
                         return
                 failures += 1  # ended without the outcome (server stopping): resume
                 if failures > max_reconnects:
