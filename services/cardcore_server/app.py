@@ -13,6 +13,7 @@ Request-scoped facts for the one log line per request (``game_id``, ``seat``, ``
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import contextvars
 import hashlib
@@ -160,6 +161,9 @@ class GameSpec:
     entropy: Sequence[bytes] = ()
     """Per seat (in order; missing or empty = none): 16 random bytes the creator adds to the
     deal for a seat it holds (docs/rng.md, "The deal seed")."""
+    idempotency_key: str = ""
+    """A client's random key for this creation: a retry with the same key and request gets the
+    same game and the same tokens, never a second game (a lost answer is safe to retry)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -639,8 +643,18 @@ class Application:
             raise _setup_error(exc) from None
         except (TypeError, ValueError) as exc:
             raise invalid("rules_json", type(exc).__name__) from None
+        key = spec.idempotency_key
+        if key and not _ACTION_ID_RE.match(key):
+            raise invalid("idempotency_key", "1 to 128 printable ASCII characters")
+        request = _request_hash(spec, game.info.name) if key else None
+        mint = self._minter(key)
+        game_id = mint("game")[-32:] if key else secrets.token_hex(16)
+        if key:
+            again = await self._created_before(game_id, request, mint)
+            if again is not None:
+                return again
         record = GameRecord(
-            game_id=secrets.token_hex(16),
+            game_id=game_id,
             game=game.info.name,
             rules=rules,
             event_limit=setup.event_limit,
@@ -651,25 +665,18 @@ class Application:
             timeouts_ms=timeouts,
             **timers,
             contributions=_contributions(spec, seats, opens),
+            request=request,
         )
-        seat_tokens = tuple(
-            (seat, self.new_token())
-            for seat, s in enumerate(seats)
-            if s.kind == "human" and not opens[seat]
-        )
-        spectator = self.new_token()
-        creator = self.new_token()
+        seat_tokens = _creator_seats(record, opens, mint)
+        spectator = mint("spectator")
+        creator = mint("creator")
         rows = [(token_hash(t), str(seat)) for seat, t in seat_tokens]
         rows.append((token_hash(spectator), Role.SPECTATOR.value))
         rows.append((token_hash(creator), CREATOR))
         gid = record.game_id
         if any(opens):
-            invites = tuple(
-                (seat, INVITE_PREFIX + secrets.token_urlsafe(24))
-                for seat, o in enumerate(opens)
-                if o is SeatOpen.INVITE
-            )
-            watch = self.new_token() if spec.public else ""
+            invites = _invites(opens, mint)
+            watch = mint("watch") if spec.public else ""
             if watch:
                 rows.append((token_hash(watch), Role.SPECTATOR.value))
             table = new_table(
@@ -715,6 +722,58 @@ class Application:
             seed_commitment=str(header["commitment"]),
             header_json=codec.canonical_text(header),
             creator_token=creator,
+        )
+
+    def _minter(self, key: str) -> Callable[[str], str]:
+        """Tokens, invites and the game id of a creation: random, or — with an idempotency
+        key — derived from it under a secret of this server's (:meth:`.signing.ServerKey.derive`),
+        so a retry mints exactly the same ones (and nothing new is stored)."""
+        if not key or self.key is None:
+            return lambda label: (
+                INVITE_PREFIX + secrets.token_urlsafe(24)
+                if label.startswith("invite")
+                else self.new_token()
+            )
+
+        def derived(label: str) -> str:
+            raw = self.key.derive(f"create|{key}|{label}") if self.key else b""
+            text = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+            if label == "game":
+                return raw.hex()
+            return (
+                (INVITE_PREFIX + text[:32]) if label.startswith("invite") else TOKEN_PREFIX + text
+            )
+
+        return derived
+
+    async def _created_before(
+        self, game_id: str, request: str | None, mint: Callable[[str], str]
+    ) -> CreatedGame | None:
+        """The answer a creation with this idempotency key got, if it landed before."""
+        try:
+            stored = await self.store.load(game_id)
+            table = await self.store.load_table(game_id) if stored is None else None
+        except StoreError:
+            raise _unavailable("the store could not be read") from None
+        record = stored.record if stored is not None else table.record if table else None
+        if record is None:
+            return None
+        if record.request != request:
+            raise invalid("idempotency_key", "already used for a different CreateGame request")
+        opens = table.seats if table is not None else ()
+        seat_open = tuple(s.open for s in opens) or tuple(SeatOpen.CREATOR for _ in record.seats)
+        header = stored.lines[0] if stored is not None else None
+        waiting = table is not None and table.status is TableStatus.WAITING
+        _note(game_id=game_id, replayed=True)
+        return CreatedGame(
+            game_id=game_id,
+            seat_tokens=_creator_seats(record, seat_open, mint),
+            spectator_token=mint("spectator"),
+            seed_commitment=commitment(record.seed, record.salt),
+            header_json=codec.canonical_text(header) if header is not None else "{}",
+            creator_token=mint("creator"),
+            invites=_invites(seat_open, mint),
+            status="waiting" if waiting else "playing",
         )
 
     # ------------------------------------------------------------------ play
@@ -905,6 +964,41 @@ def _seat_opens(spec: GameSpec, seats: Sequence[SeatSpec]) -> tuple[SeatOpen, ..
             raise invalid(f"seats[{i}].open", "only a human seat is open (a bot's seat is filled)")
         out.append(mode)
     return tuple(out)
+
+
+def _creator_seats(
+    record: GameRecord, opens: Sequence[SeatOpen], mint: Callable[[str], str]
+) -> tuple[tuple[int, str], ...]:
+    """The tokens of the human seats the creator holds."""
+    return tuple(
+        (seat, mint(f"seat:{seat}"))
+        for seat, s in enumerate(record.seats)
+        if s.kind == "human" and not opens[seat]
+    )
+
+
+def _invites(opens: Sequence[SeatOpen], mint: Callable[[str], str]) -> tuple[tuple[int, str], ...]:
+    return tuple(
+        (seat, mint(f"invite:{seat}")) for seat, o in enumerate(opens) if o is SeatOpen.INVITE
+    )
+
+
+def _request_hash(spec: GameSpec, game: str) -> str:
+    """What a retry with the same idempotency key must ask for again, as a hash."""
+    data = {
+        "game": game,
+        "seats": [s.to_json() for s in spec.seats],
+        "seat_open": list(spec.seat_open),
+        "rules_json": spec.rules_json,
+        "seed": spec.seed,
+        "event_limit": spec.event_limit,
+        "timeouts_ms": dict(spec.timeouts_ms),
+        "public": spec.public,
+        "start_deadline_ms": spec.start_deadline_ms,
+        "clocks": [spec.turn_timeout_ms, spec.idle_timeout_ms, spec.abandon_timeout_ms],
+        "entropy": [e.hex() for e in spec.entropy],
+    }
+    return hashlib.sha256(codec.canonical_bytes(data)).hexdigest()
 
 
 def check_entropy(data: bytes, path: str) -> str:

@@ -337,6 +337,7 @@ class GameServiceHandlers:
             idle_timeout_ms=request.idle_timeout_ms,
             abandon_timeout_ms=request.abandon_timeout_ms,
             entropy=entropy,
+            idempotency_key=request.idempotency_key,
         )
         created = await self.app.create_game(spec, _metadata(context, ADMIN_KEY_HEADER))
         return pb.CreateGameResponse(

@@ -6,6 +6,8 @@ is signed and how a client checks it."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,12 @@ class ServerKey:
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
         return b64(raw)
+
+    def derive(self, label: str) -> bytes:
+        """32 bytes only this server can make for ``label`` (HMAC-SHA256 under a key derived
+        from the private key): what an idempotent creation mints its tokens from."""
+        secret = hashlib.sha256(b"cardcore-derive/1" + _raw(self.private)).digest()
+        return hmac.new(secret, label.encode(), hashlib.sha256).digest()
 
     def sign(self, line_hash: str) -> dict[str, str]:
         """The ``signature`` object of a log line with this ``hash`` (deterministic: Ed25519)."""

@@ -116,6 +116,9 @@ class GameRecord:
     rules_version: str | None = None
     """The rules version the game was started under, when it is an earlier one the game still
     replays (a game served across an upgrade); None: the game's own."""
+    request: str | None = None
+    """The hash of the CreateGame request, when it carried an idempotency key (a retry must
+    ask for the same)."""
     contributions: tuple[tuple[int, str], ...] | None = None
     """Log format 2: the seats' entropy (``(seat, 32 hex digits)``) the deal seed is derived
     from with :attr:`seed`, the server's (docs/rng.md). None: a format-1 game (dealt from
@@ -148,6 +151,8 @@ class GameRecord:
             out["rules_version"] = self.rules_version
         if self.contributions is not None:
             out["contributions"] = [[seat, hex_] for seat, hex_ in self.contributions]
+        if self.request is not None:
+            out["request"] = self.request
         return out
 
     @classmethod
@@ -167,6 +172,7 @@ class GameRecord:
             idle_timeout_ms=int(rec.get("idle_timeout_ms", 0)),
             abandon_timeout_ms=int(rec.get("abandon_timeout_ms", 0)),
             rules_version=rec.get("rules_version"),
+            request=rec.get("request"),
             contributions=(
                 tuple((int(seat), str(h)) for seat, h in rec["contributions"])
                 if "contributions" in rec

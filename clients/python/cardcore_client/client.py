@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -326,7 +327,8 @@ class Client:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in RETRYABLE or attempt == self.retry.attempts - 1:
                     raise _error(exc) from None
-            await asyncio.sleep(backoff)
+            # full jitter: many clients retrying after one outage do not come back in step
+            await asyncio.sleep(random.uniform(0, backoff))
             backoff = min(backoff * 2, self.retry.max_backoff_s)
         raise AssertionError("unreachable")
 
@@ -385,6 +387,8 @@ class Client:
             turn_timeout_ms=turn_timeout_ms,
             idle_timeout_ms=idle_timeout_ms,
             abandon_timeout_ms=abandon_timeout_ms,
+            # the same key on every retry of this call: a lost answer never makes two games
+            idempotency_key=uuid.uuid4().hex,
         )
         if seed is not None:
             request.seed = seed
@@ -616,5 +620,5 @@ class GameClient:
                 failures += 1
             finally:
                 call.cancel()
-            await asyncio.sleep(backoff)
+            await asyncio.sleep(random.uniform(0, backoff))
             backoff = min(backoff * 2, self.client.retry.max_backoff_s)
