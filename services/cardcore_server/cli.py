@@ -78,6 +78,18 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="an Ed25519 private key (PEM) to sign logs with (env CARDCORE_SERVER_KEY); by "
         "default the server makes one on first start and keeps it with its store",
     )
+    p.add_argument(
+        "--tls-cert",
+        default=os.environ.get("CARDCORE_TLS_CERT"),
+        metavar="PEM",
+        help="serve gRPC and REST over TLS with this certificate chain (with --tls-key)",
+    )
+    p.add_argument(
+        "--tls-key",
+        default=os.environ.get("CARDCORE_TLS_KEY"),
+        metavar="PEM",
+        help="the private key of --tls-cert",
+    )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
 
@@ -121,6 +133,8 @@ def serve_main(args: list[str]) -> int:
         grace_s=ns.grace,
         config=config,
         rest_port=rest_port,
+        tls_cert=ns.tls_cert or None,
+        tls_key=ns.tls_key or None,
     )
     try:
         return asyncio.run(serve(options))

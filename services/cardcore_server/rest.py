@@ -1460,8 +1460,15 @@ class RestServer:
                 await self.task
 
 
-async def start_rest(app: Application, host: str, port: int, grace_s: float = 5.0) -> RestServer:
-    """Bind ``host:port`` (0 = any free port) and serve the REST API on the running loop."""
+async def start_rest(
+    app: Application,
+    host: str,
+    port: int,
+    grace_s: float = 5.0,
+    tls: tuple[str, str] | None = None,
+) -> RestServer:
+    """Bind ``host:port`` (0 = any free port) and serve the REST API on the running loop;
+    ``tls``: ``(certificate chain PEM, private key PEM)`` paths to serve HTTPS."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle
     # and delayed ACKs add 40 ms to every response written in two parts)
@@ -1484,6 +1491,8 @@ async def start_rest(app: Application, host: str, port: int, grace_s: float = 5.
         server_header=False,
         timeout_graceful_shutdown=max(int(grace_s), 1),
         ws="none",
+        ssl_certfile=tls[0] if tls else None,
+        ssl_keyfile=tls[1] if tls else None,
     )
     server = _Uvicorn(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))

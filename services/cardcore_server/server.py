@@ -60,6 +60,9 @@ class ServerOptions:
     rest_port: int | None = None
     """The REST API's port on the same host (0 = any free port); ``None`` = no REST.
     ``cardcore serve`` turns it on by default (see :mod:`.cli`)."""
+    tls_cert: str | None = None
+    """A PEM certificate chain: gRPC and REST are served over TLS (with :attr:`tls_key`)."""
+    tls_key: str | None = None
 
 
 class Running:
@@ -97,6 +100,7 @@ async def start(options: ServerOptions) -> Running:
             f"binding {options.host} (beyond loopback) needs an admin key: --admin-key or "
             "CARDCORE_ADMIN_KEY"
         )
+    tls = _tls(options)
     app = Application(open_store(options.db), options.config)
     rebuilt = await app.start()
     server = grpc.aio.server(
@@ -114,7 +118,12 @@ async def start(options: ServerOptions) -> Running:
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{options.host}:{options.port}")
+    address = f"{options.host}:{options.port}"
+    if tls is not None:
+        chain, key = (open(path, "rb").read() for path in tls)  # noqa: SIM115 — read once
+        port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, chain)]))
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         await app.close()
         raise OSError(f"cannot bind {options.host}:{options.port}")
@@ -123,7 +132,7 @@ async def start(options: ServerOptions) -> Running:
         from .rest import start_rest
 
         try:
-            rest = await start_rest(app, options.host, options.rest_port, options.grace_s)
+            rest = await start_rest(app, options.host, options.rest_port, options.grace_s, tls)
         except OSError:
             await app.close()
             raise
@@ -140,13 +149,26 @@ async def start(options: ServerOptions) -> Running:
     return Running(server, app, health_servicer, port, rest)
 
 
+def _tls(options: ServerOptions) -> tuple[str, str] | None:
+    """The certificate and key paths, both or neither (checked readable before any binding)."""
+    if (options.tls_cert is None) != (options.tls_key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    if options.tls_cert is None or options.tls_key is None:
+        return None
+    for path in (options.tls_cert, options.tls_key):
+        with open(path, "rb"):  # an OSError names the file: cardcore serve reports it
+            pass
+    return options.tls_cert, options.tls_key
+
+
 async def serve(options: ServerOptions) -> int:
     """Serve until SIGTERM or SIGINT; returns the exit status."""
     running = await start(options)
     print(f"cardcore serving on {options.host}:{running.port}", flush=True)
     if running.rest is not None:
         host = f"[{options.host}]" if ":" in options.host else options.host
-        print(f"cardcore REST on http://{host}:{running.rest.port}", flush=True)
+        scheme = "https" if options.tls_cert else "http"
+        print(f"cardcore REST on {scheme}://{host}:{running.rest.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -297,11 +297,19 @@ class Client:
         admin_key: str | None = None,
         attempts: int = 8,
         attempt_timeout_s: float = 10.0,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
     ) -> None:
+        """``tls``: talk to a server started with ``--tls-cert`` (``root_certificates``: the
+        PEM of the CA that signed its certificate, when the system's do not)."""
         self.target = target
         self.admin_key = admin_key
         self.retry = _Retry(attempts=attempts, attempt_timeout_s=attempt_timeout_s)
-        self.channel = grpc.aio.insecure_channel(target)
+        if tls or root_certificates is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self.channel = grpc.aio.secure_channel(target, credentials)
+        else:
+            self.channel = grpc.aio.insecure_channel(target)
         self.stub = pb_grpc.GameServiceStub(self.channel)
 
     async def __aenter__(self) -> Client:
