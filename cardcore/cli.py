@@ -38,6 +38,8 @@ from .views import render_view, viewer_name
 if TYPE_CHECKING:
     from .registry import AnyGame
 
+SERVICE_COMMANDS = ("serve", "demo", "backup")
+"""Subcommands of the service (``cardcore_server.cli``), present with ``cardcore[server]``."""
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
@@ -511,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--at", type=int, default=None, metavar="SEQ", help="stop after entry SEQ")
 
-    for name in ("serve", "demo"):
+    for name in SERVICE_COMMANDS:
         sp = sub.add_parser(name, help=f"{name} (needs cardcore[server])", add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
     return p
@@ -520,7 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("serve", "demo"):
+    if argv and argv[0] in SERVICE_COMMANDS:
         try:
             server_cli = importlib.import_module("cardcore_server.cli")
         except ImportError as exc:

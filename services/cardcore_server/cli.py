@@ -90,6 +90,14 @@ def _serve_parser() -> argparse.ArgumentParser:
         metavar="PEM",
         help="the private key of --tls-cert",
     )
+    p.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let a web frontend on ORIGIN (e.g. https://cards.example) call the REST API from "
+        "a browser (repeatable; * = any origin; default: none, same-origin pages only)",
+    )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
 
@@ -108,6 +116,7 @@ def serve_main(args: list[str]) -> int:
         retain_days=ns.retain_days,
         archive_dir=ns.archive,
         server_key_path=ns.server_key or None,
+        cors_origins=tuple(ns.cors_origin),
     )
     if ns.archive is not None and ns.retain_days is None:
         print("cardcore serve: --archive needs --retain-days", file=sys.stderr)
@@ -143,13 +152,58 @@ def serve_main(args: list[str]) -> int:
         return 2
 
 
+def backup_main(args: list[str]) -> int:
+    """``cardcore backup --db PATH --to FILE``: a consistent copy of a SQLite store, taken
+    while a server runs on it (SQLite's online backup: the copy is one snapshot, and the server
+    is never stopped). Restore by starting a server on the copy. PostgreSQL: use ``pg_dump``
+    (docs/operations.md)."""
+    import sqlite3
+
+    p = argparse.ArgumentParser(
+        prog="cardcore backup", description="Back up the embedded SQLite store while it serves."
+    )
+    p.add_argument(
+        "--db", default="cardcore.db", help="the store (a SQLite file; default cardcore.db)"
+    )
+    p.add_argument("--to", required=True, metavar="FILE", help="the backup file (must not exist)")
+    ns = p.parse_args(args)
+    db = str(ns.db).removeprefix("sqlite:")
+    if db.startswith(("postgresql://", "postgres://")):
+        print("cardcore backup: a PostgreSQL store is backed up with pg_dump", file=sys.stderr)
+        return 2
+    if not os.path.isfile(db):
+        print(f"cardcore backup: no store at {db}", file=sys.stderr)
+        return 2
+    if os.path.exists(ns.to):
+        print(f"cardcore backup: {ns.to} exists (a backup never overwrites)", file=sys.stderr)
+        return 2
+    source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    target = sqlite3.connect(ns.to)
+    try:
+        source.backup(target)  # one read transaction: a consistent snapshot of every table
+        target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+        target.commit()
+        check = target.execute("PRAGMA integrity_check").fetchone()
+        games = target.execute("SELECT count(*) FROM games").fetchone()
+    finally:
+        target.close()
+        source.close()
+    if check is None or check[0] != "ok":
+        print(f"cardcore backup: the copy fails its integrity check: {check}", file=sys.stderr)
+        return 1
+    print(f"backed up {db} to {ns.to}: {games[0]} games")
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    """Entry point: ``argv[0]`` is ``serve`` or ``demo``."""
-    if not argv or argv[0] not in ("serve", "demo"):
-        print("usage: cardcore {serve,demo} ...", file=sys.stderr)
+    """Entry point: ``argv[0]`` is ``serve``, ``demo`` or ``backup``."""
+    if not argv or argv[0] not in ("serve", "demo", "backup"):
+        print("usage: cardcore {serve,demo,backup} ...", file=sys.stderr)
         return 2
     if argv[0] == "serve":
         return serve_main(argv[1:])
+    if argv[0] == "backup":
+        return backup_main(argv[1:])
     from .demo import demo_main
 
     return demo_main(argv[1:])
