@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 from .app import ServiceConfig
 
@@ -36,8 +41,8 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--admin-key",
-        default=os.environ.get("CARDCORE_ADMIN_KEY"),
-        help="key needed to create games (required beyond loopback; env CARDCORE_ADMIN_KEY)",
+        default=None,
+        help="key needed to create games and to abort any game (required beyond loopback)",
     )
     p.add_argument(
         "--allow-client-seed",
@@ -73,20 +78,20 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--server-key",
-        default=os.environ.get("CARDCORE_SERVER_KEY"),
+        default=None,
         metavar="PEM",
-        help="an Ed25519 private key (PEM) to sign logs with (env CARDCORE_SERVER_KEY); by "
-        "default the server makes one on first start and keeps it with its store",
+        help="an Ed25519 private key (PEM) to sign logs with; by default the server makes one "
+        "on first start and keeps it with its store",
     )
     p.add_argument(
         "--tls-cert",
-        default=os.environ.get("CARDCORE_TLS_CERT"),
+        default=None,
         metavar="PEM",
         help="serve gRPC and REST over TLS with this certificate chain (with --tls-key)",
     )
     p.add_argument(
         "--tls-key",
-        default=os.environ.get("CARDCORE_TLS_KEY"),
+        default=None,
         metavar="PEM",
         help="the private key of --tls-cert",
     )
@@ -99,14 +104,96 @@ def _serve_parser() -> argparse.ArgumentParser:
         "a browser (repeatable; * = any origin; default: none, same-origin pages only)",
     )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the effective configuration (flags over CARDCORE_* variables over defaults; "
+        "secrets masked) and exit",
+    )
+    p.epilog = (
+        "Every flag may also be given in the environment as CARDCORE_<FLAG> (--rest-port as "
+        "CARDCORE_REST_PORT; a switch as 1/0; --cors-origin as a comma-separated list), or "
+        "read from a file as CARDCORE_<FLAG>_FILE (e.g. CARDCORE_DB_FILE holding a "
+        "postgresql:// URL with its password, so it is never on a command line). A flag on the "
+        "command line wins over the environment."
+    )
     return p
+
+
+SECRET_FLAGS: Final = frozenset({"admin_key", "db"})
+"""Options whose values are masked by --print-config (a database URL: its password only)."""
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_FALSE: Final = frozenset({"0", "false", "no", "off", ""})
+
+
+def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
+    """Make ``CARDCORE_<DEST>`` (or ``CARDCORE_<DEST>_FILE``, a file holding the value) the
+    default of every option of ``parser``; raises ``ValueError`` naming the variable."""
+    for action in parser._actions:  # argparse has no public list of its options
+        if not action.option_strings or action.dest in ("help", "print_config"):
+            continue
+        name = "CARDCORE_" + action.dest.upper()
+        raw = environ.get(name)
+        if raw is None and (path := environ.get(name + "_FILE")) is not None:
+            try:
+                raw = Path(path).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ValueError(f"{name}_FILE: cannot read {path}: {exc.strerror}") from None
+            name += "_FILE"
+        if raw is None:
+            continue
+        try:
+            value: Any
+            if isinstance(action, argparse._StoreTrueAction):
+                if raw.lower() not in _TRUE | _FALSE:
+                    raise ValueError("1 or 0 (true or false)")
+                value = raw.lower() in _TRUE
+            elif isinstance(action, argparse._AppendAction):
+                value = [v.strip() for v in raw.split(",") if v.strip()]
+            else:
+                value = action.type(raw) if callable(action.type) else raw
+                if action.choices is not None and value not in action.choices:
+                    raise ValueError(f"one of {', '.join(map(str, action.choices))}")
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name}: {raw[:40]!r} is not a valid value ({exc})") from None
+        parser.set_defaults(**{action.dest: value})
+
+
+def effective_config(ns: argparse.Namespace) -> dict[str, Any]:
+    """The options as the server will use them, secrets masked."""
+    out: dict[str, Any] = {}
+    for key, value in sorted(vars(ns).items()):
+        if key == "print_config":
+            continue
+        if key in SECRET_FLAGS and value:
+            value = _mask_url(str(value)) if key == "db" else "********"
+        out[key] = value
+    return out
+
+
+def _mask_url(url: str) -> str:
+    """A database URL with its password replaced (a SQLite path is shown as is)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":********@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def serve_main(args: list[str]) -> int:
     from . import logs
     from .server import ServerOptions, serve
 
-    ns = _serve_parser().parse_args(args)
+    parser = _serve_parser()
+    try:
+        apply_environment(parser, os.environ)
+    except ValueError as exc:
+        print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
+    ns = parser.parse_args(args)
+    if ns.print_config:
+        print(json.dumps(effective_config(ns), indent=2, sort_keys=True))
+        return 0
     logs.configure(level=ns.log_level)
     config = ServiceConfig(
         allow_client_seed=ns.allow_client_seed,
