@@ -109,6 +109,7 @@ class ServiceConfig:
     """``--archive``: where retention writes each removed game's final log."""
     server_key_path: str | None = None
     """``--server-key``: a PEM Ed25519 private key to sign logs with (else the store's own)."""
+    cors_origins: tuple[str, ...] = ()  # --cors-origin: browser origins allowed to call REST
 
 
 # --------------------------------------------------------------------------- results
