@@ -549,6 +549,17 @@ class Application:
 
     # ------------------------------------------------------------------ catalogue and create
 
+    async def readiness(self) -> str | None:
+        """Why this server should not get new traffic now (None: ready): it is stopping, or
+        its store does not answer."""
+        if self.closing:
+            return "the server is stopping"
+        try:
+            await self.store.ping()
+        except (StoreError, TimeoutError):
+            return "the store does not answer"
+        return None
+
     @property
     def sign(self) -> Callable[[str], dict[str, str]] | None:
         """How this server signs a log line's hash (None before :meth:`start`)."""

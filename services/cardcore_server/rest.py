@@ -1128,6 +1128,19 @@ class RestApi:
             allow = _ALLOW.get(operation, "GET, OPTIONS")
             return Response(None, status_code=204, headers={"Allow": allow})
 
+        @get("/healthz", include_in_schema=False, sync_to_thread=False)
+        def healthz() -> dict[str, str]:
+            # Alive: the process answers (a load balancer's liveness probe).
+            return {"status": "alive"}
+
+        @get("/readyz", include_in_schema=False)
+        async def readyz() -> Response[dict[str, str]]:
+            # Ready: the store answers and the server is not draining (take traffic).
+            why = await api.app.readiness()
+            if why is None:
+                return Response({"status": "ready"})
+            return Response({"status": "not ready", "reason": why}, status_code=503)
+
         router = Router(
             API_PREFIX,
             route_handlers=[
@@ -1151,7 +1164,7 @@ class RestApi:
             ],
         )
         return Litestar(
-            route_handlers=[router],
+            route_handlers=[router, healthz, readyz],
             before_request=_json_bodies_only,
             after_request=_problem_for_html_404,
             exception_handlers={

@@ -336,6 +336,10 @@ class EventStore(Protocol):
 
     async def load_table(self, game_id: str) -> TableRow | None: ...
 
+    async def ping(self) -> None:
+        """Raise :class:`StoreError` unless the store answers a read now (readiness)."""
+        ...
+
     async def server_key(self, new: bytes) -> bytes:
         """The key the server signs logs with (:mod:`.signing`): the one stored with the games,
         or ``new``, stored first when there is none (several servers starting at once on one
@@ -758,6 +762,12 @@ class SqliteStore:
                 raise Conflict(rec.game_id)
 
         return asyncio.ensure_future(run())
+
+    async def ping(self) -> None:
+        try:
+            await self._read(lambda c: c.execute("SELECT 1").fetchone())
+        except sqlite3.Error as exc:
+            raise StoreError(f"store unreadable: {type(exc).__name__}") from None
 
     async def server_key(self, new: bytes) -> bytes:
         await self._enqueue(

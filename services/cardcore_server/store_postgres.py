@@ -559,6 +559,12 @@ class PostgresStore:
 
         return self._tracked(run())
 
+    async def ping(self) -> None:
+        async def fetch(c: Conn) -> None:
+            await c.execute("SELECT 1")
+
+        await asyncio.wait_for(self._read(fetch), 5.0)
+
     async def server_key(self, new: bytes) -> bytes:
         async def write(conn: Conn) -> bytes:
             await conn.execute(
