@@ -38,6 +38,7 @@ from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
 from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
+from .metrics import Metrics
 from .redaction import RedactedEntry, Value
 from .signing import ServerKey, load_key
 from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
@@ -271,6 +272,9 @@ class Application:
         """Tables, joins, abort, listing, presence, retention (:mod:`.lobby`)."""
         self.key: ServerKey | None = None
         """The key every log is signed with (:mod:`.signing`), loaded by :meth:`start`."""
+        self.metrics = Metrics(lambda: sum(1 for g in self.games.values() if not g.over))
+        """What ``GET /metrics`` serves (:mod:`.metrics`)."""
+        store.on_commit = self.metrics.committed
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -396,6 +400,7 @@ class Application:
                 log.error("rebuild_failed", game_id=game_id, error=str(exc))
                 raise _unavailable("the game could not be rebuilt") from None
             self._failed_until.pop(game_id, None)
+            live.on_auto = self._timer_fired
             self.games[game_id] = live
             if not live.over:
                 live.plan()
@@ -483,6 +488,7 @@ class Application:
 
     def adopt(self, live: LiveGame) -> None:
         """Serve a game this server just dealt (a table that started here)."""
+        live.on_auto = self._timer_fired
         self._known.add(live.game_id)
         self.games[live.game_id] = live
         live.plan()
@@ -548,6 +554,9 @@ class Application:
         return found
 
     # ------------------------------------------------------------------ catalogue and create
+
+    def _timer_fired(self, kind: str) -> None:
+        self.metrics.timers.labels(kind).inc()
 
     async def readiness(self) -> str | None:
         """Why this server should not get new traffic now (None: ready): it is stopping, or
@@ -823,6 +832,7 @@ class Application:
             accepted = await live.submit(viewer, command, text, action_id or None)
         except Rejected as exc:
             durable = live.durable
+            self.metrics.rejections.labels(exc.code.value).inc()
             _note(reason=exc.code.value, seq=durable.seq)
             detail = redaction.rejection_detail(exc.detail, durable, viewer, text)
             raise ServiceError(
@@ -900,10 +910,12 @@ class Application:
         self, live: LiveGame, viewer: Viewer, next_seq: int
     ) -> AsyncIterator[StreamBatch]:
         self.lobby.stream_opened(live.game_id, viewer)
+        self.metrics.streams.inc()
         try:
             async for batch in self._entries(live, viewer, next_seq):
                 yield batch
         finally:
+            self.metrics.streams.dec()
             self.lobby.stream_closed(live.game_id, viewer)
 
     async def _entries(

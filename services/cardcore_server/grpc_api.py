@@ -235,6 +235,7 @@ class GameServiceHandlers:
                 )
                 raise
             finally:
+                self.app.metrics.request("grpc", name, code, time.perf_counter() - start)
                 _request_line(fields, code, start)
                 request_fields.reset(reset)
 
@@ -267,6 +268,7 @@ class GameServiceHandlers:
             await _abort(context, ServiceError(Status.INTERNAL, Reason.INTERNAL, "internal error"))
         finally:
             fields["entries"] = sent
+            self.app.metrics.request("grpc", "StreamEvents", code, time.perf_counter() - start)
             _request_line(fields, code, start)
             request_fields.reset(reset)
 

@@ -271,6 +271,8 @@ class LiveGame:
         }
         self.human_seats = tuple(s for s, spec in enumerate(record.seats) if spec.kind == "human")
         self.timeouts = {k: v for k, v in record.timeouts_ms.items() if v > 0}
+        self.on_auto: Callable[[str], None] | None = None
+        """Told the kind of every action the host took by itself (a timer's, a bot's)."""
         self._last_human_at: dict[int, int] = {}
         """Per human seat, the ``at_ms`` of its last action of its own (see
         :meth:`_human_activity`), scanned up to line :attr:`_human_scan`."""
@@ -878,6 +880,8 @@ class LiveGame:
         except Exception as exc:
             log.warning("auto_failed", game_id=self.game_id, seat=seat, error=type(exc).__name__)
         else:
+            if self.on_auto is not None:
+                self.on_auto(type(command).__name__)
             log.info(
                 "auto_action",
                 game_id=self.game_id,

@@ -53,6 +53,7 @@ import msgspec
 import structlog
 import uvicorn
 from litestar import HttpMethod, Litestar, Request, Response, Router, get, post, route
+from litestar.datastructures import State
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
@@ -71,6 +72,7 @@ from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .lobby import MAX_MY_GAMES
 from .lobby import TableInfo as CoreTable
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
 
@@ -1133,6 +1135,11 @@ class RestApi:
             # Alive: the process answers (a load balancer's liveness probe).
             return {"status": "alive"}
 
+        @get("/metrics", include_in_schema=False, sync_to_thread=False)
+        def metrics() -> Response[bytes]:
+            # Prometheus text (docs/operations.md): requests, latency, games, streams, store.
+            return Response(api.app.metrics.text(), media_type=METRICS_CONTENT_TYPE)
+
         @get("/readyz", include_in_schema=False)
         async def readyz() -> Response[dict[str, str]]:
             # Ready: the store answers and the server is not draining (take traffic).
@@ -1164,7 +1171,8 @@ class RestApi:
             ],
         )
         return Litestar(
-            route_handlers=[router, healthz, readyz],
+            route_handlers=[router, healthz, readyz, metrics],
+            state=State({"metrics": api.app.metrics}),
             before_request=_json_bodies_only,
             after_request=_problem_for_html_404,
             exception_handlers={
@@ -1427,6 +1435,12 @@ def _request_log(app: ASGIApp) -> ASGIApp:
             if isinstance(operation, str):
                 fields.setdefault("rpc", operation)
             fields.setdefault("code", "OK" if status < 400 else str(status))
+            metrics = getattr(getattr(scope.get("app"), "state", None), "metrics", None)
+            if metrics is not None:
+                elapsed = time.perf_counter() - start
+                metrics.request(
+                    "rest", str(fields.get("rpc", "other")), str(fields["code"]), elapsed
+                )
             if logs.requests_logged():
                 log.info(
                     "request",

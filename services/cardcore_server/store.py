@@ -41,6 +41,7 @@ import itertools
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -279,6 +280,9 @@ def head_move(commit: Commit) -> HeadMove:
 
 class EventStore(Protocol):
     """What the application layer needs from a backend."""
+
+    on_commit: Callable[[int, float], None] | None
+    """Told ``(writes, seconds)`` of every transaction committed (metrics)."""
 
     async def open(self) -> None: ...
 
@@ -621,6 +625,7 @@ class SqliteStore:
         self.commits = 0
         """Transactions committed (for the group-commit benchmark)."""
         self.writes = 0
+        self.on_commit: Callable[[int, float], None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -884,11 +889,14 @@ class SqliteStore:
         """One transaction for the batch; if it fails, each job alone (to isolate the bad one).
         A job that finds a conflict wrote nothing (its first statement matched no row)."""
         try:
+            began = time.perf_counter()
             conn.execute("BEGIN IMMEDIATE")
             results = [job.write(conn) for job in batch]
             conn.execute("COMMIT")
             self.commits += 1
             self.writes += len(batch)
+            if self.on_commit is not None:
+                self.on_commit(len(batch), time.perf_counter() - began)
             return results
         except sqlite3.Error:
             if conn.in_transaction:

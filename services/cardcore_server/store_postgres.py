@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -381,6 +382,7 @@ class PostgresStore:
         self._closing = False
         self.commits = 0
         """Rounds committed (for benchmarks)."""
+        self.on_commit: Callable[[int, float], None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -683,10 +685,13 @@ class PostgresStore:
             cur = await conn.execute(_CAS, params)
             return await cur.fetchone()
 
+        began = time.perf_counter()
         row = await self._tracked(self._writers.run(write, retry=False))
         if row is None:
             raise Conflict(gid)
         self.commits += 1
+        if self.on_commit is not None:
+            self.on_commit(len(entries) + len(commit.rejections), time.perf_counter() - began)
         return int(row[0])
 
     async def _confirm(self, game_id: str, version: int) -> int:
