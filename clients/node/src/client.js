@@ -21,7 +21,7 @@
 // (BadRequest). `submit` retries UNAVAILABLE with the same action_id; `stream` resumes after a
 // dropped connection from the entry after the last one it yielded.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,25 @@ const SEAT_OPENS = {
 };
 const OPEN_NAMES = Object.fromEntries(Object.entries(SEAT_OPENS).map(([k, v]) => [v, k]));
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
+/** What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed"). */
+export const ENTROPY_BYTES = 16;
+
+/** A seat's contribution to the deal as the wire carries it: `entropy` given (a Buffer or
+ *  Uint8Array of 16 bytes, or 32 hex digits), drawn from node:crypto when `contribute`, or none. */
+function entropyOf(entropy, contribute) {
+  if (entropy === undefined || entropy === null) {
+    return contribute ? randomBytes(ENTROPY_BYTES) : Buffer.alloc(0);
+  }
+  if (entropy === false) return Buffer.alloc(0);
+  if (typeof entropy === 'string' && !/^[0-9a-fA-F]{32}$/.test(entropy)) {
+    throw new TypeError(`entropy as text is ${2 * ENTROPY_BYTES} hex digits`);
+  }
+  const bytes = typeof entropy === 'string' ? Buffer.from(entropy, 'hex') : Buffer.from(entropy);
+  if (bytes.length !== ENTROPY_BYTES) {
+    throw new TypeError(`entropy is ${ENTROPY_BYTES} bytes (got ${bytes.length})`);
+  }
+  return bytes;
+}
 
 /** A refused call, with the rich error details the server sent. */
 export class CardcoreError extends Error {
@@ -196,10 +215,14 @@ export class CardcoreClient {
     return { deadline: Date.now() + this.deadlineMs };
   }
 
-  /** Every registered game with its flags and JSON Schemas (parsed). */
+  /**
+   * Every registered game with its flags and JSON Schemas (parsed). The array also carries
+   * `serverKey`: the server's Ed25519 public key (base64url), which signs every log's header and
+   * end line (`cardcore-verify-js --server-key KEY`); '' from a server that does not sign.
+   */
   async listGames() {
     const r = await unary(this.stub, 'ListGames', {}, new grpc.Metadata(), this.options());
-    return r.games.map((g) => ({
+    const games = r.games.map((g) => ({
       name: g.name,
       title: g.title,
       rulesVersion: g.rules_version,
@@ -217,6 +240,14 @@ export class CardcoreClient {
       eventSchema: parseJson(g.event_schema_json),
       viewSchema: parseJson(g.view_schema_json),
     }));
+    // not enumerable: the array stays an array of games (for deepEqual, spreading, JSON)
+    Object.defineProperty(games, 'serverKey', { value: r.server_key ?? '', enumerable: false });
+    return games;
+  }
+
+  /** The server's Ed25519 public key (base64url) that signs its logs (ListGames' server_key). */
+  async serverKey() {
+    return (await this.listGames()).serverKey;
   }
 
   /**
@@ -226,7 +257,10 @@ export class CardcoreClient {
    * table that deals once its seats are taken (or its creator starts it). `seed` (BigInt,
    * number or decimal string) only where the server allows client seeds. `public` lists the
    * table; `startDeadlineMs`, `turnTimeoutMs`, `idleTimeoutMs`, `abandonTimeoutMs` (0 = none
-   * or the server's). Returns { gameId, seatTokens: {seat: token}, spectatorToken,
+   * or the server's). `contribute` (default true): each human seat the creator holds adds 16
+   * random bytes (node:crypto) to the deal, so the server alone does not choose it (log format
+   * 2, docs/rng.md); a seat's own `entropy` (16 bytes or 32 hex digits; false = none) overrides
+   * it. Returns { gameId, seatTokens: {seat: token}, spectatorToken,
    * creatorToken, invites: {seat: code}, status ('playing' | 'waiting'), seedCommitment,
    * header }.
    */
@@ -242,6 +276,7 @@ export class CardcoreClient {
     turnTimeoutMs = 0,
     idleTimeoutMs = 0,
     abandonTimeoutMs = 0,
+    contribute = true,
   }) {
     const request = {
       game,
@@ -251,11 +286,13 @@ export class CardcoreClient {
         if (!kind) throw new TypeError(`seat kind ${spec.kind}`);
         const open = SEAT_OPENS[spec.open ?? ''];
         if (!open) throw new TypeError(`seat open ${spec.open}`);
+        const held = kind === SEAT_KINDS.human && !spec.open; // only such a seat contributes
         return {
           kind,
           bot_min_delay_ms: spec.botMinDelayMs ?? 0,
           bot_max_delay_ms: spec.botMaxDelayMs ?? 0,
           open,
+          entropy: entropyOf(spec.entropy, held && contribute),
         };
       }),
       rules_json: Object.keys(rules).length ? canonical(rules) : '',
@@ -291,11 +328,12 @@ export class CardcoreClient {
    * Take a seat of a table waiting for players (no token needed): `{ invite }` (the invite's
    * seat) or `{ gameId, seat }` (a seat open to anyone; `seat` left out = the first one free).
    * Returns { gameId, seat, token, status }: status 'playing' when this join dealt the game.
-   * Refusals: reason TableFull, GameStarted, InviteUsed, InvalidInvite, SeatNotOpen,
-   * TableCancelled.
+   * `contribute` (default true) adds 16 random bytes to the deal (or `entropy`: 16 bytes or 32
+   * hex digits; false = none). Refusals: reason TableFull, GameStarted, InviteUsed,
+   * InvalidInvite, SeatNotOpen, TableCancelled.
    */
-  async joinTable({ invite = '', gameId = '', seat } = {}) {
-    const request = { invite, game_id: gameId };
+  async joinTable({ invite = '', gameId = '', seat, entropy, contribute = true } = {}) {
+    const request = { invite, game_id: gameId, entropy: entropyOf(entropy, contribute) };
     if (seat !== undefined && seat !== null) request.seat = seat;
     const r = await unary(this.stub, 'JoinTable', request, new grpc.Metadata(), this.options());
     return { gameId: r.game_id, seat: Number(r.seat), token: r.token, status: r.status };

@@ -1,11 +1,18 @@
-export { CardcoreClient, CardcoreError, GameSession, PROTO_ROOT } from './client.js';
+export { CardcoreClient, CardcoreError, ENTROPY_BYTES, GameSession, PROTO_ROOT } from './client.js';
 export {
+  UsageError,
   VerifyError,
   canonical,
   checkDeal,
+  checkDerivationVectors,
+  checkReceipts,
   checkRngVectors,
+  checkSignatures,
+  deriveDealSeed,
+  derivationVectorsFromMarkdown,
   mix64,
   parseJson,
+  parseServerKey,
   Rng,
   rngVectorsFromMarkdown,
   shuffled,
