@@ -219,21 +219,21 @@ def _read_log(path: str) -> list[log.LogLine]:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
-    if args.receipts is not None:
-        if args.log is not None or args.final is not None:
-            raise ValueError("verify --receipts MINE FINAL takes no other log (nor --final)")
-        return _check_copy(args.receipts[0], args.receipts[1], args.as_, out)
-    if args.log is None:
-        raise ValueError("verify needs a LOG (or --receipts MINE FINAL)")
-    if args.final is not None:
-        return _check_copy(args.log, args.final, args.as_, out)
-    if args.as_ is not None:
-        raise ValueError("--as names whose copy MINE is: it goes with --receipts or --final")
     key = None
     if args.server_key is not None:
         from . import signatures
 
         key = signatures.parse_key(_key_text(args.server_key))
+    if args.receipts is not None:
+        if args.log is not None or args.final is not None:
+            raise ValueError("verify --receipts MINE FINAL takes no other log (nor --final)")
+        return _check_copy(args.receipts[0], args.receipts[1], args.as_, out, key)
+    if args.log is None:
+        raise ValueError("verify needs a LOG (or --receipts MINE FINAL)")
+    if args.final is not None:
+        return _check_copy(args.log, args.final, args.as_, out, key)
+    if args.as_ is not None:
+        raise ValueError("--as names whose copy MINE is: it goes with --receipts or --final")
     try:
         report = log.verify(_read_log(args.log), server_key=key)
     except CorruptLog as exc:
@@ -302,7 +302,9 @@ def _key_text(given: str) -> str:
     return given
 
 
-def _check_copy(mine_path: str, final_path: str, as_: str | None, out: TextIO) -> int:
+def _check_copy(
+    mine_path: str, final_path: str, as_: str | None, out: TextIO, key: bytes | None = None
+) -> int:
     """``verify --receipts MINE FINAL`` (and ``verify MINE --final FINAL``): what a viewer was
     shown (a copy or a receipts file) against the final log."""
     viewer = None if as_ is None else parse_viewer(as_)
@@ -315,15 +317,21 @@ def _check_copy(mine_path: str, final_path: str, as_: str | None, out: TextIO) -
             return EXIT_INVALID
     try:
         report = log.check_copy(read[0], read[1], viewer=viewer)
+        if key is not None:  # the final log must be the server's own
+            log.verify(read[1], server_key=key)
     except CorruptLog as exc:
         where = "header" if exc.seq is None else f"entry {exc.seq}"
         print(f"INVALID at {where}: {exc.reason}", file=out)
         return EXIT_INVALID
+    except RuntimeError as exc:  # signatures.NoCrypto
+        print(f"cardcore verify: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     span = "" if report.first_seq is None else f" (seq {report.first_seq}–{report.last_seq})"
     print(
         f"your {report.entries} entries{span} are in the final log, unchanged: {report.game}, "
         f"{log.whose(report.viewer)} {report.source}; the final log is valid "
-        f"({report.final_entries} entries, seed commitment ok)",
+        f"({report.final_entries} entries, seed commitment ok"
+        f"{', signed by the server key' if key is not None else ''})",
         file=out,
     )
     return EXIT_OK

@@ -40,7 +40,16 @@ def b64(data: bytes) -> str:
 
 
 def unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """base64url without padding, strictly: only the one spelling :func:`b64` writes (so a
+    signature or key has exactly one text, and a changed character never still checks)."""
+    if not isinstance(text, str) or text.strip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    ):
+        raise ValueError("not base64url")
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64(raw) != text:
+        raise ValueError("not the canonical base64url of its bytes")
+    return raw
 
 
 def parse_key(text: str) -> bytes:
@@ -49,7 +58,7 @@ def parse_key(text: str) -> bytes:
     text = text.strip()
     try:
         raw = bytes.fromhex(text) if len(text) == 64 else unb64(text)
-    except (ValueError, binascii.Error):
+    except (ValueError, binascii.Error, TypeError):
         raise ValueError("not an Ed25519 public key (base64url or hex of 32 bytes)") from None
     if len(raw) != 32:
         raise ValueError("an Ed25519 public key is 32 bytes")
@@ -80,7 +89,7 @@ def check(lines: Sequence[dict[str, Any]], key: bytes) -> int:
     for seq, line in signed:
         where = "the header" if seq is None else "the end line"
         sig = line.get(SIGNATURE_KEY)
-        if not isinstance(sig, dict) or sig.get("alg") != ALG:
+        if not isinstance(sig, dict) or set(sig) != {"alg", "key", "sig"} or sig["alg"] != ALG:
             raise CorruptLog(seq, f"{where} is not signed (an Ed25519 signature was expected)")
         if sig.get("key") != b64(key):
             raise CorruptLog(seq, f"{where} is signed by another key: {sig.get('key')!r}")
