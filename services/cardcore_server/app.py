@@ -207,6 +207,8 @@ class ViewResult:
     seat: int | None
     present: tuple[int, ...] = ()
     """The seats with an open event stream on this server (who is at the table)."""
+    head_hash: str = ""
+    """The hash of the last entry the view reflects (``seq - 1``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,6 +964,7 @@ class Application:
             outcome=durable.outcome,
             seat=viewer if isinstance(viewer, int) else None,
             present=self.lobby.present_seats(game_id),
+            head_hash=str(live.entry_line(durable.seq - 1)["hash"]) if durable.seq else "",
         )
 
     async def log(self, token: str | None, game_id: str) -> LogResult:

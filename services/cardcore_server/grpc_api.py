@@ -385,6 +385,7 @@ class GameServiceHandlers:
         if result.seat is not None:
             response.seat = result.seat
         response.present_seats.extend(result.present)
+        response.head_hash = result.head_hash
         return response
 
     async def get_log(self, request: pb.GetLogRequest, context: Context) -> pb.GetLogResponse:

@@ -223,6 +223,9 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     """A human seat with no action of its own for this long forfeits (0 = none)."""
     abandon_timeout_ms: _U32 = 0
     """No human action at all for this long: the host aborts the game (0 = none)."""
+    idempotency_key: Annotated[str, msgspec.Meta(max_length=128)] = ""
+    """A random key of yours: a retry with the same key and body returns the same game and the
+    same tokens (201 again), never a second game."""
 
 
 class SeatToken(msgspec.Struct):
@@ -327,6 +330,8 @@ class GameView(msgspec.Struct):
     seat: int | None = None
     present_seats: list[int] = msgspec.field(default_factory=list)
     """The seats with an open event stream now (who is at the table)."""
+    head_hash: str = ""
+    """The hash of the last entry the view reflects (entry ``seq - 1``)."""
 
 
 class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
@@ -794,6 +799,7 @@ class RestApi:
                 idle_timeout_ms=data.idle_timeout_ms,
                 abandon_timeout_ms=data.abandon_timeout_ms,
                 entropy=[bytes.fromhex(s.entropy) for s in data.seats],
+                idempotency_key=data.idempotency_key,
             )
             created = await api.app.create_game(spec, admin_key or None)
             return CreatedGame(
@@ -857,6 +863,7 @@ class RestApi:
                 outcome=_outcome(r.outcome),
                 seat=r.seat,
                 present_seats=list(r.present),
+                head_hash=r.head_hash,
             )
 
         @get(

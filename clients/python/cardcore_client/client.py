@@ -106,6 +106,8 @@ class View:
     seat: int | None
     present_seats: tuple[int, ...] = ()
     """Seats with an event stream open now (who is at the table)."""
+    head_hash: str = ""
+    """The hash of the last entry the view reflects (a receipt of the state shown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,6 +526,7 @@ class GameClient:
             outcome=_outcome(r),
             seat=r.seat if r.HasField("seat") else None,
             present_seats=tuple(r.present_seats),
+            head_hash=r.head_hash,
         )
 
     async def resign(self, *, action_id: str | None = None) -> SubmitResult:
