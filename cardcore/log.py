@@ -1313,6 +1313,8 @@ class _Mine:
     header: LogLine | None
     game_id: Any
     entries: list[LogLine]
+    end: LogLine | None = None
+    """The end line a receipts file kept (what the stream ended with), if any."""
 
 
 def check_copy(
@@ -1354,6 +1356,11 @@ def check_copy(
     own = _mine_of(mine, game, seats, viewer)
     fbody = final[1:-1]
     red_viewer = own.viewer
+    if own.end is not None and not _json_eq(own.end, final[-1]):
+        raise CorruptLog(
+            final[-1].get("seq"),
+            "the final log's end line differs from the one the stream sent you",
+        )
     if own.header is not None:
         try:
             shown = redact_log(final[:1], red_viewer, game=game)[0]
@@ -1455,7 +1462,9 @@ def _mine_of(
         entries = _receipts(body)
         _check_chain(entries, "your receipts")
         header = kept[0] if len(kept) == 1 else None
-        return _Mine("receipts", named, header, first.get("game_id"), entries)
+        ends = [ln for ln in mine[1:] if isinstance(ln, dict) and ln.get("type") == "end"]
+        end = ends[0] if len(ends) == 1 else None
+        return _Mine("receipts", named, header, first.get("game_id"), entries, end)
     if first.get("type") != "header":
         raise CorruptLog(None, "your copy starts with neither a header nor a receipts line")
     whose_copy = copy_of(mine)

@@ -524,8 +524,9 @@ export class GameSession {
    * Breaking out of the loop (or aborting `signal`) cancels the call; a dropped connection is
    * resumed from the next seq (no gap, no duplicate). `onOutcome` gets the outcome at the end.
    * `receipts`: a file path; every entry received is appended to it as a JSON line (after a
-   * first line naming the game and viewer), to check against the final log later with
-   * `cardcore verify --receipts FILE FINAL`.
+   * first line naming the game and viewer, and the game's header once it is dealt), then the
+   * end line the stream ends with (it reveals seed and salt): `cardcore verify FILE` settles the
+   * game from it alone, `cardcore verify --receipts FILE FINAL` holds a final log to it.
    */
   async *stream({ fromSeq = 0, signal, onOutcome, reconnects = 5, receipts } = {}) {
     let next = Number(fromSeq);
@@ -537,6 +538,7 @@ export class GameSession {
       const head = { type: 'receipts', game_id: this.gameId, viewer };
       fs.appendFileSync(receipts, `${JSON.stringify(head)}\n`);
     }
+    let headed = Boolean(receipts) && fs.readFileSync(receipts, 'utf8').includes('"type":"header"');
     for (;;) {
       const call = this.client.stub.StreamEvents(
         { game_id: this.gameId, from_seq: String(next) },
@@ -551,10 +553,19 @@ export class GameSession {
             const entry = entryOf(e);
             if (entry.seq < next) continue; // never a duplicate
             next = entry.seq + 1;
-            if (receipts) fs.appendFileSync(receipts, receiptLine(e));
+            if (receipts) {
+              if (!headed) {
+                // The game is dealt: keep its header (the copy's first line) with the receipts.
+                const { text } = await this.log();
+                fs.appendFileSync(receipts, `${text.split('\n', 1)[0]}\n`);
+                headed = true;
+              }
+              fs.appendFileSync(receipts, receiptLine(e));
+            }
             yield entry;
           }
           if (batch.outcome) {
+            if (receipts && batch.end_json) fs.appendFileSync(receipts, `${batch.end_json}\n`);
             onOutcome?.(outcomeOf(batch.outcome));
             return;
           }

@@ -895,6 +895,13 @@ export function checkReceipts(mineData, finalData, { serverKey, viewer } = {}) {
     throw new VerifyError('header', 'the final log is invalid: it has no header with seats', opts);
   }
   const own = mineOf(mineData, fheader.setup.seats, viewer);
+  if (own.gameId !== undefined && own.gameId !== null && !jsonEq(own.gameId, fheader.game_id)) {
+    throw new VerifyError(
+      'header',
+      `your receipts are of game ${show(own.gameId)}, the final log of ${show(fheader.game_id)}`,
+      opts,
+    );
+  }
   if (own.header) {
     const mineH = without(own.header, 'copy');
     const finalH = without(fheader, 'copy');
@@ -908,12 +915,10 @@ export function checkReceipts(mineData, finalData, { serverKey, viewer } = {}) {
       const reason = `your header differs from the final log's (${keys.join(', ')})`;
       throw new VerifyError('header', reason, opts);
     }
-  } else if (own.gameId !== undefined && own.gameId !== null && !jsonEq(own.gameId, fheader.game_id)) {
-    throw new VerifyError(
-      'header',
-      `your receipts are of game ${show(own.gameId)}, the final log of ${show(fheader.game_id)}`,
-      opts,
-    );
+  }
+  if (own.end && !jsonEq(own.end, final[final.length - 1])) {
+    const reason = "the final log's end line differs from the one the stream sent you";
+    throw new VerifyError('end', reason, { ...opts, seq: final.length - 2 });
   }
   const fbody = final.slice(1, -1);
   const filled = { n: 0 };
@@ -1010,10 +1015,17 @@ function mineOf(data, seats, asked) {
       throw new VerifyError('header', reason, opts);
     }
     check(named, 'receipts');
-    const entries = receiptsOf(mine.slice(1), 2);
+    // A client keeps the game's header and the end line with its receipts: the header is held
+    // against the final one like a copy's; the end line is the final log's own.
+    const kept = mine.slice(1).filter((l) => isObject(l) && l.type === 'header');
+    const ends = mine.slice(1).filter((l) => isObject(l) && l.type === 'end');
+    const body = mine.slice(1).filter((l) => !(isObject(l) && (l.type === 'header' || l.type === 'end')));
+    const entries = receiptsOf(body, 2);
     checkChain(entries, 'your receipts are');
     const gameId = first.game_id;
-    return { source: 'receipts', viewer: named, header: null, gameId, entries, notes };
+    const header = kept.length === 1 ? kept[0] : null;
+    const end = ends.length === 1 ? ends[0] : null;
+    return { source: 'receipts', viewer: named, header, gameId, entries, notes, end };
   }
   if (first.type !== 'header') {
     const reason = 'your copy starts with neither a header nor a receipts line';
