@@ -35,9 +35,12 @@ $(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_CLIENT_STAMP)
 
-## serve: the gRPC server with the embedded SQLite store (cardcore.db); SERVE_ARGS=... to add flags
+## serve: the gRPC and REST server with the embedded SQLite store, kept out of the source tree
+## (SERVE_DB, default ~/.local/share/cardcore/cardcore.db); SERVE_ARGS=... to add flags
+SERVE_DB ?= $(HOME)/.local/share/cardcore/cardcore.db
 serve: $(STAMP) $(PB)
-	$(BIN)/cardcore serve $(SERVE_ARGS)
+	mkdir -p "$(dir $(SERVE_DB))"
+	$(BIN)/cardcore serve --db "$(SERVE_DB)" $(SERVE_ARGS)
 
 ## demo: a server on a free port, one bot game of every registered game with one client seat
 demo: $(STAMP) $(PB)

@@ -33,6 +33,7 @@ from .errors import CardcoreError, CorruptLog
 from .match import Match
 from .registry import get_game
 from .rng import MAX_SEED, stream_key
+from .version import __version__
 from .views import render_view, viewer_name
 
 if TYPE_CHECKING:
@@ -463,6 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cardcore", description="Deterministic, replayable card game engines."
     )
+    p.add_argument("--version", action="version", version=f"cardcore {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("games", help="list the games, their rules versions and flags")
