@@ -40,6 +40,7 @@ from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, 
 from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
 from .metrics import Metrics
 from .redaction import RedactedEntry, Value
+from .sealing import Sealer
 from .signing import ServerKey, load_key
 from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
 from .tables import SeatOpen, TableStatus
@@ -110,6 +111,8 @@ class ServiceConfig:
     """``--archive``: where retention writes each removed game's final log."""
     server_key_path: str | None = None
     """``--server-key``: a PEM Ed25519 private key to sign logs with (else the store's own)."""
+    secrets_key: bytes | None = None
+    """``--secrets-key``: 32 bytes that seal games' seeds and salts at rest (:mod:`.sealing`)."""
     cors_origins: tuple[str, ...] = ()  # --cors-origin: browser origins allowed to call REST
 
 
@@ -277,6 +280,7 @@ class Application:
         self.metrics = Metrics(lambda: sum(1 for g in self.games.values() if not g.over))
         """What ``GET /metrics`` serves (:mod:`.metrics`)."""
         store.on_commit = self.metrics.committed
+        store.sealer = Sealer(self.config.secrets_key)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -84,6 +84,14 @@ def _serve_parser() -> argparse.ArgumentParser:
         "on first start and keeps it with its store",
     )
     p.add_argument(
+        "--secrets-key",
+        default=None,
+        metavar="KEY",
+        help="seal the seeds and salts of games at rest with this AES-256 key (64 hex digits or "
+        "base64 of 32 bytes, or a file holding it; better CARDCORE_SECRETS_KEY_FILE): a copy of "
+        "the database alone then does not reveal a game still in play",
+    )
+    p.add_argument(
         "--tls-cert",
         default=None,
         metavar="PEM",
@@ -120,7 +128,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     return p
 
 
-SECRET_FLAGS: Final = frozenset({"admin_key", "db"})
+SECRET_FLAGS: Final = frozenset({"admin_key", "db", "secrets_key"})
 """Options whose values are masked by --print-config (a database URL: its password only)."""
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off", ""})
@@ -182,6 +190,7 @@ def _mask_url(url: str) -> str:
 
 def serve_main(args: list[str]) -> int:
     from . import logs
+    from .sealing import read_key
     from .server import ServerOptions, serve
 
     parser = _serve_parser()
@@ -195,6 +204,11 @@ def serve_main(args: list[str]) -> int:
         print(json.dumps(effective_config(ns), indent=2, sort_keys=True))
         return 0
     logs.configure(level=ns.log_level)
+    try:
+        secrets_key = read_key(ns.secrets_key) if ns.secrets_key else None
+    except (ValueError, OSError) as exc:
+        print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
     config = ServiceConfig(
         allow_client_seed=ns.allow_client_seed,
         admin_key=ns.admin_key or None,
@@ -203,6 +217,7 @@ def serve_main(args: list[str]) -> int:
         retain_days=ns.retain_days,
         archive_dir=ns.archive,
         server_key_path=ns.server_key or None,
+        secrets_key=secrets_key,
         cors_origins=tuple(ns.cors_origin),
     )
     if ns.archive is not None and ns.retain_days is None:

@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, runtime_chec
 from cardcore import codec
 from cardcore.log import LogLine
 
+from .sealing import PLAINTEXT, Sealer, SealError
+
 if TYPE_CHECKING:
     from .tables import TableRow
 
@@ -283,6 +285,8 @@ class EventStore(Protocol):
 
     on_commit: Callable[[int, float], None] | None
     """Told ``(writes, seconds)`` of every transaction committed (metrics)."""
+    sealer: Sealer
+    """Seals the seeds and salts it writes and opens those it reads (:mod:`.sealing`)."""
 
     async def open(self) -> None: ...
 
@@ -571,17 +575,30 @@ _TABLE_SELECT: Final = (
 )
 
 
-def _table(row: Sequence[Any]) -> TableRow:
+def _table(row: Sequence[Any], sealer: Sealer = PLAINTEXT) -> TableRow:
     """A :class:`~.tables.TableRow` from the columns of :data:`_TABLE_SELECT`."""
     from .tables import table_row
 
     game_id, status, version, created_ms, public, rec, seed, salt, state = row
+    seed, salt = _open(sealer, str(game_id), seed, salt)
     record = GameRecord.from_json(str(game_id), json.loads(rec), seed, salt)
     return table_row(record, (status, version, created_ms, public, state))
 
 
+def _open(sealer: Sealer, game_id: str, seed: Any, salt: Any) -> tuple[int, bytes]:
+    """A game's seed and salt as stored, opened (:mod:`.sealing`)."""
+    try:
+        return sealer.open_seed(game_id, seed), sealer.open_salt(game_id, salt)
+    except SealError as exc:
+        raise StoreError(str(exc)) from None
+
+
 def _insert_game(
-    record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
+    record: GameRecord,
+    header: LogLine,
+    deal: LogLine,
+    tokens: Sequence[tuple[str, str]],
+    sealer: Sealer = PLAINTEXT,
 ) -> Callable[[sqlite3.Connection], None]:
     """The statements that store a new game (its row, its deal entry, its tokens)."""
     rec = json.dumps(record.public_json(), sort_keys=True)
@@ -592,7 +609,15 @@ def _insert_game(
         c.execute(
             "INSERT INTO games(game_id, record, header, seed, salt, version, head_seq,"
             " head_hash, head_at_ms) VALUES (?,?,?,?,?,0,0,?,?)",
-            (record.game_id, rec, head, str(record.seed), record.salt, deal["hash"], deal["at_ms"]),
+            (
+                record.game_id,
+                rec,
+                head,
+                sealer.seed(record.game_id, record.seed),
+                sealer.salt(record.game_id, record.salt),
+                deal["hash"],
+                deal["at_ms"],
+            ),
         )
         c.execute(
             "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,0,NULL,NULL,?)",
@@ -626,6 +651,8 @@ class SqliteStore:
         """Transactions committed (for the group-commit benchmark)."""
         self.writes = 0
         self.on_commit: Callable[[int, float], None] | None = None
+        self.sealer: Sealer = PLAINTEXT
+        """Seals seeds and salts at rest (:mod:`.sealing`; the application sets it)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -698,7 +725,7 @@ class SqliteStore:
     def create(
         self, record: GameRecord, header: LogLine, deal: LogLine, tokens: Sequence[tuple[str, str]]
     ) -> Awaitable[None]:
-        return self._enqueue(_insert_game(record, header, deal, tokens))
+        return self._enqueue(_insert_game(record, header, deal, tokens, self.sealer))
 
     def create_table(
         self,
@@ -715,8 +742,8 @@ class SqliteStore:
             table.created_ms,
             int(table.public),
             json.dumps(rec.public_json(), sort_keys=True),
-            str(rec.seed),
-            rec.salt,
+            self.sealer.seed(rec.game_id, rec.seed),
+            self.sealer.salt(rec.game_id, rec.salt),
             table.state_json(),
         )
         invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
@@ -745,7 +772,9 @@ class SqliteStore:
             table.version - 1,
         )
         token_rows = [(h, rec.game_id, v) for h, v in tokens]
-        insert = _insert_game(rec, start[0], start[1], ()) if start is not None else None
+        insert = (
+            _insert_game(rec, start[0], start[1], (), self.sealer) if start is not None else None
+        )
 
         def write(c: sqlite3.Connection) -> Any:
             if (
@@ -789,7 +818,7 @@ class SqliteStore:
         rows = await self._read(
             lambda c: c.execute(_TABLE_SELECT + " WHERE game_id=?", (game_id,)).fetchall()
         )
-        return _table(rows[0]) if rows else None
+        return _table(rows[0], self.sealer) if rows else None
 
     async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
         row = await self._read(
@@ -813,13 +842,13 @@ class SqliteStore:
         sql += " ORDER BY created_ms DESC, game_id DESC LIMIT ?"
         params.append(limit)
         rows = await self._read(lambda c: c.execute(sql, params).fetchall())
-        return [_table(r) for r in rows]
+        return [_table(r, self.sealer) for r in rows]
 
     async def waiting_tables(self) -> list[TableRow]:
         rows = await self._read(
             lambda c: c.execute(_TABLE_SELECT + " WHERE status='waiting'").fetchall()
         )
-        return [_table(r) for r in rows]
+        return [_table(r, self.sealer) for r in rows]
 
     async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:
         ended = "IS NOT NULL" if finished else "IS NULL"
@@ -966,7 +995,7 @@ class SqliteStore:
                 (game_id,),
             ),
         )
-        return stored_game(game_id, game[0] if game else None, entries, rejections)
+        return stored_game(game_id, game[0] if game else None, entries, rejections, self.sealer)
 
     async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
         game, entries, rejections = await self._snapshot(
@@ -1009,6 +1038,7 @@ def stored_game(
     game: Sequence[Any] | None,
     entries: Sequence[Sequence[Any]],
     rejections: Sequence[Sequence[Any]],
+    sealer: Sealer = PLAINTEXT,
 ) -> StoredGame | None:
     """A :class:`StoredGame` from the rows of ``games`` (``record, header, seed, salt,
     end_line, version[, owner]``), ``entries`` (``seq, seat, action_id, line`` in ``seq``
@@ -1017,6 +1047,7 @@ def stored_game(
     if game is None:
         return None
     rec_text, header, seed, salt, end_line, version = game[:6]
+    seed, salt = _open(sealer, game_id, seed, salt)
     owner = game[6] if len(game) > 6 else None
     record = GameRecord.from_json(game_id, json.loads(rec_text), seed, salt)
     lines: list[LogLine] = [json.loads(header)]

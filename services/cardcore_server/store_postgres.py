@@ -50,6 +50,7 @@ import structlog
 from cardcore import codec
 from cardcore.log import LogLine
 
+from .sealing import PLAINTEXT, Sealer
 from .store import (
     _GAME_TABLES,
     _TABLE_SELECT,
@@ -383,6 +384,8 @@ class PostgresStore:
         self.commits = 0
         """Rounds committed (for benchmarks)."""
         self.on_commit: Callable[[int, float], None] | None = None
+        self.sealer: Sealer = PLAINTEXT
+        """Seals seeds and salts at rest (:mod:`.sealing`; the application sets it)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -454,8 +457,8 @@ class PostgresStore:
             gid,
             json.dumps(record.public_json(), sort_keys=True),
             codec.canonical_text(header),
-            str(record.seed),
-            record.salt,
+            self.sealer.seed(gid, record.seed),
+            self.sealer.salt(gid, record.salt),
             deal["hash"],
             deal["at_ms"],
             self.server_id,
@@ -487,8 +490,8 @@ class PostgresStore:
             table.created_ms,
             table.public,
             json.dumps(rec.public_json(), sort_keys=True),
-            str(rec.seed),
-            rec.salt,
+            self.sealer.seed(rec.game_id, rec.seed),
+            self.sealer.salt(rec.game_id, rec.salt),
             table.state_json(),
         )
         invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
@@ -527,8 +530,8 @@ class PostgresStore:
                     gid,
                     json.dumps(rec.public_json(), sort_keys=True),
                     codec.canonical_text(header),
-                    str(rec.seed),
-                    rec.salt,
+                    self.sealer.seed(gid, rec.seed),
+                    self.sealer.salt(gid, rec.salt),
                     deal["hash"],
                     deal["at_ms"],
                     self.server_id,
@@ -586,7 +589,7 @@ class PostgresStore:
             return await cur.fetchone()
 
         row = await self._read(fetch)
-        return None if row is None else _table(row)
+        return None if row is None else _table(row, self.sealer)
 
     async def find_invite(self, invite_hash: str) -> tuple[str, int] | None:
         async def fetch(c: Conn) -> tuple[Any, ...] | None:
@@ -616,14 +619,14 @@ class PostgresStore:
             cur = await c.execute(sql, params)
             return await cur.fetchall()
 
-        return [_table(r) for r in await self._read(fetch)]
+        return [_table(r, self.sealer) for r in await self._read(fetch)]
 
     async def waiting_tables(self) -> list[TableRow]:
         async def fetch(c: Conn) -> list[tuple[Any, ...]]:
             cur = await c.execute(_TABLE_SELECT + " WHERE status = 'waiting'")
             return await cur.fetchall()
 
-        return [_table(r) for r in await self._read(fetch)]
+        return [_table(r, self.sealer) for r in await self._read(fetch)]
 
     async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:
         ended = "IS NOT NULL" if finished else "IS NULL"
@@ -840,7 +843,7 @@ class PostgresStore:
             return game, entries, rejections
 
         game, entries, rejections = await self._read(fetch)
-        return stored_game(game_id, game, entries, rejections)
+        return stored_game(game_id, game, entries, rejections, self.sealer)
 
     async def tail(self, game_id: str, from_seq: int, from_version: int) -> Tail:
         """One statement (one snapshot, one round trip): the game's version, end line and
