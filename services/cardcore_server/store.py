@@ -551,20 +551,37 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+SCHEMA_VERSION: Final = 3
+"""The store's schema, as ``PRAGMA user_version`` records it: 1, the first service's tables
+(games, entries, rejections, tokens); 2, the compare-and-set heads; 3, the lobby's tables and
+invites, and the server's key. A store of an earlier version is brought forward at start (each
+step idempotent, so a store written before versions were recorded upgrades too); a store of a
+later version is refused."""
+
+
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Create the tables, or bring an earlier cardcore's up to date (in one transaction)."""
-    conn.executescript(_SCHEMA)
-    missing = [
+    """Bring the store to :data:`SCHEMA_VERSION` (nothing to do when it is there already)."""
+    found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if found > SCHEMA_VERSION:
+        raise ValueError(
+            f"the store has schema {found}, written by a newer cardcore; this one knows "
+            f"{SCHEMA_VERSION} at most"
+        )
+    if found == SCHEMA_VERSION:
+        return
+    conn.executescript(_SCHEMA)  # steps 1 and 3: CREATE ... IF NOT EXISTS
+    missing = [  # step 2: columns of the compare-and-set commit, heads filled from the entries
         (table, column, decl)
         for table, column, decl in _HEAD_COLUMNS
         if column not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
     ]
+    conn.execute("BEGIN IMMEDIATE")
+    for table, column, decl in missing:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
     if missing:
-        conn.execute("BEGIN IMMEDIATE")
-        for table, column, decl in missing:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
         conn.execute(_FILL_HEADS)
-        conn.execute("COMMIT")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    conn.execute("COMMIT")
 
 
 _GAME_TABLES: Final = ("entries", "rejections", "tokens", "invites", "tables", "games")

@@ -54,6 +54,7 @@ from .sealing import PLAINTEXT, Sealer
 from .store import (
     _GAME_TABLES,
     _TABLE_SELECT,
+    SCHEMA_VERSION,
     Commit,
     Conflict,
     GameRecord,
@@ -170,6 +171,10 @@ CREATE TABLE IF NOT EXISTS server_key(
     id INTEGER PRIMARY KEY CHECK (id = 1),
     private_key BYTEA NOT NULL
 );
+CREATE TABLE IF NOT EXISTS schema_version(
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+);
 """
 
 # Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
@@ -195,6 +200,7 @@ _SCHEMA_RELATIONS: Final = (
     "tables_listed",
     "invites",
     "server_key",
+    "schema_version",
 )
 _SCHEMA_CURRENT: Final = (
     "SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(%(relations)s::text[]) AS r"
@@ -295,22 +301,46 @@ async def _schema_current(conn: Conn) -> bool:
 
 
 async def _upgrade_schema(conn: Conn) -> None:
-    """Create or upgrade the tables unless they are current. One process at a time (an
-    advisory lock: several may start together); the DDL waits for table locks at most
-    ``SCHEMA_LOCK_TIMEOUT_MS`` and a lock time-out or deadlock is retried from the start."""
+    """Create or upgrade the tables unless they are current (the ``schema_version`` row is
+    :data:`~.store.SCHEMA_VERSION` and the catalogue has every relation). One process at a
+    time (an advisory lock: several may start together); the DDL waits for table locks at most
+    ``SCHEMA_LOCK_TIMEOUT_MS`` and a lock time-out or deadlock is retried from the start. A
+    database of a newer cardcore's schema is refused."""
     for attempt in range(SCHEMA_ATTEMPTS):
         try:
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock(hashtext('cardcore_schema'))")
-                if await _schema_current(conn):
+                found = await _schema_version(conn)
+                if found is not None and found > SCHEMA_VERSION:
+                    raise ConnectionError(
+                        f"the database has schema {found}, written by a newer cardcore; this "
+                        f"one knows {SCHEMA_VERSION} at most"
+                    )
+                if found == SCHEMA_VERSION and await _schema_current(conn):
                     return
                 await conn.execute(f"SET LOCAL lock_timeout = {SCHEMA_LOCK_TIMEOUT_MS}")
                 await conn.execute(_SCHEMA)
+                await conn.execute(
+                    "INSERT INTO schema_version(id, version) VALUES (1, %s)"
+                    " ON CONFLICT (id) DO UPDATE SET version = excluded.version",
+                    (SCHEMA_VERSION,),
+                )
             return
         except (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable):
             if attempt == SCHEMA_ATTEMPTS - 1:
                 raise
             await asyncio.sleep(0.1 * 2**attempt)
+
+
+async def _schema_version(conn: Conn) -> int | None:
+    """The recorded schema version (None: none recorded, an earlier cardcore's database)."""
+    cur = await conn.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+    row = await cur.fetchone()
+    if row is None or not row[0]:
+        return None
+    cur = await conn.execute("SELECT version FROM schema_version WHERE id = 1")
+    found = await cur.fetchone()
+    return None if found is None else int(found[0])
 
 
 def _unreachable(exc: BaseException) -> ConnectionError:

@@ -294,6 +294,7 @@ class TestSqliteStore(StoreContract):
             for column in ("version", "head_seq", "head_hash", "head_at_ms"):
                 conn.execute(f"ALTER TABLE games DROP COLUMN {column}")
             conn.execute("ALTER TABLE rejections DROP COLUMN version")
+            conn.execute("PRAGMA user_version = 0")  # an earlier cardcore recorded no version
             conn.commit()
             conn.close()
 
@@ -329,6 +330,7 @@ class TestPostgresStore(StoreContract):
                 )
                 conn.execute("ALTER TABLE rejections DROP COLUMN version")
                 conn.execute("DROP TABLE servers")
+                conn.execute("DROP TABLE schema_version")  # no version was recorded then
 
         return drop
 
