@@ -36,6 +36,7 @@ from cardcore.rng import ENTROPY_BYTES, MAX_SEED
 
 from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
+from .limits import RateLimits
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
 from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
 from .metrics import Metrics
@@ -113,6 +114,10 @@ class ServiceConfig:
     """``--server-key``: a PEM Ed25519 private key to sign logs with (else the store's own)."""
     secrets_key: bytes | None = None
     """``--secrets-key``: 32 bytes that seal games' seeds and salts at rest (:mod:`.sealing`)."""
+    rate_per_token: float = 0.0
+    """``--rate-limit``: requests per second per bearer token (burst twice that; 0: off)."""
+    rate_per_address: float = 0.0
+    """``--rate-limit-address``: requests per second per client address (0: off)."""
     cors_origins: tuple[str, ...] = ()  # --cors-origin: browser origins allowed to call REST
 
 
@@ -281,6 +286,8 @@ class Application:
         """What ``GET /metrics`` serves (:mod:`.metrics`)."""
         store.on_commit = self.metrics.committed
         store.sealer = Sealer(self.config.secrets_key)
+        self.limits = RateLimits(self.config.rate_per_token, self.config.rate_per_address)
+        """Checked by each transport before any work (:mod:`.limits`)."""
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -111,6 +111,21 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="let a web frontend on ORIGIN (e.g. https://cards.example) call the REST API from "
         "a browser (repeatable; * = any origin; default: none, same-origin pages only)",
     )
+    p.add_argument(
+        "--rate-limit",
+        type=float,
+        default=0.0,
+        metavar="PER_S",
+        help="requests per second per bearer token (a token bucket, bursts of twice that); "
+        "over it: RESOURCE_EXHAUSTED / 429 with Retry-After (default 0: off)",
+    )
+    p.add_argument(
+        "--rate-limit-address",
+        type=float,
+        default=0.0,
+        metavar="PER_S",
+        help="requests per second per client address, likewise (default 0: off)",
+    )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     p.add_argument(
         "--print-config",
@@ -218,6 +233,8 @@ def serve_main(args: list[str]) -> int:
         archive_dir=ns.archive,
         server_key_path=ns.server_key or None,
         secrets_key=secrets_key,
+        rate_per_token=ns.rate_limit,
+        rate_per_address=ns.rate_limit_address,
         cors_origins=tuple(ns.cors_origin),
     )
     if ns.archive is not None and ns.retain_days is None:

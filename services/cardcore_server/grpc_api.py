@@ -45,6 +45,7 @@ _CODES: Final = {
     Status.UNAUTHENTICATED: (grpc.StatusCode.UNAUTHENTICATED, code_pb2.UNAUTHENTICATED),
     Status.PERMISSION_DENIED: (grpc.StatusCode.PERMISSION_DENIED, code_pb2.PERMISSION_DENIED),
     Status.FAILED_PRECONDITION: (grpc.StatusCode.FAILED_PRECONDITION, code_pb2.FAILED_PRECONDITION),
+    Status.RESOURCE_EXHAUSTED: (grpc.StatusCode.RESOURCE_EXHAUSTED, code_pb2.RESOURCE_EXHAUSTED),
     Status.UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, code_pb2.UNAVAILABLE),
     Status.INTERNAL: (grpc.StatusCode.INTERNAL, code_pb2.INTERNAL),
 }
@@ -138,6 +139,12 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return token.strip()
 
 
+def _peer(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The client's address without its port (``ipv4:1.2.3.4:5678`` → ``ipv4:1.2.3.4``)."""
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
 def _status_details(err: ServiceError) -> bytes:
     rpc_code = _CODES[err.status][1]
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
@@ -217,6 +224,7 @@ class GameServiceHandlers:
             start = time.perf_counter()
             code = "OK"
             try:
+                self.app.limits.admit(_token(context), _peer(context))
                 request = _parse(request_type, raw)
                 response = await impl(request, context)
                 return response if isinstance(response, bytes) else response.SerializeToString()
@@ -248,6 +256,7 @@ class GameServiceHandlers:
         code = "OK"
         sent = 0
         try:
+            self.app.limits.admit(_token(context), _peer(context))
             request = _parse(pb.StreamEventsRequest, raw)
             fields["from_seq"] = request.from_seq
             batches = await self.app.stream(_token(context), request.game_id, request.from_seq)

@@ -108,6 +108,7 @@ HTTP_STATUS: Final[Mapping[Status, int]] = {
     Status.UNAUTHENTICATED: 401,
     Status.PERMISSION_DENIED: 403,
     Status.FAILED_PRECONDITION: 409,  # the game's rules refused the command now (RejectCode)
+    Status.RESOURCE_EXHAUSTED: 429,  # over a rate limit: Retry-After says when to come back
     Status.UNAVAILABLE: 503,
     Status.INTERNAL: 500,
 }
@@ -524,9 +525,24 @@ def _problem(
         metadata=dict(metadata or {}),
     )
     headers = {"Retry-After": "1"} if status == 503 else None
+    if status == 429:
+        headers = {"Retry-After": str((metadata or {}).get("retry_after_s", "1"))}
     if status == 401:  # RFC 9110 §11.6.1: a 401 names the scheme to authenticate with
         headers = {"WWW-Authenticate": 'Bearer realm="cardcore"'}
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _admit(request: Request[Any, Any, Any]) -> Response[Problem] | None:
+    """Rate limits (per bearer token and client address), then :func:`_json_bodies_only`."""
+    state = getattr(request.app, "state", None)
+    limits = getattr(state, "limits", None)
+    if limits is not None and request.url.path.startswith(API_PREFIX):
+        try:
+            limits.admit(_bearer(request), request.client.host if request.client else None)
+        except ServiceError as err:
+            _note(code=err.status.value, reason=err.reason)
+            return _problem(HTTP_STATUS[err.status], err.reason, err.message, (), err.metadata)
+    return _json_bodies_only(request)
 
 
 def _json_bodies_only(request: Request[Any, Any, Any]) -> Response[Problem] | None:
@@ -1179,8 +1195,8 @@ class RestApi:
         )
         return Litestar(
             route_handlers=[router, healthz, readyz, metrics],
-            state=State({"metrics": api.app.metrics}),
-            before_request=_json_bodies_only,
+            state=State({"metrics": api.app.metrics, "limits": api.app.limits}),
+            before_request=_admit,
             after_request=_problem_for_html_404,
             exception_handlers={
                 ServiceError: _service_error,
