@@ -322,7 +322,14 @@ class Application:
         resume from their last ``seq`` on the next server); in-flight actions still finish."""
         self.closing = True
         for game in self.games.values():
+            game.drain()  # queued actions: UNAVAILABLE now, a retryable answer
             game.wake()
+
+    def drain_all(self) -> None:
+        """The grace period is ending: answer every action still in flight ``UNAVAILABLE``
+        (retry with the same ``action_id``), before the transports cancel their calls."""
+        for game in self.games.values():
+            game.drain(in_round=True)
 
     async def close(self) -> None:
         """Stop timers, let pending writes land, hand this server's games over, close the

@@ -256,6 +256,11 @@ class LiveGame:
         self.broken = False
         self.closed = False
         self._queue: deque[_Intent] = deque()
+        self._in_round: list[_Intent] = []
+        """The round being decided and committed now (their futures not yet answered)."""
+        self._draining = False
+        self._sequencer: asyncio.Task[None] | None = None
+        """The game's own sequencer task, when it runs (else a caller's task runs rounds)."""
         self._stale = False
         self._sync_waiters: list[asyncio.Future[None]] = []
         self._runner: asyncio.Task[None] | None = None
@@ -411,7 +416,15 @@ class LiveGame:
             _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
         )
         if self._runner is None and len(self._queue) == 1 and not self._stale:
-            await self._round_inline()
+            try:
+                await self._round_inline()
+            except asyncio.CancelledError:
+                # drain() stopped a round that hangs (the server is stopping): this call is
+                # answered from its future (UNAVAILABLE), not cancelled with it.
+                task = asyncio.current_task()
+                if not (self._draining and fut.done() and task is not None):
+                    raise
+                task.uncancel()
         else:
             self._kick()
         result = await asyncio.shield(fut)
@@ -459,7 +472,7 @@ class LiveGame:
 
     def _kick(self) -> None:
         if self._runner is None and not self.closed:
-            self._runner = asyncio.get_running_loop().create_task(self._run())
+            self._runner = self._sequencer = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
         """The game's sequencer task: catch up when asked or told to, else decide and commit
@@ -537,10 +550,12 @@ class LiveGame:
     async def _round(self) -> None:
         """Decide one round on the durable state and commit it (see the module docstring)."""
         self._committing = True  # close() lets it land rather than cancel it
+        self._in_round = self._take_round()
         try:
-            await self._decide_and_commit(self._take_round())
+            await self._decide_and_commit(self._in_round)
         finally:
             self._committing = False
+            self._in_round = []
 
     async def _decide_and_commit(self, batch: list[_Intent]) -> None:
         match = self.match
@@ -889,6 +904,28 @@ class LiveGame:
                 seq=acc.seq,
                 kind=type(command).__name__,
             )
+
+    def drain(self, *, in_round: bool = False) -> None:
+        """The server is stopping: answer every action still waiting ``UNAVAILABLE`` now (a
+        client retries it, with its ``action_id``, on the next server), rather than let the
+        transport cancel it at the end of the grace period. ``in_round``: the round being
+        committed too (its commit may still land: the retry then gets the same answer)."""
+        for intent in [*self._queue, *(self._in_round if in_round else ())]:
+            if not intent.future.done():
+                intent.future.set_exception(_Unavailable())
+        self._queue.clear()
+        runner = self._runner
+        if (
+            in_round
+            and runner is not None
+            and self._in_round
+            and runner is not asyncio.current_task()
+        ):
+            # A round run inline by a caller's own task still hangs on the store: stop it, so
+            # that caller answers from its future (submit() turns the cancel into that).
+            self._draining = True
+            if runner is not self._sequencer:
+                runner.cancel()
 
     async def close(self) -> None:
         """Stop timers; let the round being committed land; answer the rest ``UNAVAILABLE``."""

@@ -40,6 +40,11 @@ hundreds of calls. A pending call costs a few KiB; past twice this many gRPC cor
 ``RESOURCE_EXHAUSTED``."""
 
 
+DRAIN_BEFORE_S: float = 0.5
+"""How long before the end of the grace period the actions still in flight are answered
+``UNAVAILABLE`` (their calls then end with that answer, not ``CANCELLED``)."""
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -86,10 +91,18 @@ class Running:
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
         self.app.begin_shutdown()
-        if self.rest is not None:
-            await asyncio.gather(self.server.stop(grace_s), self.rest.stop(grace_s))
-        else:
-            await self.server.stop(grace_s)
+        # In-flight calls get the grace period; just before it ends, every action still waiting
+        # is answered UNAVAILABLE (retryable) instead of being cancelled with its call.
+        drain = asyncio.get_running_loop().call_later(
+            max(grace_s - DRAIN_BEFORE_S, 0), self.app.drain_all
+        )
+        try:
+            if self.rest is not None:
+                await asyncio.gather(self.server.stop(grace_s), self.rest.stop(grace_s))
+            else:
+                await self.server.stop(grace_s)
+        finally:
+            drain.cancel()
         await self.app.close()
         log.info("stopped")
 
