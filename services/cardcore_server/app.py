@@ -705,7 +705,9 @@ class Application:
             seats=seats,
             timeouts_ms=timeouts,
             **timers,
-            contributions=_contributions(spec, seats, opens),
+            # A seed the client chose (tests, tournaments) is the deal's seed itself: log format
+            # 1, reproducible from it alone; the seats' entropy is for seeds the server draws.
+            contributions=_contributions(spec, seats, opens) if spec.seed is None else None,
             request=request,
         )
         seat_tokens = _creator_seats(record, opens, mint)

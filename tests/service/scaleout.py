@@ -58,6 +58,7 @@ from cardcore.bots import ReactionBot, bot_seed, play_out
 from cardcore.errors import CardcoreError, Rejected
 from cardcore.log import LogLine
 from cardcore.match import Match
+from cardcore.rng import derive_deal_seed
 from cardcore_client import CallError, Client, CreatedGame, Rejection, SubmitResult, View
 
 from .helpers import ServerProcess
@@ -1037,19 +1038,32 @@ def _replay(rows: StoredGameRows, res: LogCheck) -> None:
     try:
         game = registry.get_game(str(header["game"]))
         raw = header["setup"]
-        setup = game.make_setup(raw["seats"], rows.seed, raw["rules"], raw["event_limit"])
+        # Log format 2: the game dealt with the seed derived from the server's and the seats'.
+        given = clog.contributions(header)
+        seed = rows.seed if given is None else derive_deal_seed(rows.seed, given)
+        setup = game.make_setup(raw["seats"], seed, raw["rules"], raw["event_limit"])
     except (CardcoreError, KeyError, TypeError) as exc:
         p.append(f"replay: the header does not give a setup: {exc}")
         return
     if not rows.entries:
         p.append("replay: no deal entry")
         return
+    # The server's signatures are its own (checked by the verifier): the replay re-uses the
+    # stored ones, so every other byte of the header and end line is compared.
+    signed = {
+        str(line["hash"]): line["signature"]
+        for line in (header, rows.end)
+        if line is not None and "signature" in line
+    }
     match = Match(
         game,
         setup,
         salt=rows.salt,
         at_ms=int(rows.entries[0].line.get("at_ms", 0)),
         game_id=header.get("game_id"),
+        server_seed=None if given is None else rows.seed,
+        contributions=given,
+        sign=(lambda h: dict(signed[h])) if signed else None,
     )
     assert match.writer is not None
     mine = match.writer.lines
