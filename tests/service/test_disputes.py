@@ -64,7 +64,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_served_game_is_format_2_with_every_seats_entropy(server: ServerProcess) -> None:
     async def main() -> list[dict[str, Any]]:
         async with Client(server.target) as c:
-            t = await c.create_game("ratscrew", ["human", "invite", "random"], seed=40)
+            t = await c.create_game("ratscrew", ["human", "invite", "random"])
             joiner = await c.join(t.invites[1])
             me = c.game(t.game_id, t.seat_tokens[0])
             other = c.game(t.game_id, joiner.token)
