@@ -205,7 +205,15 @@ function unary(stub, method, request, metadata, options = {}) {
 
 /** Catalogue and creation; `game()` returns the calls one token may make. */
 export class CardcoreClient {
-  constructor(target = '127.0.0.1:50051', { credentials, adminKey, deadlineMs = 10_000 } = {}) {
+  /**
+   * `tls`: talk to a server started with `--tls-cert` — `true` to trust the system's CAs, or
+   * `{ rootCertificates }` (a PEM Buffer) for a private CA. `credentials`: any grpc-js channel
+   * credentials instead.
+   */
+  constructor(target = '127.0.0.1:50051', { credentials, tls, adminKey, deadlineMs = 10_000 } = {}) {
+    if (!credentials && tls) {
+      credentials = grpc.credentials.createSsl(tls === true ? null : (tls.rootCertificates ?? null));
+    }
     this.stub = new cardcore.GameService(target, credentials ?? grpc.credentials.createInsecure());
     this.adminKey = adminKey;
     this.deadlineMs = deadlineMs;
