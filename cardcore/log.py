@@ -628,11 +628,33 @@ def contributions(header: LogLine) -> tuple[tuple[int, bytes], ...] | None:
     return tuple(out)
 
 
-def deal_seed(header: LogLine, revealed: int) -> int:
-    """The seed a game dealt with, from the seed its end line reveals: that seed itself in
+def revealed(header: LogLine, end: LogLine) -> tuple[int, bytes]:
+    """The seed and salt an end line reveals, checked against the header's commitment; raises
+    :class:`CorruptLog` at the end line's ``seq``."""
+    end_seq = end.get("seq")
+    at = end_seq if isinstance(end_seq, int) else None
+    try:
+        salt = bytes.fromhex(str(end["salt"]))
+    except (KeyError, ValueError):
+        salt = b""
+    seed = end.get("seed")
+    if (
+        not isinstance(seed, int)
+        or isinstance(seed, bool)
+        or not 0 <= seed <= rng.MAX_SEED
+        or len(salt) != SALT_BYTES
+    ):
+        raise CorruptLog(at, "end line lacks a valid seed and salt")
+    if commitment(seed, salt) != header.get("commitment"):
+        raise CorruptLog(at, "revealed seed and salt do not match the header's commitment")
+    return seed, salt
+
+
+def deal_seed(header: LogLine, seed: int) -> int:
+    """The seed a game dealt with, from the ``seed`` its end line reveals: that seed itself in
     format 1, the seed derived from it and the header's contributions in format 2."""
     given = contributions(header)
-    return revealed if given is None else rng.derive_deal_seed(revealed, given)
+    return seed if given is None else rng.derive_deal_seed(seed, given)
 
 
 def _setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) -> Setup[Any]:
@@ -788,20 +810,7 @@ def _verify(
     if end is not None:
         end_seq = end.get("seq")
         at[0] = end_seq if isinstance(end_seq, int) else None
-        raw_seed = end.get("seed")
-        try:
-            salt = bytes.fromhex(str(end["salt"]))
-        except (KeyError, ValueError):
-            salt = b""
-        if (
-            not isinstance(raw_seed, int)
-            or isinstance(raw_seed, bool)
-            or not 0 <= raw_seed <= rng.MAX_SEED
-            or len(salt) != SALT_BYTES
-        ):
-            raise CorruptLog(end_seq, "end line lacks a valid seed and salt")
-        if commitment(raw_seed, salt) != header.get("commitment"):
-            raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+        raw_seed, salt = revealed(header, end)
         seed = deal_seed(header, raw_seed)
         at[0] = None
     setup = _setup_of(game, header, seed)
@@ -1130,20 +1139,7 @@ def _settle(
     body = lines[1:-1]
     end_seq = end.get("seq")
     at[0] = end_seq if isinstance(end_seq, int) else None
-    try:
-        salt = bytes.fromhex(str(end["salt"]))
-    except (KeyError, ValueError):
-        salt = b""
-    raw_seed = end.get("seed")
-    if (
-        not isinstance(raw_seed, int)
-        or isinstance(raw_seed, bool)
-        or not 0 <= raw_seed <= rng.MAX_SEED
-        or len(salt) != SALT_BYTES
-    ):
-        raise CorruptLog(end_seq, "end line lacks a valid seed and salt")
-    if commitment(raw_seed, salt) != header.get("commitment"):
-        raise CorruptLog(end_seq, "revealed seed and salt do not match the header's commitment")
+    raw_seed, salt = revealed(header, end)
     if end.get("hash") != _plain_hash(end):
         raise CorruptLog(end_seq, "hash mismatch: the end line was altered")
     setup = _setup_of(game, header, deal_seed(header, raw_seed))
