@@ -1147,7 +1147,7 @@ def _settle(
     prev = header["hash"]
     for expected, line in enumerate(body):
         at[0] = expected
-        if line.get("type") != "entry" or line.get("seq") != expected:
+        if line.get("type", "entry") != "entry" or line.get("seq") != expected:
             raise CorruptLog(
                 expected,
                 "your copy lacks this entry: to settle the game from your copy it must hold "
