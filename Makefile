@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor
 
 setup: $(STAMP) $(PB)
 
@@ -73,8 +73,18 @@ bufbreaking: $(NODE_STAMP)
 ## test: everything CI runs
 test: check pytest nodetest
 
+## web-vendor: the Pyodide runtime (npm `pyodide`) copied into the package, where `cardcore
+## serve` serves it to the web table (/web/pyodide/) and wheels ship it; a checkout without the
+## copy serves node_modules/pyodide
+PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
+WEB_VENDOR := services/cardcore_server/web/vendor/pyodide
+web-vendor: $(NODE_STAMP)
+	mkdir -p $(WEB_VENDOR)
+	cd node_modules/pyodide && cp $(PYODIDE_FILES) $(abspath $(WEB_VENDOR))/
+
 # pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
-pytest: $(STAMP) $(PB)
+# The browser tests (tests/web) need node_modules (playwright-core, axe-core, pyodide).
+pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; exit $$rc
 

@@ -67,7 +67,7 @@ from cardcore.engine import Outcome as CoreOutcome
 from cardcore.signatures import ALG
 from cardcore.version import __version__
 
-from . import logs
+from . import logs, web
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .lobby import MAX_MY_GAMES
@@ -1194,7 +1194,7 @@ class RestApi:
             ],
         )
         return Litestar(
-            route_handlers=[router, healthz, readyz, metrics],
+            route_handlers=[router, healthz, readyz, metrics, *web.route_handlers()],
             state=State({"metrics": api.app.metrics, "limits": api.app.limits}),
             before_request=_admit,
             after_request=_problem_for_html_404,
@@ -1242,7 +1242,7 @@ class RestApi:
                 ],
                 create_examples=False,
             ),
-            middleware=[_request_log],
+            middleware=[web.cors(api.app.config.cors_origins), _request_log],
             logging_config=None,
             request_max_body_size=MAX_BODY,
             debug=False,

@@ -1,0 +1,140 @@
+// The public REST API and its event stream, nothing else. Errors are RFC 9457 problem
+// documents: an ApiError carries their `code` (the rules' RejectCode or a service reason) and
+// `detail`, which the page shows as they are.
+
+const API_KEY = "cardcore.api";
+
+/** Where the API is: `?api=URL` (remembered), else this page's own origin. */
+export function apiBase() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("api");
+  if (given) {
+    try {
+      const url = new URL(given);
+      localStorage.setItem(API_KEY, url.origin);
+    } catch {
+      /* not a URL: ignored */
+    }
+  }
+  return localStorage.getItem(API_KEY) || location.origin;
+}
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    const code = problem?.code || `HTTP${status}`;
+    const detail = problem?.detail || problem?.title || "request failed";
+    super(`${code}: ${detail}`);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.problem = problem ?? {};
+  }
+}
+
+/** A network failure (no answer at all): worth retrying. */
+export class NetworkError extends Error {}
+
+function headers(token, extra = {}) {
+  const h = { Accept: "application/json", ...extra };
+  if (token) h.Authorization = `Bearer ${token}`;
+  return h;
+}
+
+async function problemOf(res) {
+  try {
+    return await res.json();
+  } catch {
+    return { code: `HTTP${res.status}`, detail: res.statusText || "error" };
+  }
+}
+
+/** One API call: JSON in, JSON out (or text for `text: true`). */
+export async function call(path, { method = "GET", token, body, text = false, signal } = {}) {
+  const init = { method, headers: headers(token), signal, cache: "no-store" };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers["Content-Type"] = "application/json";
+  }
+  let res;
+  try {
+    res = await fetch(apiBase() + path, init);
+  } catch (err) {
+    if (err?.name === "AbortError") throw err;
+    throw new NetworkError(String(err?.message || err));
+  }
+  if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+  if (text) return { text: await res.text(), headers: res.headers };
+  return res.json();
+}
+
+/**
+ * The event stream of a game, read with fetch so that the seat's token travels in the
+ * Authorization header (an EventSource cannot send one, and a token in the URL would reach
+ * server and proxy logs). Yields {event, id, data} per Server-Sent Event (WHATWG parsing);
+ * resumes after `lastEventId` (the last seq received) with no gap and no duplicate.
+ */
+export async function* events(gameId, { token, lastEventId = null, signal } = {}) {
+  const h = headers(token, { Accept: "text/event-stream" });
+  if (lastEventId !== null && lastEventId !== undefined) h["Last-Event-ID"] = String(lastEventId);
+  let res;
+  try {
+    res = await fetch(`${apiBase()}/v1/games/${encodeURIComponent(gameId)}/events`, {
+      headers: h, signal, cache: "no-store",
+    });
+  } catch (err) {
+    if (err?.name === "AbortError") throw err;
+    throw new NetworkError(String(err?.message || err));
+  }
+  if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let ev = { event: "message", id: null, data: [] };
+  try {
+    for (;;) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (err?.name === "AbortError") throw err;
+        throw new NetworkError(String(err?.message || err));
+      }
+      if (chunk.done) return;
+      buffer += chunk.value;
+      let nl;
+      while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        const line = buffer.slice(0, nl);
+        const skip = buffer.startsWith("\r\n", nl) ? 2 : 1;
+        buffer = buffer.slice(nl + skip);
+        if (line === "") {
+          if (ev.data.length || ev.event !== "message") {
+            yield { event: ev.event, id: ev.id, data: ev.data.join("\n") };
+          }
+          ev = { event: "message", id: null, data: [] };
+          continue;
+        }
+        if (line.startsWith(":")) continue; // a heartbeat comment
+        const colon = line.indexOf(":");
+        const name = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (name === "data") ev.data.push(value);
+        else if (name === "event") ev.event = value;
+        else if (name === "id") ev.id = value;
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** 16 random bytes as 32 hex digits: what a seat adds to the deal (log format 2). */
+export function entropy() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A fresh action id (resubmitting it returns the original result: no double action). */
+export function actionId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,360 @@
+// The lobby: the catalogue's games and their variant flags (from the JSON Schemas), seats
+// (you, bots with a reaction time, friends by invite link, anyone), the public tables to join,
+// the games this browser holds, invite links (#invite=CODE), and a log checker.
+
+import { call, entropy } from "./api.js";
+import { h } from "./dom.js";
+import { saveSession, myGames, forgetGame } from "./store.js";
+import { checkCopy, verifyLog } from "./verify.js";
+
+const SEAT_KINDS = [
+  ["you", "You"],
+  ["reaction", "Bot: plays sensibly"],
+  ["random", "Bot: plays at random"],
+  ["invite", "A friend (invite link)"],
+  ["anyone", "Anyone (open seat)"],
+];
+
+let catalogue = null;
+
+export async function getCatalogue() {
+  catalogue ??= (await call("/v1/games")).games;
+  return catalogue;
+}
+
+/** The value a flag's control holds, parsed by its schema (undefined: left at its default). */
+function flagControl(flag, idBase) {
+  const s = flag.schema || {};
+  const id = `${idBase}-${flag.name}`;
+  const help = h("span", { class: "help", id: `${id}-help` }, `${flag.help} (default: ${JSON.stringify(flag.default)})`);
+  const label = h("label", { for: id }, flag.name.replaceAll("_", " "));
+  let control;
+  let read;
+  if (s.type === "boolean") {
+    control = h("input", { type: "checkbox", id, "aria-describedby": `${id}-help` });
+    control.checked = Boolean(flag.default);
+    read = () => control.checked;
+  } else if (Array.isArray(s.enum)) {
+    control = h("select", { id, "aria-describedby": `${id}-help` },
+      s.enum.map((v) => h("option", { value: v, selected: v === flag.default }, String(v))));
+    read = () => control.value;
+  } else if (s.type === "array" && s.items && Array.isArray(s.items.enum)) {
+    const boxes = s.items.enum.map((v) => {
+      const box = h("input", { type: "checkbox", id: `${id}-${v}`, value: v });
+      box.checked = (flag.default || []).includes(v);
+      return [v, box];
+    });
+    control = h("fieldset", { class: "flag-set", "aria-describedby": `${id}-help` },
+      h("legend", {}, flag.name.replaceAll("_", " ")),
+      boxes.map(([v, box]) => h("label", { class: "inline" }, box, ` ${v}`)));
+    read = () => boxes.filter(([, b]) => b.checked).map(([v]) => v);
+    return { el: h("div", { class: "flag" }, control, help), name: flag.name, read, flag };
+  } else if (s.type === "integer" || (s.anyOf && s.anyOf.some((x) => x.type === "integer"))) {
+    const nullable = Boolean(s.anyOf && s.anyOf.some((x) => x.type === "null"));
+    control = h("input", {
+      type: "number", id, step: 1, inputmode: "numeric",
+      min: s.minimum ?? null, max: s.maximum ?? null,
+      placeholder: nullable ? "none" : null, "aria-describedby": `${id}-help`,
+    });
+    control.value = flag.default === null ? "" : String(flag.default);
+    read = () => (control.value === "" ? (nullable ? null : undefined) : Number(control.value));
+  } else {
+    control = h("textarea", { id, rows: 2, "aria-describedby": `${id}-help`, spellcheck: "false" });
+    control.value = JSON.stringify(flag.default);
+    read = () => JSON.parse(control.value);
+  }
+  return { el: h("div", { class: "flag" }, label, control, help), name: flag.name, read, flag };
+}
+
+function timeAgo(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+
+function errorBox() {
+  return h("p", { class: "problem", role: "alert", hidden: true });
+}
+
+function showError(box, err) {
+  box.hidden = false;
+  box.textContent = err?.code ? `${err.code}: ${err.detail}` : String(err?.message || err);
+}
+
+export async function renderLobby(main) {
+  const games = await getCatalogue();
+  const form = h("form", { class: "create", "aria-labelledby": "new-game" });
+  const gameList = h("fieldset", { class: "games" }, h("legend", {}, "Game"));
+  const state = { game: games[0].name, seats: ["you", "reaction"], flags: [] };
+  const radios = games.map((g, i) => {
+    const r = h("input", { type: "radio", name: "game", value: g.name, id: `game-${g.name}`, checked: i === 0 });
+    r.addEventListener("change", () => {
+      state.game = g.name;
+      const n = Math.min(Math.max(state.seats.length, g.min_seats), g.max_seats);
+      state.seats = state.seats.slice(0, n);
+      while (state.seats.length < n) state.seats.push("reaction");
+      drawSeats();
+      drawFlags();
+    });
+    return h("label", { class: "game-choice", for: `game-${g.name}` }, r,
+      h("span", { class: "game-title" }, g.title),
+      h("span", { class: "game-meta" }, `${g.min_seats === g.max_seats ? g.min_seats : `${g.min_seats}–${g.max_seats}`} players${g.realtime ? " · real-time" : ""}`));
+  });
+  gameList.append(...radios);
+
+  const seatsBox = h("fieldset", { class: "seats" }, h("legend", {}, "Seats"));
+  const seatRows = h("ol", { class: "seat-rows" });
+  const addSeat = h("button", { type: "button", class: "small" }, "Add a seat");
+  const removeSeat = h("button", { type: "button", class: "small" }, "Remove the last seat");
+  seatsBox.append(seatRows, h("div", { class: "row" }, addSeat, removeSeat));
+  const current = () => games.find((g) => g.name === state.game);
+  function drawSeats() {
+    const g = current();
+    seatRows.replaceChildren(...state.seats.map((kind, i) => {
+      const sel = h("select", { id: `seat-${i}`, name: `seat-${i}` },
+        SEAT_KINDS.map(([v, t]) => h("option", { value: v, selected: v === kind }, t)));
+      sel.addEventListener("change", () => { state.seats[i] = sel.value; });
+      return h("li", {}, h("label", { for: `seat-${i}` }, `Seat ${i}`), sel);
+    }));
+    addSeat.disabled = state.seats.length >= g.max_seats;
+    removeSeat.disabled = state.seats.length <= g.min_seats;
+  }
+  addSeat.addEventListener("click", () => { state.seats.push("reaction"); drawSeats(); });
+  removeSeat.addEventListener("click", () => { state.seats.pop(); drawSeats(); });
+
+  const botMin = h("input", { type: "number", id: "bot-min", min: 0, max: 60000, step: 1, value: 300, inputmode: "numeric" });
+  const botMax = h("input", { type: "number", id: "bot-max", min: 0, max: 60000, step: 1, value: 900, inputmode: "numeric" });
+  const botBox = h("fieldset", { class: "bots" }, h("legend", {}, "Bots' reaction time"),
+    h("div", { class: "row" },
+      h("label", { for: "bot-min" }, "fastest (ms)"), botMin,
+      h("label", { for: "bot-max" }, "slowest (ms)"), botMax),
+    h("p", { class: "help" }, "Each bot answers after a delay drawn between these. Fast bots win most slap races."));
+
+  const flagsBox = h("details", { class: "flags" });
+  function drawFlags() {
+    const g = current();
+    state.flags = g.flags.map((f) => flagControl(f, `flag-${g.name}`));
+    flagsBox.replaceChildren(h("summary", {}, `Variant rules of ${g.title} (${g.flags.length})`), ...state.flags.map((f) => f.el));
+  }
+
+  const publicBox = h("input", { type: "checkbox", id: "public" });
+  const limit = h("input", { type: "number", id: "event-limit", min: 0, step: 1, value: "", placeholder: "no limit", inputmode: "numeric" });
+  const options = h("fieldset", { class: "options" }, h("legend", {}, "Table"),
+    h("div", { class: "row" }, publicBox, h("label", { for: "public" }, "List the table publicly (its open seats are for anyone)")),
+    h("div", { class: "row" }, h("label", { for: "event-limit" }, "End the game after this many events"), limit));
+
+  const problem = errorBox();
+  const submit = h("button", { type: "submit", class: "primary" }, "Create the table");
+  form.append(h("h2", { id: "new-game" }, "New game"), gameList, seatsBox, botBox, flagsBox, options, problem, submit);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    problem.hidden = true;
+    const g = current();
+    const rules = {};
+    try {
+      for (const f of state.flags) {
+        const v = f.read();
+        if (v !== undefined && JSON.stringify(v) !== JSON.stringify(f.flag.default)) rules[f.name] = v;
+      }
+    } catch (err) {
+      showError(problem, `a variant rule is not valid JSON: ${err.message}`);
+      return;
+    }
+    const lo = Number(botMin.value || 0);
+    const hi = Math.max(lo, Number(botMax.value || 0));
+    const seats = state.seats.map((kind) => {
+      if (kind === "you") return { kind: "human", entropy: entropy() };
+      if (kind === "invite" || kind === "anyone") return { kind: "human", open: kind };
+      return { kind, bot_min_delay_ms: lo, bot_max_delay_ms: hi };
+    });
+    const body = { game: g.name, seats, rules, public: publicBox.checked };
+    if (limit.value) body.event_limit = Number(limit.value);
+    submit.disabled = true;
+    try {
+      const created = await call("/v1/games", { method: "POST", body });
+      const mine = created.seat_tokens[0] ?? null;
+      saveSession({
+        game_id: created.game_id,
+        game: g.name,
+        token: mine ? mine.token : created.spectator_token,
+        seat: mine ? mine.seat : null,
+        viewer: mine ? String(mine.seat) : "spectator",
+        creator_token: created.creator_token,
+        invites: created.invites.map((i) => ({ seat: i.seat, code: i.code })),
+      });
+      location.hash = `#game=${created.game_id}`;
+    } catch (err) {
+      showError(problem, err);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  drawSeats();
+  drawFlags();
+
+  const tables = h("section", { class: "tables", "aria-labelledby": "open-tables" });
+  const mine = h("section", { class: "mine", "aria-labelledby": "your-games" });
+  const checker = logChecker();
+  main.replaceChildren(
+    h("h1", {}, "The web table"),
+    h("p", { class: "lead" }, "Play Egyptian Ratscrew, Slapjack, Palace, Spit and Speed against bots or friends. Every game is logged, and this page checks the log itself when it ends."),
+    h("div", { class: "lobby" }, form, h("div", { class: "side" }, tables, mine, checker)),
+  );
+  drawTables(tables, games);
+  drawMine(mine, games);
+}
+
+async function drawTables(box, games) {
+  const problem = errorBox();
+  const list = h("ul", { class: "table-list" });
+  const refresh = h("button", { type: "button", class: "small", onclick: () => drawTables(box, games) }, "Refresh");
+  box.replaceChildren(h("h2", { id: "open-tables" }, "Open tables"), list, refresh, problem);
+  try {
+    const page = await call("/v1/tables?page_size=20");
+    if (!page.tables.length) list.append(h("li", { class: "empty" }, "No public table is waiting for players."));
+    for (const t of page.tables) {
+      const g = games.find((x) => x.name === t.game);
+      const free = t.seats.filter((s) => s.open === "anyone" && !s.taken);
+      const join = h("button", { type: "button", class: "small" }, `Join ${g ? g.title : t.game}`);
+      join.addEventListener("click", async () => {
+        try {
+          const j = await call("/v1/tables/join", { method: "POST", body: { game_id: t.game_id, entropy: entropy() } });
+          saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat) });
+          location.hash = `#game=${j.game_id}`;
+        } catch (err) {
+          showError(problem, err);
+        }
+      });
+      const watch = h("button", { type: "button", class: "small secondary" }, "Watch");
+      watch.addEventListener("click", async () => {
+        try {
+          const w = await call(`/v1/games/${t.game_id}/watch`, { method: "POST", body: {} });
+          saveSession({ game_id: t.game_id, game: t.game, token: w.spectator_token, seat: null, viewer: "spectator" });
+          location.hash = `#game=${t.game_id}`;
+        } catch (err) {
+          showError(problem, err);
+        }
+      });
+      list.append(h("li", { dataset: { game: t.game_id } },
+        h("span", {}, `${g ? g.title : t.game}: ${t.seats.length} seats, ${free.length} free · ${timeAgo(t.created_ms)}`),
+        free.length ? join : null, watch));
+    }
+  } catch (err) {
+    showError(problem, err);
+  }
+}
+
+async function drawMine(box, games) {
+  const held = myGames();
+  box.replaceChildren(h("h2", { id: "your-games" }, "Your games"));
+  if (!held.length) {
+    box.append(h("p", { class: "empty" }, "None yet in this browser."));
+    return;
+  }
+  const list = h("ul", { class: "table-list" });
+  box.append(list);
+  let status = [];
+  try {
+    status = (await call("/v1/my-games", { method: "POST", body: { tokens: held.map((g) => g.token) } })).games;
+  } catch {
+    status = [];
+  }
+  held.forEach((g, i) => {
+    const t = status[i]?.table;
+    const title = games.find((x) => x.name === g.game)?.title ?? g.game;
+    const who = g.seat === null || g.seat === undefined ? "watching" : `seat ${g.seat}`;
+    list.append(h("li", {},
+      h("a", { href: `#game=${g.game_id}` }, `${title}, ${who}`),
+      h("span", { class: "help" }, t ? ` · ${t.status}` : ""),
+      h("button", { type: "button", class: "small secondary", "aria-label": `Forget ${title}, ${who}`, onclick: () => { forgetGame(g.game_id); drawMine(box, games); } }, "Forget")));
+  });
+}
+
+/** Drop a log (or a copy, or receipts; or your receipts and the final log) to check it here. */
+export function logChecker() {
+  const input = h("input", { type: "file", id: "log-file", multiple: true, accept: ".jsonl,.json,.txt,application/x-ndjson" });
+  const out = h("div", { class: "verdict-box", "aria-live": "polite", id: "log-verdict" });
+  const zone = h("div", { class: "dropzone", id: "dropzone" },
+    h("p", {}, "Drop a downloaded log here, or your receipts and the final log together, or "),
+    h("label", { for: "log-file", class: "button small" }, "choose files…"), input);
+  async function check(files) {
+    out.replaceChildren(h("p", {}, "Checking with cardcore verify (in this page, trusting no server)…"));
+    try {
+      const texts = await Promise.all([...files].map((f) => f.text()));
+      let r;
+      if (texts.length >= 2) {
+        const isMine = (t) => /"type":"receipts"|"copy":\{/.test(t.split("\n", 2).join("\n"));
+        const i = isMine(texts[0]) || !isMine(texts[1]) ? 0 : 1;
+        r = await checkCopy(texts[i], texts[1 - i]);
+      } else {
+        r = await verifyLog(texts[0]);
+      }
+      out.replaceChildren(verdictEl(r, files.length >= 2 ? "Your copy against the final log" : files[0].name));
+    } catch (err) {
+      out.replaceChildren(h("p", { class: "problem", role: "alert" }, String(err.message || err)));
+    }
+  }
+  input.addEventListener("change", () => input.files.length && check(input.files));
+  zone.addEventListener("dragover", (ev) => { ev.preventDefault(); zone.classList.add("over"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    zone.classList.remove("over");
+    if (ev.dataTransfer?.files?.length) check(ev.dataTransfer.files);
+  });
+  return h("section", { class: "checker", "aria-labelledby": "check-log" }, h("h2", { id: "check-log" }, "Check a log"), zone, out);
+}
+
+const STATUS_WORDS = { valid: "Valid", invalid: "Invalid", partial: "Consistent so far", error: "Could not check" };
+
+/** A verdict of `cardcore verify` as the page shows it. */
+export function verdictEl(r, title) {
+  return h("div", { class: `verdict verdict-${r.status}`, dataset: { status: r.status, seq: r.seq ?? "", exit: r.exit } },
+    h("p", { class: "verdict-title" }, h("strong", {}, `${STATUS_WORDS[r.status] ?? r.status}`), ` — ${title}`,
+      r.seq !== null ? h("span", { class: "bad-seq" }, ` (first bad entry: seq ${r.seq})`) : r.where === "header" ? " (the header)" : ""),
+    h("pre", { class: "verdict-text" }, r.text));
+}
+
+export async function renderInvite(main, code) {
+  const problem = errorBox();
+  main.replaceChildren(h("h1", {}, "An invitation"), h("p", {}, "Looking up the invite…"), problem);
+  let info;
+  try {
+    info = await call(`/v1/invites/${encodeURIComponent(code)}`);
+  } catch (err) {
+    main.replaceChildren(h("h1", {}, "An invitation"), problem, h("p", {}, h("a", { href: "#" }, "Back to the lobby")));
+    showError(problem, err);
+    return;
+  }
+  const games = await getCatalogue();
+  const t = info.table;
+  const g = games.find((x) => x.name === t.game);
+  const seats = h("ul", { class: "seat-summary" }, t.seats.map((s) => h("li", {},
+    `Seat ${s.seat}: ${s.kind === "human" ? (s.open ? `open (${s.open})` : "a player") : `bot (${s.kind})`}${s.taken ? ", taken" : ", free"}${s.seat === info.seat ? " — yours if you accept" : ""}`)));
+  const take = h("button", { type: "button", class: "primary" }, `Take seat ${info.seat}`);
+  take.addEventListener("click", async () => {
+    take.disabled = true;
+    problem.hidden = true;
+    try {
+      const j = await call("/v1/tables/join", { method: "POST", body: { invite: code, entropy: entropy() } });
+      saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat) });
+      history.replaceState(null, "", `#game=${j.game_id}`);
+      dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (err) {
+      take.disabled = false;
+      showError(problem, err);
+    }
+  });
+  const rules = Object.entries(t.rules || {}).filter(([k, v]) => {
+    const f = g?.flags.find((x) => x.name === k);
+    return f && JSON.stringify(f.default) !== JSON.stringify(v);
+  });
+  main.replaceChildren(
+    h("h1", {}, `An invitation to ${g ? g.title : t.game}`),
+    h("p", {}, `You are invited to seat ${info.seat} of a table of ${t.seats.length}. It is ${t.status}.`),
+    rules.length ? h("p", {}, "Variant rules: " + rules.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")) : h("p", {}, "Standard rules."),
+    seats, problem, t.status === "waiting" ? take : h("p", {}, "This table is no longer waiting for players."),
+    h("p", {}, h("a", { href: "#" }, "Back to the lobby")),
+  );
+}

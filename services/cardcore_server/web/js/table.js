@@ -1,0 +1,573 @@
+// One table, as one seat (or a spectator) sees it: the view after every entry, the legal
+// commands as buttons and shortcuts, the last adjudications in words, rejections with their
+// reasons, presence, resign; at the end the outcome, the revealed seed, the log and the page's
+// own verdict on it. The event stream resumes from the last seq kept (no gap, no duplicate).
+
+import { ApiError, NetworkError, actionId, call, events } from "./api.js";
+import { h, replaceKeepingFocus } from "./dom.js";
+import { GAMES, actionButton } from "./games.js";
+import { getCatalogue, verdictEl } from "./lobby.js";
+import { narrateEntry } from "./narrate.js";
+import { Receipts, loadSession } from "./store.js";
+import { checkCopy, verifyLog, warmUp } from "./verify.js";
+
+const HISTORY = 8;
+const TERMINATION_WORDS = {
+  all_cards: "one player holds every card",
+  out_of_cards: "a player ran out of cards",
+  resigned: "a player resigned",
+  aborted: "the game was aborted",
+  event_limit: "the event limit was reached",
+};
+
+/** The test hooks and measurements a page exposes (read by the browser tests). */
+const probe = (window.__cardcore ??= { acks: [], renders: 0, firstRenderMs: null });
+
+function isTyping(el) {
+  return el && (el.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName));
+}
+
+function isControl(el) {
+  return el && /^(BUTTON|A|SUMMARY)$/.test(el.tagName);
+}
+
+function download(name, text, label) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
+  return h("a", { class: "button small", href: url, download: name }, label);
+}
+
+export async function renderTable(main, gameId) {
+  const session = loadSession(gameId);
+  if (!session) {
+    main.replaceChildren(h("h1", {}, "No seat here"),
+      h("p", {}, "This browser holds no token of that game. Ask for an invite link, or join a public table from the lobby."),
+      h("p", {}, h("a", { href: "#" }, "Back to the lobby")));
+    return () => {};
+  }
+  const catalogue = await getCatalogue();
+  const info = catalogue.find((g) => g.name === session.game);
+  const table = new Table(main, session, info);
+  table.start();
+  return () => table.stop();
+}
+
+class Table {
+  constructor(main, session, info) {
+    this.main = main;
+    this.s = session;
+    this.info = info;
+    this.ui = GAMES[session.game];
+    this.seat = session.seat ?? null;
+    this.abort = new AbortController();
+    this.receipts = new Receipts(session.game_id, session.viewer);
+    this.view = null; // the last GameView rendered
+    this.viewWanted = false;
+    this.viewBusy = false;
+    this.lastEntrySeq = this.receipts.lastSeq;
+    probe.lastEntry = this.receipts.lastSeq;
+    this.history = [];
+    this.selection = [];
+    this.present = [];
+    this.seatKinds = [];
+    this.tableInfo = null;
+    this.outcome = null;
+    this.finished = false;
+    this.headerWanted = null;
+    this.keyHandler = (ev) => this.onKey(ev);
+    this.keyUpHandler = (ev) => {
+      if (this.swallowKeyUp === ev.code) {
+        ev.preventDefault();
+        this.swallowKeyUp = null;
+      }
+    };
+    this.build();
+  }
+
+  build() {
+    const title = this.info ? this.info.title : this.s.game;
+    const who = this.seat === null ? "watching" : `seat ${this.seat}`;
+    document.title = `${title} — ${who} — cardcore`;
+    this.el = {
+      status: h("p", { class: "status", id: "status", "aria-live": "polite" }, "Connecting…"),
+      presence: h("p", { class: "presence-line", id: "presence" }),
+      board: h("section", { class: `board board-${this.s.game}`, id: "board", "aria-label": "the table", tabindex: "-1" }),
+      controls: h("div", { class: "controls", id: "controls" }),
+      selection: h("div", { class: "selection", id: "selection" }),
+      more: h("details", { class: "legal", id: "legal" }),
+      rejection: h("p", { class: "rejection", id: "rejection", role: "alert" }),
+      narration: h("ol", { class: "narration", id: "narration" }),
+      live: h("p", { class: "sr-only", id: "announce", "aria-live": "assertive" }),
+      waiting: h("section", { class: "waiting", id: "waiting", hidden: true, "aria-labelledby": "waiting-title" }),
+      end: h("section", { class: "end", id: "end", hidden: true, "aria-labelledby": "end-title" }),
+      resign: h("div", { class: "resign-box", id: "resign-box" }),
+      connection: h("p", { class: "connection", id: "connection", "aria-live": "polite" }),
+    };
+    const keys = h("details", { class: "keys" }, h("summary", {}, "Keyboard shortcuts"),
+      h("dl", {}, (this.ui?.help ?? []).map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])));
+    this.main.replaceChildren(
+      h("div", { class: "table-head" },
+        h("h1", {}, `${title} `, h("span", { class: "who" }, `· ${this.seat === null ? "watching" : `you are seat ${this.seat}`}`)),
+        this.el.status, this.el.presence, this.el.connection),
+      this.el.waiting,
+      h("div", { class: "table-layout" },
+        h("div", { class: "play-area" }, this.el.board, this.el.rejection, this.el.selection, this.el.controls, this.el.more),
+        h("aside", { class: "side-panel", "aria-label": "what happened" },
+          h("h2", { class: "small-title" }, "Last adjudications"), this.el.narration, keys, this.el.resign)),
+      this.el.end, this.el.live,
+    );
+    this.drawResign();
+  }
+
+  start() {
+    document.addEventListener("keydown", this.keyHandler);
+    document.addEventListener("keyup", this.keyUpHandler);
+    for (const raw of this.receipts.entries.slice(-HISTORY)) this.narrate(JSON.parse(raw), false);
+    this.loadTable();
+    this.requestView();
+    this.stream();
+    this.presenceTimer = setInterval(() => {
+      if (!this.finished && !this.viewBusy) this.requestView();
+    }, 3000);
+  }
+
+  stop() {
+    this.stopped = true;
+    this.abort.abort();
+    clearInterval(this.presenceTimer);
+    clearInterval(this.tablePoll);
+    document.removeEventListener("keydown", this.keyHandler);
+    document.removeEventListener("keyup", this.keyUpHandler);
+  }
+
+  // ------------------------------------------------------------------ the event stream
+
+  async stream() {
+    let backoff = 250;
+    while (!this.stopped && !this.finished) {
+      try {
+        this.el.connection.textContent = "";
+        const last = this.receipts.lastSeq;
+        for await (const ev of events(this.s.game_id, { token: this.s.token, lastEventId: last >= 0 ? last : null, signal: this.abort.signal })) {
+          backoff = 250;
+          if (ev.event === "entry") {
+            this.onEntry(ev.data);
+          } else if (ev.event === "end") {
+            this.receipts.setEnd(ev.data);
+          } else if (ev.event === "outcome") {
+            this.outcome = JSON.parse(ev.data);
+            await this.finish();
+            return;
+          } else if (ev.event === "closing") {
+            const c = JSON.parse(ev.data);
+            if (c.code === "TableCancelled") {
+              this.el.status.textContent = "This table was cancelled before it was dealt.";
+              this.el.waiting.hidden = true;
+              this.finished = true;
+              return;
+            }
+            this.el.connection.textContent = `The server closed the stream (${c.code}); resuming…`;
+          }
+        }
+      } catch (err) {
+        if (this.stopped || err?.name === "AbortError") return;
+        if (err instanceof ApiError && [400, 401, 403, 404, 422].includes(err.status)) {
+          this.showRejection(err);
+          this.el.status.textContent = "Cannot follow this game.";
+          return;
+        }
+        this.el.connection.textContent = `Connection lost (${err.message}); resuming from seq ${this.receipts.lastSeq + 1}…`;
+      }
+      if (this.stopped || this.finished) return;
+      await new Promise((r) => setTimeout(r, backoff));
+      backoff = Math.min(backoff * 2, 4000);
+    }
+  }
+
+  onEntry(raw) {
+    const e = JSON.parse(raw);
+    const have = this.receipts.lastSeq;
+    if (e.seq <= have) return; // already kept (a resumed stream never repeats one, but be sure)
+    if (e.seq !== have + 1) throw new NetworkError(`gap: expected seq ${have + 1}, got ${e.seq}`);
+    this.receipts.add(e.seq, raw);
+    this.lastEntrySeq = e.seq;
+    probe.lastEntry = e.seq;
+    if (e.seq === 0) {
+      this.el.waiting.hidden = true;
+      clearInterval(this.tablePoll);
+    }
+    if (!this.receipts.header) this.fetchHeader();
+    this.narrate(e, true);
+    this.requestView();
+  }
+
+  fetchHeader() {
+    this.headerWanted ??= (async () => {
+      for (let attempt = 0; attempt < 20 && !this.receipts.header; attempt += 1) {
+        try {
+          const { text } = await call(`/v1/games/${this.s.game_id}/log`, { token: this.s.token, text: true });
+          const first = text.split("\n", 1)[0];
+          if (first.includes('"type":"header"')) this.receipts.setHeader(first);
+        } catch {
+          await new Promise((r) => setTimeout(r, 250 * (attempt + 1)));
+        }
+      }
+    })();
+    return this.headerWanted;
+  }
+
+  narrate(entry, live) {
+    const text = narrateEntry(this.s.game, entry);
+    this.history.push({ seq: entry.seq, text, seat: entry.seat, kinds: (entry.events || []).map((x) => x.kind) });
+    (probe.narrated ??= {})[entry.seq] = text;
+    if (this.history.length > HISTORY) this.history.shift();
+    this.el.narration.replaceChildren(...[...this.history].reverse().map((x) =>
+      h("li", { dataset: { seq: x.seq } }, h("span", { class: "seq" }, `#${x.seq}`), " ", x.text)));
+    probe.onChange?.("narration");
+    if (live && /slapped|takes|collects|wins|burns|round over|resigned|eliminated|out in place/.test(text)) {
+      this.el.live.textContent = text;
+    }
+  }
+
+  // ------------------------------------------------------------------ the view
+
+  requestView() {
+    if (this.viewBusy) {
+      this.viewWanted = true;
+      return;
+    }
+    this.viewBusy = true;
+    this.viewWanted = false;
+    call(`/v1/games/${this.s.game_id}/view`, { token: this.s.token, signal: this.abort.signal })
+      .then((v) => {
+        if (!this.view || v.seq >= this.view.seq) {
+          this.view = v;
+          this.pruneSelection();
+          this.present = v.present_seats || [];
+          this.render();
+        }
+      })
+      .catch((err) => {
+        if (err instanceof ApiError && err.code === "GameNotStarted") this.showWaiting();
+        else if (err instanceof ApiError && err.status < 500 && err.status !== 409) this.showRejection(err);
+      })
+      .finally(() => {
+        this.viewBusy = false;
+        if (this.viewWanted && !this.stopped) this.requestView();
+      });
+  }
+
+  ctx() {
+    const v = this.view;
+    return {
+      seat: this.seat,
+      view: v.view,
+      legal: v.legal_commands,
+      present: this.present,
+      seatKinds: this.seatKinds,
+      selection: this.selection,
+      act: (cmd, t0) => this.act(cmd, t0),
+      toggle: (card) => this.toggle(card),
+      clearSelection: () => { this.selection = []; this.render(); },
+      selectedCommand: () => this.selectedCommand(),
+    };
+  }
+
+  render() {
+    const v = this.view;
+    if (!v || !this.ui) return;
+    const ctx = this.ctx();
+    const view = v.view;
+    this.el.board.dataset.seq = String(v.seq);
+    this.el.board.dataset.entries = String(this.receipts.lastSeq);
+    replaceKeepingFocus(this.el.board, this.ui.board(view, ctx));
+    // the legal commands: the direct ones as buttons, the rest in a list
+    const legal = v.legal_commands;
+    const direct = legal.filter((c) => this.ui.direct(c));
+    replaceKeepingFocus(this.el.controls,
+      this.seat === null ? h("p", { class: "help" }, "You are watching.") : null,
+      direct.filter((c) => c.kind !== "Resign").map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "big" })));
+    const rest = legal.filter((c) => !direct.includes(c) && c.kind !== "Resign");
+    const open = this.el.more.open;
+    replaceKeepingFocus(this.el.more,
+      h("summary", {}, `All your legal moves (${rest.length})`),
+      h("div", { class: "legal-list" }, rest.map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "small" }))));
+    this.el.more.open = open;
+    this.el.more.hidden = rest.length === 0;
+    this.drawSelection();
+    this.el.status.textContent = this.statusText();
+    const here = (this.present || []).map((s) => (s === this.seat ? "you" : `seat ${s}`));
+    this.el.presence.textContent = here.length ? `At the table: ${here.join(", ")}` : "";
+    probe.renders += 1;
+    if (probe.firstRenderMs === null) probe.firstRenderMs = performance.now();
+    probe.view = v;
+    probe.onChange?.("render");
+    if (v.outcome) this.drawResign();
+  }
+
+  statusText() {
+    const v = this.view;
+    if (v.outcome) return `Game over: ${this.outcomeWords(v.outcome)}`;
+    const view = v.view;
+    const current = view.current;
+    if (view.phase === "setup") return "Setup: swap cards, then ready";
+    if (typeof current === "number") return current === this.seat ? "Your turn" : `Seat ${current} to play`;
+    if (view.phase) return { READY: "Ready to start", PLAY: "Play!", SLAP: "Slap!", CHOOSE: "Choose a pile" }[view.phase] ?? view.phase;
+    return "Play!";
+  }
+
+  outcomeWords(o) {
+    const me = this.seat;
+    const seats = (xs) => xs.map((s) => (s === me ? `seat ${s} (you)` : `seat ${s}`)).join(", ");
+    const how = TERMINATION_WORDS[o.termination] ?? o.termination;
+    if (o.termination === "aborted") return `aborted, no winner (${how})`;
+    let t = o.winners.length ? `${seats(o.winners)} ${o.winners.length === 1 ? "wins" : "win"}` : "no winner";
+    if (o.losers.length) t += `; ${seats(o.losers)} ${o.losers.length === 1 ? "loses" : "lose"}`;
+    if (o.scores && o.scores.length) t += `; scores ${o.scores.join("–")}`;
+    return `${t} (${how})`;
+  }
+
+  // ------------------------------------------------------------------ selection (Palace)
+
+  toggle(card) {
+    const i = this.selection.indexOf(card);
+    if (i >= 0) this.selection.splice(i, 1);
+    else this.selection.push(card);
+    this.render();
+  }
+
+  /** Keep only selected cards the seat still holds (a card played or taken is let go). */
+  pruneSelection() {
+    if (!this.selection.length || this.seat === null) return;
+    const view = this.view.view;
+    const held = [...(view.hands?.[this.seat] ?? []), ...(view.up?.[this.seat] ?? [])];
+    this.selection = this.selection.filter((c) => held.includes(c));
+  }
+
+  selectedCommand() {
+    if (!this.view || !this.selection.length) return null;
+    const sel = [...this.selection].sort();
+    const legal = this.view.legal_commands;
+    const match = (cards) => JSON.stringify([...cards].sort()) === JSON.stringify(sel);
+    const play = legal.find((c) => (c.kind === "Play" || c.kind === "AddDrawn") && match(c.cards));
+    if (play) return play;
+    const swap = legal.find((c) => c.kind === "Swap" && match([c.hand_card, c.up_card]));
+    if (swap) return swap;
+    return { kind: "Play", cards: this.selection.slice() };
+  }
+
+  drawSelection() {
+    if (this.s.game !== "palace" || this.seat === null) {
+      this.el.selection.hidden = true;
+      return;
+    }
+    const ctx = this.ctx();
+    const cmd = this.selectedCommand();
+    replaceKeepingFocus(this.el.selection,
+      this.selection.length
+        ? [h("span", {}, `Selected: ${this.selection.join(" ")}`), cmd ? actionButton(ctx, cmd, this.ui.label(cmd, ctx), { keyHint: "Enter", cls: "primary" }) : null,
+          h("button", { type: "button", class: "small secondary", dataset: { key: "clear" }, onclick: () => { this.selection = []; this.render(); } }, "Clear")]
+        : h("span", { class: "help" }, "Select cards (click, or keys 1–9), then play them with Enter."));
+  }
+
+  // ------------------------------------------------------------------ acting
+
+  onKey(ev) {
+    if (!this.view || this.seat === null || this.finished || ev.repeat) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || isTyping(ev.target)) return;
+    // Space and Enter belong to a focused button or link (keyboard users press them there)
+    if ((ev.code === "Space" || ev.code === "Enter") && isControl(ev.target)) return;
+    const t0 = performance.now();
+    const cmd = this.ui.key(ev, this.ctx());
+    if (!cmd) return;
+    ev.preventDefault();
+    this.swallowKeyUp = ev.code;
+    if (cmd === "handled") return;
+    this.act(cmd, t0, ev.code);
+  }
+
+  async act(cmd, t0 = performance.now(), key = null) {
+    if (!this.view || this.seat === null) return;
+    const full = this.ui.fill(cmd, this.view.view);
+    const id = actionId();
+    this.clearRejection();
+    let attempt = 0;
+    for (;;) {
+      try {
+        const r = await call(`/v1/games/${this.s.game_id}/actions`, {
+          method: "POST", token: this.s.token, body: { command: full, action_id: id },
+        });
+        probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, seq: r.entry.seq, events: r.entry.events.map((e) => e.kind), cmd: full });
+        if (full.kind === "Play" && this.s.game === "palace") this.selection = [];
+        return r;
+      } catch (err) {
+        if (err instanceof NetworkError && attempt < 3) {
+          attempt += 1; // the same action_id: applied at most once
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+          continue;
+        }
+        probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, rejected: err.code ?? String(err), cmd: full });
+        this.showRejection(err, full);
+        return null;
+      }
+    }
+  }
+
+  clearRejection() {
+    this.el.rejection.classList.remove("shown");
+    this.el.rejection.dataset.code = "";
+    this.el.rejection.replaceChildren();
+  }
+
+  showRejection(err, cmd = null) {
+    const what = cmd ? `${this.ui?.label(cmd, this.ctxSafe()) ?? cmd.kind}: ` : "";
+    this.el.rejection.classList.add("shown");
+    this.el.rejection.dataset.code = err.code ?? "";
+    this.el.rejection.replaceChildren(h("strong", {}, `Rejected — ${err.code ?? "error"}`), ` ${what}${err.detail ?? err.message}`);
+  }
+
+  ctxSafe() {
+    return this.view ? this.ctx() : { view: {}, legal: [], seat: this.seat };
+  }
+
+  drawResign() {
+    if (this.seat === null) {
+      this.el.resign.replaceChildren();
+      return;
+    }
+    if (this.finished || this.view?.outcome) {
+      this.el.resign.replaceChildren();
+      return;
+    }
+    const ask = h("button", { type: "button", class: "secondary", dataset: { key: "resign" } }, "Resign");
+    ask.addEventListener("click", () => {
+      const yes = h("button", { type: "button", class: "danger", dataset: { key: "resign-yes" } }, "Yes, resign");
+      const no = h("button", { type: "button", class: "secondary", dataset: { key: "resign-no" } }, "Keep playing");
+      yes.addEventListener("click", () => this.act({ kind: "Resign" }));
+      no.addEventListener("click", () => this.drawResign());
+      this.el.resign.replaceChildren(h("p", {}, "Leave this game? In a two-player game the other player wins."), yes, no);
+      no.focus();
+    });
+    this.el.resign.replaceChildren(ask);
+  }
+
+  // ------------------------------------------------------------------ the table before the deal
+
+  async loadTable() {
+    try {
+      this.tableInfo = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
+      this.seatKinds = this.tableInfo.seats.map((x) => x.kind);
+      if (this.view) this.render();
+      if (this.tableInfo.status === "waiting") this.showWaiting();
+    } catch {
+      /* the table is a courtesy: the game goes on without it */
+    }
+  }
+
+  showWaiting() {
+    if (this.receipts.lastSeq >= 0) return;
+    this.el.waiting.hidden = false;
+    this.el.status.textContent = "Waiting for players…";
+    const t = this.tableInfo;
+    const links = (this.s.invites || []).map((inv) => {
+      const link = `${location.origin}${location.pathname}#invite=${inv.code}`;
+      const taken = t?.seats?.[inv.seat]?.taken;
+      const copy = h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(link) }, "Copy");
+      return h("li", {}, h("span", {}, `Seat ${inv.seat}${taken ? " (taken)" : ""}: `),
+        h("a", { href: link, class: "invite-link", dataset: { seat: inv.seat } }, link), " ", copy);
+    });
+    const parts = [h("h2", { id: "waiting-title" }, "Waiting for players")];
+    if (t) parts.push(h("p", {}, t.seats.map((x) => `seat ${x.seat}: ${x.kind === "human" ? (x.taken ? "taken" : `open${x.open ? ` (${x.open})` : ""}`) : `bot (${x.kind})`}`).join(" · ")));
+    if (links.length) parts.push(h("p", {}, "Send each friend one link (each seat's link works once):"), h("ul", { class: "invites" }, links));
+    if (this.s.creator_token) {
+      const startBtn = h("button", { type: "button", class: "primary" }, "Start now (bots take the empty seats)");
+      startBtn.addEventListener("click", async () => {
+        try {
+          await call(`/v1/games/${this.s.game_id}/start`, { method: "POST", token: this.s.creator_token, body: { fill_with: "reaction" } });
+        } catch (err) {
+          this.showRejection(err);
+        }
+      });
+      const cancel = h("button", { type: "button", class: "secondary" }, "Cancel the table");
+      cancel.addEventListener("click", async () => {
+        try {
+          await call(`/v1/games/${this.s.game_id}/abort`, { method: "POST", token: this.s.creator_token, body: {} });
+        } catch (err) {
+          this.showRejection(err);
+        }
+      });
+      parts.push(h("div", { class: "row" }, startBtn, cancel));
+    }
+    this.el.waiting.replaceChildren(...parts);
+    if (!this.tablePoll) {
+      this.tablePoll = setInterval(async () => {
+        if (this.receipts.lastSeq >= 0 || this.stopped) {
+          clearInterval(this.tablePoll);
+          return;
+        }
+        try {
+          this.tableInfo = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
+          this.seatKinds = this.tableInfo.seats.map((x) => x.kind);
+          if (this.receipts.lastSeq < 0) this.showWaiting();
+        } catch {
+          /* try again */
+        }
+      }, 1500);
+    }
+  }
+
+  // ------------------------------------------------------------------ the end
+
+  async finish() {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.presenceTimer);
+    warmUp();
+    this.requestView();
+    this.drawResign();
+    const o = this.outcome;
+    const endLine = this.receipts.end;
+    const seed = endLine ? (/"seed":(\d+)/.exec(endLine) || [])[1] : null; // as text: 64-bit
+    this.el.end.hidden = false;
+    const verdicts = h("div", { class: "verdicts", id: "verdicts", "aria-live": "polite" }, h("p", {}, "Checking the game in this page (cardcore verify, run in Pyodide)…"));
+    const downloads = h("p", { class: "row downloads" });
+    this.el.end.replaceChildren(
+      h("h2", { id: "end-title" }, "The game is over"),
+      h("p", { class: "outcome", id: "outcome", dataset: { termination: o.termination, winners: o.winners.join(",") } }, this.outcomeWords(o)),
+      seed ? h("p", {}, "Revealed seed: ", h("code", { id: "seed" }, seed)) : null,
+      downloads, verdicts,
+      h("p", {}, h("a", { href: "#" }, "Back to the lobby")));
+    this.el.status.textContent = `Game over: ${this.outcomeWords(o)}`;
+    await this.fetchHeader();
+    let final = null;
+    try {
+      final = (await call(`/v1/games/${this.s.game_id}/log`, { token: this.s.token, text: true })).text;
+    } catch (err) {
+      verdicts.replaceChildren(h("p", { class: "problem" }, `The final log could not be downloaded: ${err.message}`));
+    }
+    const mine = this.receipts.text();
+    const base = `${this.s.game}-${this.s.game_id.slice(0, 8)}`;
+    downloads.replaceChildren(
+      final ? download(`${base}.jsonl`, final, "Download the log") : null, " ",
+      download(`${base}-${this.s.viewer}.receipts.jsonl`, mine, "Download your receipts"));
+    probe.final = final;
+    probe.receipts = mine;
+    const results = [];
+    try {
+      const own = await verifyLog(mine);
+      results.push(verdictEl(own, "Your receipts, on their own (the game rebuilt from the revealed seed)"));
+      probe.ownVerdict = own;
+      if (final) {
+        const held = await checkCopy(mine, final);
+        results.push(verdictEl(held, "The server's final log, held to your receipts"));
+        const whole = await verifyLog(final);
+        results.push(verdictEl(whole, "The final log"));
+        probe.copyVerdict = held;
+        probe.finalVerdict = whole;
+      }
+      verdicts.replaceChildren(...results);
+    } catch (err) {
+      verdicts.replaceChildren(...results, h("p", { class: "problem" }, `The verifier could not run: ${err.message}`));
+    }
+    probe.verified = true;
+  }
+}

@@ -1,0 +1,216 @@
+// The browser scenarios. Each gets the browser and {base, out, ...} and returns what the
+// Python tests check (against the server's log and against `cardcore verify`).
+
+import {
+  axe, createThroughLobby, decide, endPanel, gesture, nextRender, openLobby, person, playToEnd,
+  screenshot, session, shown,
+} from "./lib.mjs";
+
+const SNAPSHOT = `
+  window.__cardcore = window.__cardcore || { acks: [], renders: 0, firstRenderMs: null };
+  window.__cardcore.snaps = [];
+  window.__cardcore.onChange = function (why) {
+    const main = document.getElementById("main");
+    const board = document.getElementById("board");
+    this.snaps.push({ why, seq: board ? Number(board.dataset.seq || -1) : -1, entry: this.lastEntry ?? -1, html: main ? main.innerHTML : "" });
+  };
+`;
+
+// Every API response the page receives, as the page's fetch gets it (the event stream's body
+// too, teed as it streams: a browser's network log does not keep a streamed body).
+const RECORD = `
+  window.__cardcore = window.__cardcore || { acks: [], renders: 0, firstRenderMs: null };
+  window.__cardcore.responses = [];
+  const realFetch = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const res = await realFetch(input, init);
+    const url = typeof input === "string" ? input : input.url;
+    if (!url.includes("/v1/") || !res.body) return res;
+    const item = { url, status: res.status, body: "" };
+    window.__cardcore.responses.push(item);
+    const [mine, theirs] = res.body.tee();
+    (async () => {
+      const reader = mine.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ done: true }));
+        if (done) break;
+        item.body += value;
+      }
+      item.done = true;
+    })();
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+`;
+
+/** A person plays a whole game against bots through the page (screenshots, axe, snapshots). */
+export async function play(browser, {
+  base, out, game, seats = ["you", "reaction"], bot = [5, 30], rules = {}, eventLimit = 0,
+  widths = [1280, 375], deadlineMs = 150000, leakScan = false, shotAfter = 4,
+}) {
+  const p = await person(browser, base, { width: widths[0], name: game });
+  if (leakScan) await p.context.addInitScript(SNAPSHOT + RECORD);
+  const id = await createThroughLobby(p, { game, seats, bot, rules, eventLimit });
+  await p.page.waitForSelector("#board[data-seq]");
+  const shots = [];
+  let violations = null;
+  const steps = await playToEnd(p, game, {
+    deadlineMs,
+    onStep: async (s, g, n) => {
+      if (n === shotAfter && violations === null) {
+        violations = await axe(p.page);
+        for (const w of widths) {
+          await p.page.setViewportSize({ width: w, height: 900 });
+          shots.push(await screenshot(p.page, out, `${game}-${w}`));
+        }
+        await p.page.setViewportSize({ width: widths[0], height: 900 });
+      }
+    },
+  });
+  const end = await endPanel(p.page);
+  const endViolations = await axe(p.page);
+  shots.push(await screenshot(p.page, out, `${game}-end-${widths[0]}`));
+  const s = await session(p.page);
+  const result = {
+    game_id: id, seat: s.seat, token: s.token, steps, shots, errors: p.errors,
+    axe: violations ?? [], axe_end: endViolations, ...end,
+  };
+  if (leakScan) {
+    result.snaps = await p.page.evaluate(() => window.__cardcore.snaps);
+    result.responses = await p.page.evaluate(() => window.__cardcore.responses);
+  }
+  await p.context.close();
+  return result;
+}
+
+/** The lobby, checked by axe at both widths, then logs dropped on its checker. */
+export async function lobbyAndVerify(browser, { base, out, logs }) {
+  const p = await person(browser, base, { name: "lobby" });
+  await openLobby(p);
+  const axes = {};
+  const shots = [];
+  for (const w of [1280, 375]) {
+    await p.page.setViewportSize({ width: w, height: 900 });
+    await p.page.click(".flags summary"); // the variant rules open, as a person would look
+    axes[w] = await axe(p.page);
+    shots.push(await screenshot(p.page, out, `lobby-${w}`));
+    await p.page.click(".flags summary");
+  }
+  const verdicts = [];
+  for (const item of logs) {
+    const files = item.files.map((f) => ({ name: f.name, mimeType: "application/x-ndjson", buffer: Buffer.from(f.text) }));
+    await p.page.evaluate(() => { document.querySelector("#log-verdict").replaceChildren(); });
+    await p.page.setInputFiles("#log-file", files);
+    await p.page.waitForSelector("#log-verdict .verdict", { timeout: 60000 });
+    verdicts.push(await p.page.evaluate(() => {
+      const v = document.querySelector("#log-verdict .verdict");
+      return { status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent, title: v.querySelector(".verdict-title").textContent };
+    }));
+  }
+  shots.push(await screenshot(p.page, out, "lobby-verdict"));
+  const firstShown = await p.page.evaluate(() => window.__cardcore.firstShownMs);
+  await p.context.close();
+  return { axe: axes, verdicts, shots, errors: p.errors, firstShownMs: firstShown };
+}
+
+/**
+ * A slap race: the person slaps the moment the page shows a slappable pile, a fast bot too.
+ * Returns every slap the person sent with the page's answer and narration, for the test to
+ * hold against the log.
+ */
+export async function slapRace(browser, { base, out, game = "slapjack", bot = [15, 60], eventLimit = 0, deadlineMs = 120000 }) {
+  const p = await person(browser, base, { name: "race" });
+  const id = await createThroughLobby(p, { game, seats: ["you", "reaction"], bot, eventLimit });
+  await p.page.waitForSelector("#board[data-seq]");
+  const steps = await playToEnd(p, game, { deadlineMs });
+  const end = await endPanel(p.page);
+  const s = await session(p.page);
+  const rejections = await p.page.evaluate(() => document.querySelector("#rejection")?.dataset.code ?? "");
+  const result = {
+    game_id: id, seat: s.seat, token: s.token, steps, errors: p.errors, ...end,
+    narrated: await p.page.evaluate(() => window.__cardcore.narrated), lastRejection: rejections,
+  };
+  await p.context.close();
+  return result;
+}
+
+/** Two people in two browser contexts, joined through an invite link, play Spit to the end. */
+export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 150000, paceMs = 0, eventLimit = 0 }) {
+  const a = await person(browser, base, { name: "host" });
+  const b = await person(browser, base, { name: "friend", width: 375, height: 800 });
+  const id = await createThroughLobby(a, { game: "spit", seats: ["you", "invite"], rules, eventLimit });
+  await a.page.waitForSelector("#waiting:not([hidden]) .invite-link");
+  const link = await a.page.getAttribute("#waiting .invite-link", "href");
+  const waitingShot = await screenshot(a.page, out, "spit-waiting-1280");
+  const waitingAxe = await axe(a.page);
+  await b.page.goto(link);
+  await b.page.waitForSelector("text=Take seat 1");
+  const inviteShot = await screenshot(b.page, out, "spit-invite-375");
+  const inviteAxe = await axe(b.page);
+  await b.page.click("text=Take seat 1");
+  await b.page.waitForSelector("#board[data-seq]");
+  await a.page.waitForSelector("#board[data-seq]");
+  const [stepsA, stepsB] = await Promise.all([
+    playToEnd(a, "spit", { deadlineMs }),
+    playToEnd(b, "spit", { deadlineMs, paceMs }),
+  ]);
+  const endA = await endPanel(a.page);
+  const endB = await endPanel(b.page);
+  const sa = await session(a.page);
+  const sb = await session(b.page);
+  const shots = [waitingShot, inviteShot, await screenshot(a.page, out, "spit-pvp-end-1280"), await screenshot(b.page, out, "spit-pvp-end-375")];
+  const result = {
+    game_id: id, link, steps: [stepsA, stepsB], seats: [sa.seat, sb.seat], tokens: [sa.token, sb.token],
+    ends: [endA, endB], shots, axe: [...waitingAxe, ...inviteAxe], errors: [...a.errors, ...b.errors],
+  };
+  await a.context.close();
+  await b.context.close();
+  return result;
+}
+
+/**
+ * Mid-game: a reload resumes from the last seq (no gap, no duplicate), a rejected action shows
+ * its reason, and resigning ends the game.
+ */
+export async function reloadRejectResign(browser, { base, out, game = "speed", bot = [400, 800] }) {
+  const p = await person(browser, base, { name: "reload" });
+  const id = await createThroughLobby(p, { game, seats: ["you", "reaction"], bot });
+  await p.page.waitForSelector("#board[data-seq]");
+  const page = p.page;
+  // play a few moves
+  let moves = 0;
+  for (let i = 0; i < 40 && moves < 4; i += 1) {
+    const s = await shown(page);
+    const g = decide(game, s.view, 0);
+    if (g) {
+      await gesture(page, g);
+      moves += 1;
+    }
+    try { await nextRender(page, s.renders, 3000); } catch { /* look again */ }
+  }
+  const before = await page.evaluate(() => ({ last: window.__cardcore.lastEntry, narrated: Object.keys(window.__cardcore.narrated || {}).length }));
+  // a reload: the page comes back on the same table and resumes its stream after `last`
+  const requests = [];
+  page.on("request", (r) => { if (r.url().includes("/events")) requests.push({ url: r.url(), lastEventId: r.headers()["last-event-id"] ?? null, auth: Boolean(r.headers().authorization) }); });
+  await page.reload();
+  await page.waitForSelector("#board[data-seq]");
+  await page.waitForFunction((n) => (window.__cardcore.lastEntry ?? -1) >= n, before.last);
+  // a rejected action: Draw, where the hand refills itself (auto_refill)
+  await page.evaluate(() => document.activeElement?.blur());
+  const acks = await page.evaluate(() => window.__cardcore.acks.length);
+  await page.keyboard.press("d");
+  await page.waitForFunction((n) => window.__cardcore.acks.length > n, acks);
+  await page.waitForSelector("#rejection.shown");
+  const rejection = await page.evaluate(() => ({ code: document.querySelector("#rejection").dataset.code, text: document.querySelector("#rejection").textContent }));
+  const rejectionShot = await screenshot(page, out, `${game}-rejection-1280`);
+  // resign, through the button and its confirmation
+  await page.click("[data-key=resign]");
+  await page.click("[data-key=resign-yes]");
+  await page.waitForSelector("#outcome");
+  await page.waitForFunction(() => window.__cardcore?.verified, null, { timeout: 60000 });
+  const end = await endPanel(page);
+  const s = await session(page);
+  const receipts = await page.evaluate(() => window.__cardcore.receipts);
+  const result = { game_id: id, seat: s.seat, token: s.token, before, requests, rejection, shots: [rejectionShot], errors: p.errors, ...end, receipts };
+  await p.context.close();
+  return result;
+}

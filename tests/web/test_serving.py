@@ -1,0 +1,96 @@
+"""How ``cardcore serve`` serves the web table (no browser needed): the page at ``/``, its files,
+the Pyodide runtime and the zipped cardcore sources; CORS only for ``--cors-origin`` origins."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cardcore_server import web
+
+from ..rest.helpers import RestServer
+
+FRONTEND = "http://cards.example:8080"
+
+
+@pytest.fixture(scope="module")
+def cors_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestServer]:
+    proc = RestServer(
+        tmp_path_factory.mktemp("cors"), "--cors-origin", FRONTEND, name="cors"
+    ).start()
+    yield proc
+    assert proc.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def plain_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestServer]:
+    proc = RestServer(tmp_path_factory.mktemp("plain"), name="plain").start()
+    yield proc
+    assert proc.stop() == 0
+
+
+def test_the_page_and_its_files(plain_server: RestServer) -> None:
+    with httpx.Client(base_url=plain_server.url) as http:
+        page = http.get("/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "script-src 'self' 'wasm-unsafe-eval'" in page.headers["content-security-policy"]
+        assert '<script type="module" src="/web/js/main.js">' in page.text
+        js = http.get("/web/js/main.js")
+        assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+        for bad in ("/web/../web.py", "/web/%2e%2e/web.py", "/web/.gitignore", "/web/nope.js"):
+            assert http.get(bad).status_code == 404, bad
+        zipped = http.get("/web/cardcore.zip")
+        assert zipped.headers["content-type"] == "application/zip"
+        names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
+        assert "cardcore/log.py" in names and "cardcore/games/spit.py" in names
+        assert all(n.startswith("cardcore/") and n.endswith(".py") for n in names)
+        if web.pyodide_dir() is not None:
+            wasm = http.get("/web/pyodide/pyodide.asm.wasm")
+            assert wasm.status_code == 200 and wasm.headers["content-type"] == "application/wasm"
+        assert http.get("/web/pyodide/console.html").status_code == 404  # the runtime only
+        # the API's own document is unchanged: no web route in it
+        doc = http.get("/v1/openapi.json").json()
+        assert not [p for p in doc["paths"] if not p.startswith("/v1/")]
+
+
+def test_no_cors_by_default(plain_server: RestServer) -> None:
+    with httpx.Client(base_url=plain_server.url) as http:
+        r = http.get("/v1/games", headers={"Origin": FRONTEND})
+        assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_cors_for_the_origins_given(cors_server: RestServer) -> None:
+    with httpx.Client(base_url=cors_server.url) as http:
+        pre = http.options(
+            "/v1/games/0123456789abcdef0123456789abcdef/events",
+            headers={
+                "Origin": FRONTEND,
+                "Access-Control-Request-Method": "GET",
+                "Access-Control-Request-Headers": "authorization, last-event-id",
+            },
+        )
+        assert pre.status_code == 204
+        assert pre.headers["access-control-allow-origin"] == FRONTEND
+        allowed = pre.headers["access-control-allow-headers"].lower()
+        assert "authorization" in allowed and "last-event-id" in allowed
+        assert "access-control-allow-credentials" not in pre.headers  # tokens, not cookies
+        r = http.get("/v1/games", headers={"Origin": FRONTEND})
+        assert r.headers["access-control-allow-origin"] == FRONTEND
+        assert "Cardcore-Log-Complete" in r.headers["access-control-expose-headers"]
+        problem = http.get("/v1/games/nope/view", headers={"Origin": FRONTEND})
+        assert problem.status_code >= 400
+        assert problem.headers["access-control-allow-origin"] == FRONTEND  # errors readable too
+        other = http.get("/v1/games", headers={"Origin": "http://elsewhere.example"})
+        assert "access-control-allow-origin" not in other.headers
+        # a plain OPTIONS (no preflight) is still the API's own answer
+        assert http.options("/v1/games").headers["allow"] == "GET, OPTIONS, POST"
+
+
+def test_web_files_are_in_the_package() -> None:
+    root = Path(web.__file__).with_name("web")
+    assert (root / "index.html").is_file() and (root / "js" / "verify-worker.js").is_file()
