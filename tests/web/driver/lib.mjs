@@ -185,7 +185,14 @@ const KEY_NAMES = { Space: " ", Enter: "Enter", ArrowLeft: "ArrowLeft", ArrowRig
 export async function gesture(page, g) {
   if (g.click) {
     if (g.open) await page.evaluate(() => { const d = document.querySelector("#legal"); if (d) d.open = true; });
-    await page.click(g.click);
+    try {
+      await page.click(g.click, { timeout: 3000 });
+    } catch {
+      // The table re-renders after every entry (the bots play on), so the button may never
+      // hold still for Playwright's checks: press it the way the page listens (pointerdown).
+      // If it is gone, the view moved on: playToEnd looks again.
+      await page.locator(g.click).dispatchEvent("pointerdown", { button: 0 }, { timeout: 3000 }).catch(() => {});
+    }
     return;
   }
   const keys = g.keys ?? [g.key];
