@@ -38,7 +38,7 @@ from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .limits import RateLimits
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
-from .lobby import CREATOR, INVITE_PREFIX, Lifecycle, Lobby, invite_hash, new_table
+from .lobby import CREATOR, INVITE_PREFIX, Lobby, invite_hash, new_table
 from .metrics import Metrics
 from .redaction import RedactedEntry, Value
 from .sealing import Sealer
@@ -436,13 +436,13 @@ class Application:
         if table is not None and table.status is TableStatus.WAITING:
             return ServiceError(
                 Status.FAILED_PRECONDITION,
-                Lifecycle.GAME_NOT_STARTED,
+                Reason.GAME_NOT_STARTED,
                 "the table is waiting for players (GetTable shows its seats)",
             )
         if table is not None and table.status is TableStatus.CANCELLED:
             return ServiceError(
                 Status.FAILED_PRECONDITION,
-                Lifecycle.TABLE_CANCELLED,
+                Reason.TABLE_CANCELLED,
                 "the table was cancelled before it started",
             )
         return ServiceError(Status.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
@@ -845,7 +845,7 @@ class Application:
         if isinstance(command, Resign) and command.by is not None:
             raise ServiceError(
                 Status.INVALID_ARGUMENT,
-                Lifecycle.HOST_ONLY,
+                Reason.HOST_ONLY,
                 "command.json.by: only the host marks a resign as its own (a forfeit on a "
                 'time-out); send {"kind":"Resign"}',
                 (FieldViolation("command.json.by", "set only by the host"),),
@@ -910,7 +910,7 @@ class Application:
         try:
             live, viewer = await self._auth(token, game_id)
         except ServiceError as exc:
-            if exc.reason != Lifecycle.GAME_NOT_STARTED:
+            if exc.reason != Reason.GAME_NOT_STARTED:
                 raise
             return self._stream_when_dealt(token, game_id, from_seq)
         return self._stream(live, viewer, from_seq)

@@ -46,6 +46,17 @@ class Reason(StrEnum):
     STORE_UNAVAILABLE = "StoreUnavailable"
     SHUTTING_DOWN = "ShuttingDown"
     RATE_LIMITED = "RateLimited"
+    # the game lifecycle (tables, invites, abort: .lobby)
+    TABLE_FULL = "TableFull"
+    INVITE_USED = "InviteUsed"
+    INVALID_INVITE = "InvalidInvite"
+    GAME_STARTED = "GameStarted"
+    GAME_NOT_STARTED = "GameNotStarted"
+    TABLE_CANCELLED = "TableCancelled"
+    SEAT_NOT_OPEN = "SeatNotOpen"
+    NOT_CREATOR = "NotCreator"
+    NOT_PUBLIC = "TableNotPublic"
+    HOST_ONLY = "HostOnly"
     INTERNAL = "Internal"
 
 

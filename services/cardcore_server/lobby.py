@@ -55,21 +55,6 @@ STREAM_POLL_S: Final = 0.5
 """How often a stream opened on a waiting table looks whether another server started it."""
 
 
-class Lifecycle:
-    """The lifecycle reasons (the same vocabulary on every wire as the games' reject codes)."""
-
-    TABLE_FULL: Final = "TableFull"
-    INVITE_USED: Final = "InviteUsed"
-    INVALID_INVITE: Final = "InvalidInvite"
-    GAME_STARTED: Final = "GameStarted"
-    GAME_NOT_STARTED: Final = "GameNotStarted"
-    TABLE_CANCELLED: Final = "TableCancelled"
-    SEAT_NOT_OPEN: Final = "SeatNotOpen"
-    NOT_CREATOR: Final = "NotCreator"
-    NOT_PUBLIC: Final = "TableNotPublic"
-    HOST_ONLY: Final = "HostOnly"
-
-
 def invite_hash(code: str) -> str:
     from .app import token_hash
 
@@ -216,16 +201,9 @@ class Lobby:
         app = self.app
         app.check_open()
         added = check_entropy(entropy, "entropy")
+        invited: int | None
         if invite:
-            if not invite.startswith(INVITE_PREFIX) or len(invite) > 64:
-                raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
-            try:
-                found = await app.store.find_invite(invite_hash(invite))
-            except StoreError:
-                raise _unavailable() from None
-            if found is None:
-                raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
-            game_id, invited = found
+            game_id, invited = await self._invited(invite)
         else:
             app.check_game_id(game_id)
             invited = None
@@ -238,7 +216,7 @@ class Lobby:
                 if table.seats[invited].taken:
                     raise ServiceError(
                         Status.FAILED_PRECONDITION,
-                        Lifecycle.INVITE_USED,
+                        Reason.INVITE_USED,
                         "this invite was used: its seat is taken",
                     )
                 take = invited
@@ -254,7 +232,7 @@ class Lobby:
                     ):
                         raise ServiceError(
                             Status.FAILED_PRECONDITION,
-                            Lifecycle.SEAT_NOT_OPEN,
+                            Reason.SEAT_NOT_OPEN,
                             f"seat {seat} is not open to anyone (an invite fills it)",
                         )
                     if seat not in free:
@@ -406,13 +384,13 @@ class Lobby:
 
     async def _invited(self, code: str) -> tuple[str, int]:
         if not code.startswith(INVITE_PREFIX) or len(code) > 64:
-            raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
+            raise ServiceError(Status.NOT_FOUND, Reason.INVALID_INVITE, "no such invite")
         try:
             found = await self.app.store.find_invite(invite_hash(code))
         except StoreError:
             raise _unavailable() from None
         if found is None:
-            raise ServiceError(Status.NOT_FOUND, Lifecycle.INVALID_INVITE, "no such invite")
+            raise ServiceError(Status.NOT_FOUND, Reason.INVALID_INVITE, "no such invite")
         return found
 
     async def list_tables(self, game: str, page_size: int, page_token: str) -> TableListing:
@@ -448,7 +426,7 @@ class Lobby:
         table = await self._table_or_none(game_id)
         if table is None or not table.public or not table.watch_token:
             raise ServiceError(
-                Status.PERMISSION_DENIED, Lifecycle.NOT_PUBLIC, "only a public table can be watched"
+                Status.PERMISSION_DENIED, Reason.NOT_PUBLIC, "only a public table can be watched"
             )
         return table.watch_token
 
@@ -564,7 +542,7 @@ class Lobby:
         if viewer != CREATOR:
             raise ServiceError(
                 Status.PERMISSION_DENIED,
-                Lifecycle.NOT_CREATOR,
+                Reason.NOT_CREATOR,
                 "only the table's creator token (or the admin key) may do this",
             )
 
@@ -644,9 +622,7 @@ def _hash(token: str) -> str:
 
 def _check_waiting(table: TableRow) -> None:
     if table.status is TableStatus.STARTED:
-        raise ServiceError(
-            Status.FAILED_PRECONDITION, Lifecycle.GAME_STARTED, "the game has started"
-        )
+        raise ServiceError(Status.FAILED_PRECONDITION, Reason.GAME_STARTED, "the game has started")
     if table.status is TableStatus.CANCELLED:
         raise _cancelled()
 
@@ -654,13 +630,13 @@ def _check_waiting(table: TableRow) -> None:
 def _cancelled() -> ServiceError:
     return ServiceError(
         Status.FAILED_PRECONDITION,
-        Lifecycle.TABLE_CANCELLED,
+        Reason.TABLE_CANCELLED,
         "the table was cancelled before it started (deadline passed, or aborted)",
     )
 
 
 def _full(message: str) -> ServiceError:
-    return ServiceError(Status.FAILED_PRECONDITION, Lifecycle.TABLE_FULL, message)
+    return ServiceError(Status.FAILED_PRECONDITION, Reason.TABLE_FULL, message)
 
 
 def _unavailable() -> ServiceError:

@@ -610,6 +610,36 @@ def _open(sealer: Sealer, game_id: str, seed: Any, salt: Any) -> tuple[int, byte
         raise StoreError(str(exc)) from None
 
 
+def table_columns(table: TableRow, sealer: Sealer) -> tuple[Any, ...]:
+    """A new table's row, in the column order of ``tables`` (both backends)."""
+    rec = table.record
+    return (
+        rec.game_id,
+        rec.game,
+        table.status.value,
+        table.version,
+        table.created_ms,
+        table.public,
+        json.dumps(rec.public_json(), sort_keys=True),
+        sealer.seed(rec.game_id, rec.seed),
+        sealer.salt(rec.game_id, rec.salt),
+        table.state_json(),
+    )
+
+
+def table_update(table: TableRow) -> tuple[Any, ...]:
+    """The parameters of a table's compare-and-set: the new ``status, version, record,
+    state``, then the game and the version the stored row must still be at."""
+    return (
+        table.status.value,
+        table.version,
+        json.dumps(table.record.public_json(), sort_keys=True),
+        table.state_json(),
+        table.record.game_id,
+        table.version - 1,
+    )
+
+
 def _insert_game(
     record: GameRecord,
     header: LogLine,
@@ -751,18 +781,7 @@ class SqliteStore:
         tokens: Sequence[tuple[str, str]],
     ) -> Awaitable[None]:
         rec = table.record
-        row = (
-            rec.game_id,
-            rec.game,
-            table.status.value,
-            table.version,
-            table.created_ms,
-            int(table.public),
-            json.dumps(rec.public_json(), sort_keys=True),
-            self.sealer.seed(rec.game_id, rec.seed),
-            self.sealer.salt(rec.game_id, rec.salt),
-            table.state_json(),
-        )
+        row = table_columns(table, self.sealer)
         invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
         token_rows = [(h, rec.game_id, v) for h, v in tokens]
 
@@ -780,14 +799,7 @@ class SqliteStore:
         start: tuple[LogLine, LogLine] | None = None,
     ) -> Awaitable[None]:
         rec = table.record
-        cas = (
-            table.status.value,
-            table.version,
-            json.dumps(rec.public_json(), sort_keys=True),
-            table.state_json(),
-            rec.game_id,
-            table.version - 1,
-        )
+        cas = table_update(table)
         token_rows = [(h, rec.game_id, v) for h, v in tokens]
         insert = (
             _insert_game(rec, start[0], start[1], (), self.sealer) if start is not None else None

@@ -65,6 +65,8 @@ from .store import (
     head_move,
     make_tail,
     stored_game,
+    table_columns,
+    table_update,
 )
 from .tables import TableRow
 
@@ -512,18 +514,7 @@ class PostgresStore:
         tokens: Sequence[tuple[str, str]],
     ) -> Awaitable[None]:
         rec = table.record
-        row = (
-            rec.game_id,
-            rec.game,
-            table.status.value,
-            table.version,
-            table.created_ms,
-            table.public,
-            json.dumps(rec.public_json(), sort_keys=True),
-            self.sealer.seed(rec.game_id, rec.seed),
-            self.sealer.salt(rec.game_id, rec.salt),
-            table.state_json(),
-        )
+        row = table_columns(table, self.sealer)
         invite_rows = [(h, rec.game_id, seat) for h, seat in invites]
         token_rows = [(h, rec.game_id, v) for h, v in tokens]
 
@@ -543,14 +534,7 @@ class PostgresStore:
     ) -> Awaitable[None]:
         rec = table.record
         gid = rec.game_id
-        cas = (
-            table.status.value,
-            table.version,
-            json.dumps(rec.public_json(), sort_keys=True),
-            table.state_json(),
-            gid,
-            table.version - 1,
-        )
+        cas = table_update(table)
         token_rows = [(h, gid, v) for h, v in tokens]
         game_rows = None
         if start is not None:
