@@ -1073,9 +1073,8 @@ def _contributions(
 
 
 def _end_json(live: LiveGame) -> str:
-    """The durable end line of a game that is over (public: the game is over)."""
-    last = live.lines[live.durable_lines - 1]
-    return codec.canonical_text(last) if last.get("type") == "end" else ""
+    """The durable end line of a game that is over, as streams end with it."""
+    return redaction.end_line(live.lines[: live.durable_lines])
 
 
 def _unavailable(message: str) -> ServiceError:
