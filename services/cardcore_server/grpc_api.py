@@ -12,6 +12,7 @@ assembled from the cached bytes, so fan-out to many subscribers costs little.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
@@ -251,7 +252,11 @@ class GameServiceHandlers:
 
     async def _stream_events(self, raw: bytes, context: Context) -> AsyncIterator[bytes]:
         fields: dict[str, Any] = {"rpc": "StreamEvents"}
-        reset = request_fields.set(fields)
+        # No reset token here: when the client cancels, gRPC closes this generator from another
+        # context, where ``reset`` raises (and the error surfaced as "Task exception was never
+        # retrieved"). Setting the previous value back works in any context.
+        previous = request_fields.get()
+        request_fields.set(fields)
         start = time.perf_counter()
         code = "OK"
         sent = 0
@@ -267,10 +272,11 @@ class GameServiceHandlers:
             code = err.status.value
             fields.setdefault("reason", err.reason)
             await _abort(context, err)
+        except (GeneratorExit, asyncio.CancelledError):
+            code = "CANCELLED"  # the client went away mid-stream: its line says so, not OK
+            raise
         except Exception as exc:
             if _is_abort(exc):
-                raise
-            if isinstance(exc, GeneratorExit):
                 raise
             code = "INTERNAL"
             log.exception("internal_error", rpc="StreamEvents")
@@ -279,7 +285,7 @@ class GameServiceHandlers:
             fields["entries"] = sent
             self.app.metrics.request("grpc", "StreamEvents", code, time.perf_counter() - start)
             _request_line(fields, code, start)
-            request_fields.reset(reset)
+            request_fields.set(previous)
 
     # ------------------------------------------------------------------ the RPCs
 

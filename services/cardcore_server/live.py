@@ -410,6 +410,9 @@ class LiveGame:
             raise _Unavailable()
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Accepted | Rejected] = loop.create_future()
+        # The caller waits through a shield: if it was cancelled (a bot's task at stop), nobody
+        # reads the answer, and asyncio would log "Future exception was never retrieved".
+        fut.add_done_callback(_observed)
         timed = planned_seq is not None
         deadline = float("inf") if timed else loop.time() + CLIENT_WAIT_S
         self._queue.append(
@@ -892,12 +895,16 @@ class LiveGame:
         except Rejected as exc:
             # Not re-planned: the same seq would propose the same command again.
             log.warning("auto_rejected", game_id=self.game_id, seat=seat, reason=exc.code.value)
+        except _Unavailable:
+            # Stopping, or the game is being rebuilt: the next owner plans this action again.
+            log.debug("auto_deferred", game_id=self.game_id, seat=seat)
         except Exception as exc:
             log.warning("auto_failed", game_id=self.game_id, seat=seat, error=type(exc).__name__)
         else:
             if self.on_auto is not None:
                 self.on_auto(type(command).__name__)
-            log.info(
+            # Debug, not info: a bot game writes one line per card otherwise; the log holds it.
+            log.debug(
                 "auto_action",
                 game_id=self.game_id,
                 seat=seat,
@@ -950,6 +957,12 @@ def _release(waiters: list[asyncio.Future[None]]) -> None:
     for w in waiters:
         if not w.done():
             w.set_result(None)
+
+
+def _observed(fut: asyncio.Future[Any]) -> None:
+    """Mark an answer read: its caller, if still there, reads it through its shield."""
+    if not fut.cancelled():
+        fut.exception()
 
 
 def _answer(intent: _Intent, answer: Accepted | Rejected | BaseException) -> None:
