@@ -346,6 +346,14 @@ class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
     """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none)."""
 
 
+class AcceptInvite(msgspec.Struct, forbid_unknown_fields=True):
+    """The optional body of an invite link's ``POST``: what the joiner adds to the deal."""
+
+    entropy: _ENTROPY = ""
+    """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none), as in
+    ``JoinTable``."""
+
+
 class Joined(msgspec.Struct):
     """The seat taken and its token; ``status`` is ``playing`` when this join dealt the game."""
 
@@ -1002,15 +1010,18 @@ class RestApi:
             operation_id="AcceptInvite",
             summary="Take the seat of an invite link",
             description='The same as `POST /v1/tables/join` with `{"invite": code}`: the '
-            "answer carries the seat's token; a used invite is 409 `InviteUsed`.",
+            "answer carries the seat's token; a used invite is 409 `InviteUsed`. The body is "
+            'optional: `{"entropy": "<32 hex digits>"}` adds the joiner\'s 16 random bytes to '
+            "the deal (docs/rng.md), as JoinTable's `entropy` does.",
             tags=["lobby"],
             status_code=200,
             security=[{}],
-            responses=_errors(400, 404, 409, 503),
+            responses=_errors(400, 404, 409, 413, 415, 422, 503),
         )
-        async def accept_invite(code: _INVITE) -> Joined:
+        async def accept_invite(code: _INVITE, data: AcceptInvite | None = None) -> Joined:
             _note(rpc="JoinTable")
-            j = await api.app.lobby.join(code, "", None)
+            entropy = bytes.fromhex(data.entropy) if data is not None else b""
+            j = await api.app.lobby.join(code, "", None, entropy)
             return Joined(j.game_id, j.seat, j.token, j.status)
 
         @post(
@@ -1344,6 +1355,7 @@ WIRE_TYPES: Final = (
     Submitted,
     GameView,
     JoinTable,
+    AcceptInvite,
     Joined,
     StartTable,
     TableSeat,
@@ -1376,8 +1388,12 @@ def openapi_document(generated: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-_OPTIONAL_BODIES: Final = ((API_PREFIX + "/games/{game_id}/start", "post"),)
-"""Operations whose body may be left out (StartTable: ``fill_with`` has a default)."""
+_OPTIONAL_BODIES: Final = (
+    (API_PREFIX + "/games/{game_id}/start", "post"),
+    (API_PREFIX + "/invites/{code}", "post"),
+)
+"""Operations whose body may be left out (StartTable: ``fill_with`` has a default;
+AcceptInvite: ``entropy`` is optional)."""
 
 
 class _OpenAPIJson(JsonRenderPlugin):

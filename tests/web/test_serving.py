@@ -11,6 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cardcore import codec, log, rng
+from cardcore.engine import Setup
+from cardcore.games.speed import Rules as SpeedRules
+from cardcore.registry import get_game
 from cardcore_server import web
 
 from ..rest.helpers import RestServer
@@ -94,3 +98,77 @@ def test_cors_for_the_origins_given(cors_server: RestServer) -> None:
 def test_web_files_are_in_the_package() -> None:
     root = Path(web.__file__).with_name("web")
     assert (root / "index.html").is_file() and (root / "js" / "verify-worker.js").is_file()
+
+
+def test_an_invite_link_takes_the_joiners_entropy(plain_server: RestServer) -> None:
+    """``POST /v1/invites/{code}`` (the link the page follows) takes an optional body
+    ``{"entropy": HEX}``, validated as JoinTable's is; the joiner's bytes are in the header's
+    contributions, and the deal is derived from them (the log verifies; changed, it does not)."""
+    mine, theirs = "0123456789abcdef" * 2, "fedcba9876543210" * 2
+    with httpx.Client(base_url=plain_server.url) as http:
+        doc = http.get("/v1/openapi.json").json()
+        op = doc["paths"]["/v1/invites/{code}"]["post"]
+        assert op["operationId"] == "AcceptInvite" and "entropy" in op["description"]
+        body = op["requestBody"]
+        assert body.get("required") is not True  # optional: a bare POST still takes the seat
+        ref = body["content"]["application/json"]["schema"]
+        names = [r["$ref"].rsplit("/", 1)[1] for r in ref.get("oneOf", [ref]) if "$ref" in r]
+        schema = doc["components"]["schemas"][names[0]]
+        assert schema["properties"]["entropy"]["pattern"] == "^([0-9a-f]{32})?$"
+
+        def table() -> tuple[dict[str, object], str]:
+            c = http.post(
+                "/v1/games",
+                json={
+                    "game": "speed",
+                    "seats": [{"kind": "human", "entropy": mine}, {"open": "invite"}],
+                    "event_limit": 40,
+                },
+            )
+            assert c.status_code == 201, c.text
+            created = c.json()
+            return created, "/v1/invites/" + created["invites"][0]["code"]
+
+        created, path = table()
+        for bad in ({"entropy": "xyz"}, {"entropy": "00" * 15}, {"entropy": mine.upper()}):
+            r = http.post(path, json=bad)
+            assert r.status_code in (400, 422), (bad, r.text)
+        assert http.post(path, json={"entropy": mine, "seat": 0}).status_code in (400, 422)
+        took = http.post(path, json={"entropy": theirs})
+        assert took.status_code == 200, took.text
+        assert (took.json()["seat"], took.json()["status"]) == (1, "playing")
+        token = took.json()["token"]
+        gid = created["game_id"]
+        for _ in range(2):  # resign: the end line reveals the seed
+            r = http.post(
+                f"/v1/games/{gid}/actions",
+                json={"command": {"kind": "Resign"}, "action_id": "web-resign"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            if r.status_code == 200:
+                break
+        assert r.status_code == 200, r.text
+        text = http.get(f"/v1/games/{gid}/log", headers={"Authorization": f"Bearer {token}"}).text
+        # a bare POST (no body) still takes an invite's seat, adding nothing
+        _, bare_path = table()
+        assert http.post(bare_path).status_code == 200
+    lines = log.loads(text.encode())
+    header = lines[0]
+    assert header["format"] == 2
+    assert header["contributions"] == [
+        {"seat": 0, "entropy": mine},
+        {"seat": 1, "entropy": theirs},
+    ]
+    assert log.verify(lines).revealed  # the deal re-derived from the header's contributions
+    # ...and the deal is the one of the seed derived with the joiner's bytes, not without them
+    game = get_game("speed")
+    server_seed = int(lines[-1]["seed"])
+    dealt = next(ln for ln in lines if ln.get("type") == "entry")["events"]
+
+    def deal(contributions: list[tuple[int, bytes]]) -> list[object]:
+        setup = Setup(2, rng.derive_deal_seed(server_seed, contributions), SpeedRules(), 40)
+        return [codec.encode(e) for e in game.deal(setup)]
+
+    both = [(0, bytes.fromhex(mine)), (1, bytes.fromhex(theirs))]
+    assert deal(both) == dealt
+    assert deal(both[:1]) != dealt
