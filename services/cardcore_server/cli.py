@@ -16,6 +16,9 @@ from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 from .app import ServiceConfig
+from .connections import ConnectionLimits
+
+_LIMITS: Final = ConnectionLimits()
 
 
 def _serve_parser() -> argparse.ArgumentParser:
@@ -125,6 +128,30 @@ def _serve_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="PER_S",
         help="requests per second per client address, likewise (default 0: off)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=_LIMITS.max_connections,
+        metavar="N",
+        help="open client connections per listener (gRPC, REST); at the cap REST closes the "
+        "longest-idle connection to make room (default %(default)s; lowered to what ulimit -n "
+        "allows)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=_LIMITS.header_timeout_s,
+        metavar="S",
+        help="seconds a connection has to send its request's headers (REST) or finish its "
+        "handshake (gRPC) (default %(default)s)",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=float,
+        default=_LIMITS.body_timeout_s,
+        metavar="S",
+        help="seconds a REST request has to send its body after its headers (default %(default)s)",
     )
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     p.add_argument(
@@ -254,7 +281,13 @@ def serve_main(args: list[str]) -> int:
         except ImportError:
             print("cardcore serve: REST is off (install cardcore[rest])", file=sys.stderr)
             rest_port = None
+    try:
+        limits = ConnectionLimits(ns.max_connections, ns.header_timeout, ns.body_timeout)
+    except ValueError as exc:
+        print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
     options = ServerOptions(
+        limits=limits,
         host=ns.host,
         port=ns.port,
         db=ns.db,

@@ -46,6 +46,10 @@ class Reason(StrEnum):
     STORE_UNAVAILABLE = "StoreUnavailable"
     SHUTTING_DOWN = "ShuttingDown"
     RATE_LIMITED = "RateLimited"
+    REQUEST_TIMEOUT = "RequestTimeout"
+    """REST only: the request's headers or body did not arrive within their deadline (408)."""
+    TOO_MANY_CONNECTIONS = "TooManyConnections"
+    """REST only: the listener is at ``--max-connections`` with every connection busy (503)."""
     # the game lifecycle (tables, invites, abort: .lobby)
     TABLE_FULL = "TableFull"
     INVITE_USED = "InviteUsed"

@@ -71,6 +71,16 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.connections = Counter(
+            "cardcore_connections_closed",
+            "Connections the server refused or closed to stay within its bounds, by why "
+            "(refused, evicted, header_timeout, body_timeout)",
+            ["transport", "why"],
+            registry=r,
+        )
+        self.open_connections = Gauge(
+            "cardcore_open_connections", "Client connections open now", ["transport"], registry=r
+        )
         r.register(_Live(live_games))
 
     def committed(self, writes: int, seconds: float) -> None:

@@ -69,11 +69,13 @@ from cardcore.version import __version__
 
 from . import logs, web
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
+from .connections import ACCEPT_BACKLOG, TIMED_OUT, ConnectionLimits
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .lobby import MAX_MY_GAMES
 from .lobby import TableInfo as CoreTable
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .redaction import RedactedEntry, Value
+from .rest_connections import Connections
 from .store import SeatSpec
 
 log = structlog.get_logger("cardcore_server")
@@ -649,10 +651,17 @@ _CLIENT_GONE: Final = "client disconnected prematurely"
 """Litestar's text when the body's stream ends in ``http.disconnect`` (connection/request.py)."""
 
 
-def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+def _http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     if isinstance(exc, HTTPException):
         status = exc.status_code
         if status == 500 and exc.detail == _CLIENT_GONE:
+            ended = request.scope.get("state", {}).get(TIMED_OUT)
+            if ended is not None:
+                # The connection layer ended it (body deadline, or the server stopping) and
+                # already answered: record that answer, not a hang-up (connections.py).
+                code = Reason.REQUEST_TIMEOUT if ended == 408 else Reason.SHUTTING_DOWN
+                _note(code=str(ended), reason=code.value)
+                return _problem(int(ended), code, "the request did not arrive in time")
             # The client hung up before sending its whole body: nothing of the server failed,
             # and nobody reads the answer (499, nginx's "client closed request").
             log.info("client_disconnected")
@@ -682,6 +691,28 @@ def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     )
     _note(code=Status.INTERNAL.value, reason=Reason.INTERNAL.value)
     return _problem(500, Reason.INTERNAL, "internal error")
+
+
+def _closing_answer(status: int, code: str, detail: str) -> bytes:
+    """A whole response that closes its connection, written by the connection layer itself
+    (:mod:`.connections`: a deadline passed, the cap, the server stopping) when no request is
+    there to answer: the same problem document every other error is."""
+    body = msgspec.json.encode(
+        Problem(
+            type=PROBLEM_TYPE + code,
+            title=_TITLES.get(status, "Error"),
+            status=status,
+            detail=detail,
+            code=code,
+        )
+    )
+    retry = b"retry-after: 1\r\n" if status == 503 else b""
+    phrase = {408: b"Request Timeout", 503: b"Service Unavailable"}.get(status, b"Error")
+    head = (
+        b"HTTP/1.1 %d %s\r\ncontent-type: %s\r\ncontent-length: %d\r\n%sconnection: close\r\n\r\n"
+        % (status, phrase, PROBLEM_JSON.encode(), len(body), retry)
+    )
+    return head + body
 
 
 def _bearer(request: Request[Any, Any, Any]) -> str | None:
@@ -1532,9 +1563,12 @@ async def start_rest(
     port: int,
     grace_s: float = 5.0,
     tls: tuple[str, str] | None = None,
+    *,
+    limits: ConnectionLimits | None = None,
 ) -> RestServer:
     """Bind ``host:port`` (0 = any free port) and serve the REST API on the running loop;
-    ``tls``: ``(certificate chain PEM, private key PEM)`` paths to serve HTTPS."""
+    ``tls``: ``(certificate chain PEM, private key PEM)`` paths to serve HTTPS; ``limits``: how
+    many connections, and how long a request may take to arrive (:mod:`.connections`)."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle
     # and delayed ACKs add 40 ms to every response written in two parts)
@@ -1542,15 +1576,25 @@ async def start_rest(
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
-        sock.listen(128)
+        sock.listen(ACCEPT_BACKLOG)
         sock.setblocking(False)
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot bind the REST port {host}:{port}: {exc.strerror}") from None
     bound = int(sock.getsockname()[1])
     api = RestApi(app)
+    connections = Connections(
+        limits or ConnectionLimits(),
+        _closing_answer,
+        lambda why: app.metrics.connections.labels("rest", why).inc(),
+    )
+    app.metrics.open_connections.labels("rest").set_function(lambda: len(connections.open))
     config = uvicorn.Config(
         api.build(),
+        http=connections.protocol(),
+        # asyncio accepts up to `backlog` sockets per wake-up before any is closed: the cap can
+        # only close what was accepted, so this burst must fit in connections.FD_RESERVE.
+        backlog=ACCEPT_BACKLOG,
         lifespan="on",
         log_config=None,
         access_log=False,

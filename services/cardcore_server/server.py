@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from .app import Application, ServiceConfig
+from .connections import ConnectionLimits, fit_descriptors, grpc_options
 from .grpc_api import SERVICE_NAME, GameServiceHandlers
 from .store import open_store
 
@@ -68,6 +69,8 @@ class ServerOptions:
     tls_cert: str | None = None
     """A PEM certificate chain: gRPC and REST are served over TLS (with :attr:`tls_key`)."""
     tls_key: str | None = None
+    limits: ConnectionLimits = ConnectionLimits()
+    """Each listener's connection cap and request deadlines (:mod:`.connections`)."""
 
 
 class Running:
@@ -114,6 +117,7 @@ async def start(options: ServerOptions) -> Running:
             "CARDCORE_ADMIN_KEY"
         )
     tls = _tls(options)
+    limits = fit_descriptors(options.limits, listeners=1 if options.rest_port is None else 2)
     app = Application(open_store(options.db), options.config)
     rebuilt = await app.start()
     server = grpc.aio.server(
@@ -123,6 +127,7 @@ async def start(options: ServerOptions) -> Running:
             ("grpc.so_reuseport", 0),
             ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
             ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
+            *grpc_options(limits),
         ]
     )
     server.add_generic_rpc_handlers((GameServiceHandlers(app).generic_handler(),))
@@ -145,7 +150,9 @@ async def start(options: ServerOptions) -> Running:
         from .rest import start_rest
 
         try:
-            rest = await start_rest(app, options.host, options.rest_port, options.grace_s, tls)
+            rest = await start_rest(
+                app, options.host, options.rest_port, options.grace_s, tls, limits=limits
+            )
         except OSError:
             await app.close()
             raise

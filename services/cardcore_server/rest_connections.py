@@ -1,0 +1,187 @@
+"""The REST listener's connections under :class:`.connections.ConnectionLimits`: uvicorn's h11
+protocol with a connection cap, header and body deadlines, and a stop that answers a request still
+arriving at once (the why is in :mod:`.connections`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import h11
+import structlog
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .connections import TIMED_OUT, ConnectionLimits
+
+log = structlog.get_logger("cardcore_server")
+
+Answer = Callable[[int, str, str], bytes]
+"""Builds a whole HTTP/1.1 response (status, problem code, detail) that closes the connection."""
+
+
+@dataclass
+class Connections:
+    """One REST listener's open connections and the bounds they live under."""
+
+    limits: ConnectionLimits
+    answer: Answer
+    on_event: Callable[[str], None] = lambda _kind: None
+    """Called with ``refused``, ``evicted``, ``header_timeout`` or ``body_timeout`` (metrics)."""
+    open: dict[GuardedH11Protocol, None] = field(default_factory=dict)
+    waiting: dict[GuardedH11Protocol, None] = field(default_factory=dict)
+    """Open connections with no request in progress, longest waiting first: the ones the cap
+    closes to make room."""
+    _noted: dict[str, int] = field(default_factory=dict)
+    _noted_at: float = 0.0
+
+    def protocol(self) -> type[H11Protocol]:
+        """The protocol class for uvicorn's ``Config(http=...)``, bound to this listener."""
+        return type("GuardedH11Protocol", (GuardedH11Protocol,), {"listener": self})
+
+    def admit(self, newcomer: GuardedH11Protocol) -> bool:
+        """Make room for ``newcomer`` (closing the longest-waiting idle connection) or refuse."""
+        if len(self.open) >= self.limits.max_connections:
+            if not self.waiting:
+                self.note("refused")
+                return False
+            oldest = next(iter(self.waiting))
+            self.note("evicted")
+            oldest.close_waiting()
+        self.open[newcomer] = None
+        return True
+
+    def note(self, kind: str) -> None:
+        """Count ``kind``; log the counts at most once a second (a flood writes a few lines,
+        not one per socket)."""
+        self.on_event(kind)
+        self._noted[kind] = self._noted.get(kind, 0) + 1
+        now = time.monotonic()
+        if now - self._noted_at >= 1.0:
+            log.info("connections_bounded", open=len(self.open), **self._noted)
+            self._noted.clear()
+            self._noted_at = now
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol under a :class:`Connections` listener's bounds."""
+
+    listener: ClassVar[Connections]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._deadline_phase = ""
+        self._received_any = False
+
+    # ------------------------------------------------------------------ uvicorn's hooks
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if not self.listener.admit(self):
+            self._answer_and_close(503, "TooManyConnections", "too many connections; retry")
+            return
+        self._track()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self.listener.open.pop(self, None)
+        self.listener.waiting.pop(self, None)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self._received_any = True
+        super().data_received(data)
+        self._track()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._received_any = False  # uvicorn's keep-alive timer watches the idle connection
+        self._track()
+
+    def shutdown(self) -> None:
+        if self._arriving():
+            # The request will not be complete before the stop: say so now, retryably.
+            self._answer_and_close(503, "ShuttingDown", "the server is stopping; retry")
+            return
+        super().shutdown()
+
+    # ------------------------------------------------------------------ the bounds
+
+    def _arriving(self) -> bool:
+        """Still sending its headers, or its body."""
+        state = self.conn.their_state
+        return (state is h11.IDLE and self._received_any) or state is h11.SEND_BODY
+
+    def _busy(self) -> bool:
+        return self.cycle is not None and not self.cycle.response_complete
+
+    def _track(self) -> None:
+        """Follow the request's phase: which deadline runs, and whether the cap may close this
+        connection to make room."""
+        if self.transport is None or self.transport.is_closing():
+            return
+        state = self.conn.their_state
+        waiting = self.listener.waiting
+        if state is h11.IDLE and not self._busy():
+            if self not in waiting:
+                waiting[self] = None
+            fresh = self.cycle is None  # uvicorn arms no keep-alive timer before a request
+            if self._received_any or fresh:
+                self._arm("header", self.listener.limits.header_timeout_s)
+            else:
+                self._disarm()
+            return
+        waiting.pop(self, None)
+        if state is h11.SEND_BODY:
+            self._arm("body", self.listener.limits.body_timeout_s)
+        else:
+            self._disarm()
+
+    def _arm(self, phase: str, seconds: float) -> None:
+        if self._deadline is not None and self._deadline_phase == phase:
+            return  # counts from the start of the phase, not from the latest byte
+        self._disarm()
+        self._deadline_phase = phase
+        self._deadline = self.loop.call_later(seconds, self._expired, phase)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None
+        self._deadline_phase = ""
+
+    def _expired(self, phase: str) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        self.listener.note(f"{phase}_timeout")
+        if phase == "header" and not self._received_any:
+            self.transport.close()  # it never said anything: nothing to answer
+            return
+        what = "headers" if phase == "header" else "body"
+        self._answer_and_close(408, "RequestTimeout", f"the request's {what} took too long")
+
+    def close_waiting(self) -> None:
+        """Closed to make room for a newer connection (the cap)."""
+        self.listener.waiting.pop(self, None)
+        if self._received_any:
+            self._answer_and_close(503, "TooManyConnections", "too many connections; retry")
+        else:
+            self.transport.close()
+
+    def _answer_and_close(self, status: int, code: str, detail: str) -> None:
+        """Answer outside h11 (it may not let a server answer before a request) and close; an
+        application still reading the body sees ``http.disconnect``, marked as ours."""
+        self._disarm()
+        self.listener.waiting.pop(self, None)
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.scope["state"][TIMED_OUT] = status
+            if self.cycle.response_started:
+                self.transport.close()  # a response is under way: it cannot be replaced
+                return
+        if not self.transport.is_closing():
+            self.transport.write(self.listener.answer(status, code, detail))
+            self.transport.close()
