@@ -24,6 +24,7 @@ from cardcore_server.connections import FD_RESERVE
 from .helpers import RestServer, bearer, create
 
 SLOW_HEAD = b"GET /healthz HTTP/1.1\r\nHost: cardcore\r\n"
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 SLOW_BODY = (
     b"POST /v1/games HTTP/1.1\r\nHost: cardcore\r\nContent-Type: application/json\r\n"
     b"Content-Length: 400\r\n\r\n{"
@@ -102,11 +103,15 @@ def test_requests_that_arrive_too_slowly_meet_their_deadlines(tmp_path: Path) ->
         silent = [connect(server.rest_port) for _ in range(20)]
         slow_heads = [connect(server.rest_port, SLOW_HEAD) for _ in range(20)]
         slow_bodies = [connect(server.rest_port, SLOW_BODY) for _ in range(20)]
+        # gRPC: a socket that never sends the HTTP/2 preface, or sends it but no SETTINGS.
+        grpc_silent = [connect(server.grpc_port) for _ in range(5)]
+        grpc_preface = [connect(server.grpc_port, HTTP2_PREFACE) for _ in range(5)]
+        everyone = silent + slow_heads + slow_bodies + grpc_silent + grpc_preface
         # Trickled bytes never buy more time: a deadline counts from the start of its phase.
-        closed = watch(
-            silent + slow_heads + slow_bodies, 4.0, trickle=frozenset(slow_heads + slow_bodies)
-        )
-        assert len(closed) == 60, f"{60 - len(closed)} connections still open after 4 s"
+        closed = watch(everyone, 4.0, trickle=frozenset(slow_heads + slow_bodies))
+        assert len(closed) == len(everyone), f"{len(everyone) - len(closed)} still open after 4 s"
+        for sock in grpc_silent + grpc_preface:
+            assert 0.8 < closed[sock][1] < 2.5, closed[sock]
         for sock in silent:  # never said anything: closed with nothing to answer
             data, at = closed[sock]
             assert data == b"" and 0.8 < at < 2.5, (data, at)
@@ -117,7 +122,7 @@ def test_requests_that_arrive_too_slowly_meet_their_deadlines(tmp_path: Path) ->
             assert headers["content-type"] == "application/problem+json"
             assert headers["connection"] == "close"
             assert 0.8 < at < 2.5, at
-        for sock in silent + slow_heads + slow_bodies:
+        for sock in everyone:
             sock.close()
         with httpx.Client(base_url=server.url) as http:
             assert http.get("/healthz").status_code == 200
