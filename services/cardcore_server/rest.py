@@ -1084,7 +1084,7 @@ class RestApi:
             tags=["lobby"],
             status_code=200,
             security=[{"bearer": []}, {"adminKey": []}],
-            responses=_errors(400, 401, 403, 404, 409, 422, 503),
+            responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
         )
         async def abort_game(
             request: Request[Any, Any, Any], game_id: _GAME_ID, admin_key: _ADMIN_KEY = ""
@@ -1159,7 +1159,7 @@ class RestApi:
             tags=["lobby"],
             status_code=200,
             security=[{}],
-            responses=_errors(400, 403, 422, 503),
+            responses=_errors(400, 403, 413, 415, 422, 503),
         )
         async def watch_table(game_id: _GAME_ID) -> Watching:
             _note(rpc="WatchTable")
