@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs
 
 setup: $(STAMP) $(PB)
 
@@ -71,7 +71,13 @@ bufbreaking: $(NODE_STAMP)
 	node_modules/.bin/buf breaking --against '.git#ref=HEAD~1'
 
 ## test: everything CI runs
-test: check pytest nodetest
+test: check pytest nodetest docs
+
+## docs: the documentation site (mkdocs.yml) into build/site, strictly: a broken link or anchor,
+## a docstring mkdocstrings cannot render, or a warning of the reference generators fails it.
+## `$(BIN)/mkdocs serve` serves it while you write.
+docs: $(STAMP) $(PB)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
 
 ## web-vendor: the Pyodide runtime (npm `pyodide`) copied into the package, where `cardcore
 ## serve` serves it to the web table (/web/pyodide/) and wheels ship it; a checkout without the
