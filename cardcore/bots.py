@@ -6,15 +6,16 @@ commands, each with the game's hint (``Game.is_sensible``), never the state. Eve
 games give depends only on what the seat sees (tests/unit/test_bots.py checks it: the hints do
 not change when the cards hidden from the seat are shuffled), so handing it over leaks nothing.
 The legal commands are the rules' own, and one rule is defined on hidden cards: Speed's ``flip``
-is legal only while no card of *either* hand fits (rules.md Speed §3.2), so its presence tells
-a seat what a rejected ``flip`` would tell a player.
+is legal only while no card of *either* hand fits (docs/games/speed.md#stalemate), so its presence
+tells a seat what a rejected ``flip`` would tell a player.
 
 A bot proposes ``(delay_ms, command)``: the command it wants, and how long after the last
 accepted action it would act. In a real-time game every seat proposes at once and the earliest
-proposal is the one the sequencer admits — that is how a race is decided (rules.md §0.4); the
-others then look at the new view and propose again. The host turns a delay into an ``at_ms``
-(the simulator adds it to its own clock; the service arms a timer). :func:`ask` is how every
-host (:func:`play_out`, the service's bot seats) asks a bot, so they all show it the same.
+proposal is the one the sequencer admits — that is how a race is decided
+(docs/games/common.md#the-sequencer); the others then look at the new view and propose again. The
+host turns a delay into an ``at_ms`` (the simulator adds it to its own clock; the service arms a
+timer). :func:`ask` is how every host (:func:`play_out`, the service's bot seats) asks a bot, so
+they all show it the same.
 
 Bots draw only from :mod:`cardcore.rng`, so a bot game is a pure function of its seeds.
 """

@@ -1,12 +1,14 @@
 """Playing cards: interned, hashable value objects with a text round-trip.
 
 A card is written rank + suit letter, ``"QS"``, ``"10H"``, ``"AD"``; a joker is ``"JK"``.
-:meth:`Card.parse` also accepts the suit symbols of ``rules.md`` (``"Q♠"``) and ``T`` for ten.
-Every card is a shared instance (``Card.parse("QS") is Card.parse("QS")``), so building a deck
-or comparing cards allocates nothing; two physical cards of the same rank and suit from two decks
-are the same value, which is all any rule looks at (rules.md §1.5 item 14).
+:meth:`Card.parse` also accepts the suit symbols of the rules pages (``"Q♠"``,
+docs/games/common.md#cards) and ``T`` for ten. Every card is a shared instance (``Card.parse("QS")
+is Card.parse("QS")``), so building a deck or comparing cards allocates nothing; two physical cards
+of the same rank and suit from two decks are the same value, which is all any rule looks at
+(docs/games/ratscrew.md#decisions, item 14).
 
-Zones are written as in rules.md §0.3: personal stacks top first, table piles bottom first.
+Zones are written as in docs/games/common.md#piles: personal stacks top first, table piles bottom
+first.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _SYMBOL_TO_SUIT: Final = {v: k for k, v in SUIT_SYMBOLS.items()}
 
 JOKER_RANK: Final = 0
-"""Rank index of a joker; ranks A..K are 1..13 (rules.md §0.2 sequence adjacency)."""
+"""Rank index of a joker; ranks A..K are 1..13 (docs/games/common.md#cards)."""
 
 
 class Card:
@@ -75,7 +77,7 @@ class Card:
 
     @property
     def is_red(self) -> bool:
-        """Hearts and diamonds are red (rules.md §0.2); a joker has no colour."""
+        """Hearts and diamonds are red (docs/games/common.md#cards); a joker has no colour."""
         return self.suit in ("H", "D")
 
     @property
@@ -84,7 +86,8 @@ class Card:
 
     @property
     def symbol(self) -> str:
-        """The card as rules.md writes it: ``"10♥"``, ``"Q♠"``, ``"JK"``."""
+        """The card as the rules pages write it (docs/games/common.md#cards): ``"10♥"``, ``"Q♠"``,
+        ``"JK"``."""
         if self.rank == JOKER_RANK:
             return "JK"
         return RANKS[self.rank - 1] + SUIT_SYMBOLS[self.suit]
@@ -172,7 +175,8 @@ def rank_name(rank: int) -> str:
 
 
 def ranks_adjacent(a: int, b: int, *, wrap: bool = True) -> bool:
-    """True iff rank indices differ by one, with K–A–2 adjacency when ``wrap`` (rules.md §0.2)."""
+    """True iff rank indices differ by one, with K–A–2 adjacency when ``wrap``
+    (docs/games/common.md#cards)."""
     if a == JOKER_RANK or b == JOKER_RANK:
         return False
     d = abs(a - b)

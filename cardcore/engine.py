@@ -79,10 +79,10 @@ class Termination(StrEnum):
     """The setup's event limit was reached first; nobody won."""
     RESIGNED = "resigned"
     """A player resigned (or forfeited on a timer) with two players left; the other won
-    (rules.md §0.6)."""
+    (docs/games/common.md#leaving-a-game)."""
     ABORTED = "aborted"
     """The host (the table's creator or an administrator) ended the game: no winners, no losers
-    (rules.md §0.6)."""
+    (docs/games/common.md#leaving-a-game)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,8 @@ class Outcome:
 
 def flag(default: Any, help: str, *, min: int | None = None, max: int | None = None) -> Any:
     """Declare a rule flag on a game's rules dataclass: its default, a one-line help text and,
-    for integers, inclusive bounds. ``rules.md`` names the flags; the catalogue lists them."""
+    for integers, inclusive bounds. Each game's page says what its flags do
+    (docs/games/<game>.md#variant-flags); the catalogue lists them."""
     meta = {"help": help, "min": min, "max": max}
     if isinstance(default, dict | list | set):
         frozen = default

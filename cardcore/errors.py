@@ -1,8 +1,8 @@
 """The exceptions of cardcore. Every one derives from :class:`CardcoreError`.
 
 A rejected action raises :class:`Rejected` carrying a :class:`RejectCode`; the code strings are the
-public contract of rules.md §0.5 and are the same in Python, gRPC and REST. A false slap is *not* an
-error: it is a legal action that the rules penalise.
+public contract of docs/games/common.md#rejection-codes and are the same in Python, gRPC and REST. A
+false slap is *not* an error: it is a legal action that the rules penalise.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from enum import StrEnum
 
 
 class RejectCode(StrEnum):
-    """Why an action was rejected (rules.md §0.5). The values are part of the public contract."""
+    """Why an action was rejected (docs/games/common.md#rejection-codes). The values are part of the
+    public contract."""
 
     GAME_OVER = "GameOver"
     INVALID_PHASE = "InvalidPhase"
@@ -42,7 +43,8 @@ class CardcoreError(Exception):
 
 
 class Rejected(CardcoreError):
-    """An action that is not legal in the state it met. It changed nothing (rules.md §0.4.3)."""
+    """An action that is not legal in the state it met. It changed nothing
+    (docs/games/common.md#no-side-effects)."""
 
     def __init__(self, code: RejectCode, detail: str = "") -> None:
         super().__init__(f"{code.value}: {detail}" if detail else code.value)

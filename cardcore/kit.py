@@ -1,7 +1,7 @@
 """What every game is made of, written once: the record type of commands, events and views, turn
 order, slap patterns, joint calls, and zones (which cards a state holds where, and who sees them).
 
-A game module imports these instead of writing its own; each is the rule text of rules.md it
+A game module imports these instead of writing its own; each is the rule text of docs/games/ it
 cites, kept small enough to read beside it. (Positions' notation and checks are in
 :mod:`cardcore.notation`.)
 """
@@ -84,8 +84,8 @@ RESIGN_BY_TIMER: Final = "timer"
 
 @record
 class Resign:
-    """Leave the game (rules.md §0.6), in any phase, while still in it. Every game has this one
-    command class, so a host knows it without knowing the game.
+    """Leave the game (docs/games/common.md#leaving-a-game), in any phase, while still in it. Every
+    game has this one command class, so a host knows it without knowing the game.
 
     ``by``: ``None`` when the player resigns; ``"timer"`` when the host forfeits the seat on a
     time-out (a host refuses it from a client: only the host may mark an action as its own)."""
@@ -98,7 +98,8 @@ class Resign:
 
 def next_holder(stacks: Sequence[Sequence[Card]], out: Collection[int], p: int) -> int | None:
     """The first seat after ``p`` (clockwise, wrapping), other than ``p``, not in ``out`` and
-    holding a card; None when there is none (ERS §1.2, Slapjack §4.2)."""
+    holding a card; None when there is none (docs/games/ratscrew.md#setup,
+    docs/games/slapjack.md#playing-a-card)."""
     n = len(stacks)
     for i in range(1, n):
         q = (p + i) % n
@@ -126,8 +127,9 @@ SANDWICH: Final = "sandwich"
 def double_or_sandwich(
     pile: Sequence[Card], double: bool, sandwich: bool
 ) -> tuple[PairPattern, tuple[Card, ...]] | None:
-    """The pattern the top of ``pile`` (bottom→top) makes, double first (ERS §1.4, shared by
-    Slapjack §4.4): two cards of a rank on top, or two of a rank with one other between."""
+    """The pattern the top of ``pile`` (bottom→top) makes, double first
+    (docs/games/ratscrew.md#slap-patterns, shared by docs/games/slapjack.md#variant-flags): two
+    cards of a rank on top, or two of a rank with one other between."""
     n = len(pile)
     if n < 2:
         return None
@@ -146,8 +148,9 @@ def double_or_sandwich(
 
 
 def joint_call(calls: frozenset[int], seat: int, seats: int) -> tuple[frozenset[int], bool]:
-    """A joint call (rules.md §0.4.6): ``calls`` after ``seat`` calls, and whether every one of
-    the ``seats`` has now called (the call takes effect, and the set starts empty again)."""
+    """A joint call (docs/games/common.md#joint-calls): ``calls`` after ``seat`` calls, and whether
+    every one of the ``seats`` has now called (the call takes effect, and the set starts empty
+    again)."""
     after = calls | {seat}
     if len(after) == seats:
         return frozenset(), True

@@ -736,7 +736,8 @@ def replay(
         try:
             for event in events:
                 state = evolve(state, event)
-        except Exception as exc:  # a tampered log: evolve trusts its events (rules.md §0.4)
+        except Exception as exc:
+            # a tampered log: evolve trusts its events (docs/games/common.md#the-sequencer)
             raise CorruptLog(seq_i, f"an event does not apply: {type(exc).__name__}") from None
         yield ReplayStep(line, command, events, state)
 

@@ -1,4 +1,5 @@
-"""A running game: the single sequencer of rules.md §0.4 around one game's decider.
+"""A running game: the single sequencer of docs/games/common.md#the-sequencer around one game's
+decider.
 
 :class:`Match` numbers accepted actions (``seq`` 0 is the deal), stamps each with the caller's
 ``at_ms``, applies them one at a time, ends the game at the setup's event limit, and records the
@@ -192,11 +193,11 @@ class Match(Generic[S, C, E, V, R]):
             writer.end(self.seq, outcome)
 
     def abort(self, at_ms: int, by: str) -> None:
-        """End the game at once by the host (rules.md §0.6): an entry with no seat whose action
-        is ``{"kind": "Abort", "by": by}`` and no events, then the end with termination
-        ``ABORTED`` (no winners, no losers; the seed is revealed as at any end). ``by`` says who
-        (e.g. ``"creator"``, ``"admin"``, ``"timer"``). Raises ``Rejected(GameOver)`` on a game
-        that is over."""
+        """End the game at once by the host (docs/games/common.md#leaving-a-game): an entry with no
+        seat whose action is ``{"kind": "Abort", "by": by}`` and no events, then the end with
+        termination ``ABORTED`` (no winners, no losers; the seed is revealed as at any end). ``by``
+        says who (e.g. ``"creator"``, ``"admin"``, ``"timer"``). Raises ``Rejected(GameOver)`` on a
+        game that is over."""
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         if at_ms < self.last_at_ms:

@@ -1,34 +1,36 @@
-"""Palace (Shithead), rules.md §5.
+"""Palace (Shithead), docs/games/palace.md.
 
 Each player has three face-down cards ``F``, three face-up cards ``U`` on them and a hand ``H`` of
 three; the rest of the deck is the stock ``D``. In the ``setup`` phase players ``Swap`` hand and
-face-up cards until each calls ``Ready``; the starter is then determined (§5.2, flag
-``starter_rule``). In turn, a player plays one or more cards of one rank from the *active source*
-(``H`` while it holds cards, then ``U``, then ``F`` blind with ``PlayFaceDown``) onto the discard
-pile: the rank must equal or beat the top card (rank order 3 … 9 J Q K A; 2 and 10 go on
-anything), then the player draws back to three while the stock lasts. A 2 resets the pile and its
-player plays again; a 10, or four cards of one rank on top of the pile (also across several
-players' plays), burns the pile and the player who burned it leads again (*follow-up*). A player who
-cannot play must ``Pickup`` the pile (``MustPlayIfAble``); a blind card that does not fit is taken
-into the hand with the pile. Two racing actions (§5.3), decided by sequence order: any player may
-complete a four of a kind out of turn with ``Play`` (then they lead), and a player whose turn just
-passed may ``AddDrawn`` just-drawn cards of the rank they just played until the next player acts.
-Players who run out of cards go out in order; the last player holding cards loses (the shithead).
+face-up cards until each calls ``Ready``; the starter is then determined
+(docs/games/palace.md#starter, flag ``starter_rule``). In turn, a player plays one or more cards of
+one rank from the *active source* (``H`` while it holds cards, then ``U``, then ``F`` blind with
+``PlayFaceDown``) onto the discard pile: the rank must equal or beat the top card (rank order 3 … 9
+J Q K A; 2 and 10 go on anything), then the player draws back to three while the stock lasts. A 2
+resets the pile and its player plays again; a 10, or four cards of one rank on top of the pile (also
+across several players' plays), burns the pile and the player who burned it leads again
+(*follow-up*). A player who cannot play must ``Pickup`` the pile (``MustPlayIfAble``); a blind card
+that does not fit is taken into the hand with the pile. Two racing actions
+(docs/games/palace.md#races), decided by sequence order: any player may complete a four of a kind
+out of turn with ``Play`` (then they lead), and a player whose turn just passed may ``AddDrawn``
+just-drawn cards of the rank they just played until the next player acts. Players who run out of
+cards go out in order; the last player holding cards loses (the shithead).
 
-``kit.Resign`` (rules.md §0.6), in either phase, by a seat still in the game: its hand, face-up
-and face-down cards are set aside and it is out, ranked below every seat that goes out (the first
-to resign last; ``outcome`` gives the whole ranking). With two players left the game ends at once
-and the other wins (``RESIGNED``). Otherwise play goes on: in the setup phase nobody waits for the
-resigner to be ready; in play any add-drawn window closes, and on the resigner's turn the next
-player plays on the pile as it is. ``legal_commands`` never lists ``Resign`` and ``is_sensible``
-calls it unwise, so that no bot resigns by chance (and playouts stay as they were).
+``kit.Resign`` (docs/games/common.md#leaving-a-game), in either phase, by a seat still in the game:
+its hand, face-up and face-down cards are set aside and it is out, ranked below every seat that goes
+out (the first to resign last; ``outcome`` gives the whole ranking). With two players left the game
+ends at once and the other wins (``RESIGNED``). Otherwise play goes on: in the setup phase nobody
+waits for the resigner to be ready; in play any add-drawn window closes, and on the resigner's turn
+the next player plays on the pile as it is. ``legal_commands`` never lists ``Resign`` and
+``is_sensible`` calls it unwise, so that no bot resigns by chance (and playouts stay as they were).
 
 Zones: ``hands`` (private to their owner, in the order received), ``up`` (public), ``down``
 (nobody sees them, their owner included; positions 0..len-1), ``stock`` top first (nobody sees
 it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was face up on the pile),
 ``set_aside`` (the cards of resigned seats, out of the game face down: nobody sees them).
 
-[ENGINE] interpretations beyond rules.md, stated once here and cited where used:
+[ENGINE] interpretations beyond the usual rules (docs/games/palace.md states them too), stated once
+here and cited where used:
 
 * A *power* rank is one that may be played on anything: 2, 10, a joker, and a 3 under
   ``three_invisible``. Transparent cards (jokers, and 3s under ``three_invisible``) are skipped by
@@ -48,8 +50,9 @@ it), ``pile`` bottom→top (public), ``burned`` (public: every burned card was f
   across plays). ``starter_must_play_lowest`` binds the first play of the game to the lowest
   non-power rank of the starter's active source.
 * Every seat must get its ``3 × cards_per_area`` cards: 2–5 seats on one deck, more with
-  ``num_decks=2`` (§5.2); any ``cards_per_area`` whose deal fits the decks is accepted (§5.4; one
-  that does not fit is an ``InvalidSetup`` naming ``rules.cards_per_area``).
+  ``num_decks=2`` (docs/games/palace.md#setup); any ``cards_per_area`` whose deal fits the decks is
+  accepted (docs/games/palace.md#variant-flags; one that does not fit is an ``InvalidSetup`` naming
+  ``rules.cards_per_area``).
 
 Module order (style.md): rules → commands → events → state → view → decide → evolve → deal →
 view/redact → outcome/legal_commands → position check and notation (docs/notation/palace.md) →
@@ -88,12 +91,12 @@ Phase = Literal["setup", "play"]
 BurnKind = Literal["ten", "four_of_a_kind"]
 TakeReason = Literal["pickup", "failed_blind", "special_finish"]
 
-# --------------------------------------------------------------------------- rules (§5.4)
+# --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variant flags of rules.md §5.4, with their defaults."""
+    """The variant flags, with their defaults (docs/games/palace.md#variant-flags)."""
 
     cards_per_area: int = flag(3, "cards face down, face up and in hand per player", min=1)
     """Any ``k >= 1`` whose deal fits the decks (``check_setup``: ``3·k·seats`` cards)."""
@@ -178,8 +181,8 @@ class AddDrawn:
 
 
 Command = Swap | Ready | Play | PlayFaceDown | Pickup | AddDrawn | kit.Resign
-"""``kit.Resign`` is every game's one resign command (rules.md §0.6): in any phase, never listed
-by ``legal_commands`` and never sensible, so that no bot resigns by chance."""
+"""``kit.Resign`` is every game's one resign command (docs/games/common.md#leaving-a-game): in any
+phase, never listed by ``legal_commands`` and never sensible, so that no bot resigns by chance."""
 
 READY: Final = Ready()
 PICKUP: Final = Pickup()
@@ -216,7 +219,8 @@ class Readied:
 
 @kit.record
 class PlayStarted:
-    """Everyone was ready: the play phase begins and ``starter`` leads (§5.2 starter)."""
+    """Everyone was ready: the play phase begins and ``starter`` leads
+    (docs/games/palace.md#starter)."""
 
     starter: int
 
@@ -244,7 +248,7 @@ class FaceDownTurned:
 
 @kit.record
 class CardsAdded:
-    """``seat`` added just-drawn ``cards`` to the pile (§5.2 add-drawn window)."""
+    """``seat`` added just-drawn ``cards`` to the pile (docs/games/palace.md#add-drawn-window)."""
 
     seat: int
     cards: tuple[Card, ...]
@@ -296,9 +300,10 @@ class DirectionReversed:
 
 @kit.record
 class PlayerResigned:
-    """``seat`` left the game (rules.md §0.6): its ``cards`` (hand, face-up and face-down) are
-    set aside face down and it is out. ``by`` is the command's: None, or ``"timer"`` for a seat
-    the host forfeited on a time-out (the same effect). Names no card: nothing to redact."""
+    """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
+    and face-down) are set aside face down and it is out. ``by`` is the command's: None, or
+    ``"timer"`` for a seat the host forfeited on a time-out (the same effect). Names no card:
+    nothing to redact."""
 
     seat: int
     cards: int
@@ -370,8 +375,8 @@ class State(NamedTuple):
     revealed: Card | None = None
     """The face-down card turned up most recently: everyone saw it, wherever it went."""
     set_aside: tuple[Card, ...] = ()
-    """The cards of resigned seats, out of the game face down (rules.md §0.6), in the order they
-    left: each resigner's hand, then its face-up, then its face-down cards."""
+    """The cards of resigned seats, out of the game face down (docs/games/common.md#leaving-a-game),
+    in the order they left: each resigner's hand, then its face-up, then its face-down cards."""
     resigned: tuple[int, ...] = ()
     """The seats that resigned, in order. They are in ``finished`` too (they are out: no turn,
     no window, no command), but rank below every seat that went out (``outcome``)."""
@@ -399,7 +404,7 @@ def position(
     resigned: Sequence[int] = (),
     allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions),
     checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a game that is
     already over only with ``allow_over``). ``ready`` defaults to every seat in the play phase
     (everybody called ready to get there), to nobody in the setup phase. A resigned seat is
@@ -461,10 +466,12 @@ class View:
 # --------------------------------------------------------------------------- ranks
 
 _ORDER: Final = (0, 14, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
-"""Strength of each rank index (joker 0, A=1 … K=13) in Palace's order 3 < … < K < A (§5.2)."""
+"""Strength of each rank index (joker 0, A=1 … K=13) in Palace's order 3 < … < K < A
+(docs/games/palace.md#rank-order)."""
 
 _STARTER_RANKS: Final = (3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 1)
-"""Non-special ranks, lowest first: 2, 10 and jokers never decide the starter (§5.5 item 1)."""
+"""Non-special ranks, lowest first: 2, 10 and jokers never decide the starter
+(docs/games/palace.md#decisions, item 1)."""
 
 
 def _is_power(rank: int, rules: Rules) -> bool:
@@ -483,7 +490,7 @@ and keep the dearest face up."""
 
 def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
     """The rank that rules look at: the top card, skipping transparent ones ([ENGINE] jokers,
-    and 3s under ``three_invisible``, rules.md §5.4)."""
+    and 3s under ``three_invisible``, docs/games/palace.md#variant-flags)."""
     invisible_three = rules.three_invisible
     for c in reversed(pile):
         r = c.rank
@@ -494,7 +501,8 @@ def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
 
 
 def _fits(rank: int, pile: tuple[Card, ...], rules: Rules) -> bool:
-    """rules.md §5.2 legality of a play of ``rank`` on ``pile`` (with §5.4 seven/nine lower)."""
+    """Whether ``rank`` may go on ``pile`` (docs/games/palace.md#legal-plays; with
+    ``seven_lower`` / ``nine_lower``, docs/games/palace.md#variant-flags)."""
     return rank in _allowed(pile, rules)
 
 
@@ -569,7 +577,8 @@ _FIT: Final = _fit_table()
 
 
 def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
-    """rules.md §5.2 step 2: a 10 burns; so do four of one rank on top (``four_of_a_kind_burn``)."""
+    """docs/games/palace.md#a-turn, step 2: a 10 burns; so do four of one rank on top
+    (``four_of_a_kind_burn``)."""
     if rank == 10:
         return "ten"
     mode = rules.four_of_a_kind_burn
@@ -620,7 +629,8 @@ def _advance(
     seats: int, finished: Sequence[int], p: int, direction: int, steps: int = 1
 ) -> tuple[int, tuple[int, ...]]:
     """The ``steps``-th unfinished player after ``p`` in ``direction`` (``p`` itself counts when
-    the count wraps round, §5.4 eight_skip), and the unfinished players passed over."""
+    the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the unfinished
+    players passed over."""
     q = p
     count = 0
     skipped: list[int] = []
@@ -643,7 +653,8 @@ def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
 
 
 def _source(state: State, p: int) -> tuple[Card, ...]:
-    """The active source's cards (§5.2): the hand, else the face-up cards; () for face-down."""
+    """The active source's cards (docs/games/palace.md#active-source): the hand, else the face-up
+    cards; () for face-down."""
     hand = state.hands[p]
     return hand if hand else state.up[p]
 
@@ -661,8 +672,9 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order);
-    :class:`~cardcore.errors.InvalidSeat` for a seat that is not one (a caller's error)."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks); :class:`~cardcore.errors.InvalidSeat` for a seat that is
+    not one (a caller's error)."""
     if type(seat) is not int or not 0 <= seat < len(state.hands):
         check_seat(state.setup.seats, seat)
     finished = state.finished
@@ -723,11 +735,12 @@ def _decide_ready(state: State, p: int) -> list[Event]:
 
 
 def _decide_resign(state: State, p: int, by: str | None) -> list[Event]:
-    """rules.md §0.6 for Palace, in any phase: ``p``'s cards are set aside and ``p`` is out.
-    With two players left the game ends at once (``outcome``: ``RESIGNED``). Otherwise, in the
-    setup phase, the play begins if everybody left is ready; in play, any add-drawn window
-    closes, and if it was ``p``'s turn the next player plays on the pile as it is (a follow-up
-    ``p`` owed is void, as for a player who went out: §5.2 lead to a finished player)."""
+    """docs/games/common.md#leaving-a-game for Palace, in any phase: ``p``'s cards are set aside and
+    ``p`` is out. With two players left the game ends at once (``outcome``: ``RESIGNED``).
+    Otherwise, in the setup phase, the play begins if everybody left is ready; in play, any
+    add-drawn window closes, and if it was ``p``'s turn the next player plays on the pile as it is
+    (a follow-up ``p`` owed is void, as for a player who went out:
+    docs/games/palace.md#lead-to-a-finished-player)."""
     n = len(state.hands)
     cards = len(state.hands[p]) + len(state.up[p]) + len(state.down[p])
     resign = PlayerResigned(p, cards, by)
@@ -748,9 +761,11 @@ def _decide_resign(state: State, p: int, by: str | None) -> list[Event]:
 
 
 def _starter(state: State) -> int:
-    """rules.md §5.2 starter and §5.4 ``starter_rule``; ties go to the lowest seat (§5.5 item 1)."""
+    """docs/games/palace.md#starter and docs/games/palace.md#variant-flags ``starter_rule``; ties go
+    to the lowest seat (docs/games/palace.md#decisions, item 1)."""
     rule = state.setup.rules.starter_rule
-    # Seat 0 unless it resigned (§0.6); resigned seats hold no card, so no rank picks them.
+    # Seat 0 unless it resigned (docs/games/common.md#leaving-a-game); resigned seats hold no card,
+    # so no rank picks them.
     first = next(q for q in range(len(state.hands)) if q not in state.finished)
     if rule == "left_of_dealer":
         return first
@@ -768,7 +783,8 @@ def _split_turn_play(
     state: State, p: int, cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
     """Which of ``cards`` come from the hand and which from the face-up cards, for a turn play
-    (§5.2 active source; §5.4 ``combine_hand_and_up``); raises ``CardNotAvailable``."""
+    (docs/games/palace.md#active-source; docs/games/palace.md#variant-flags
+    ``combine_hand_and_up``); raises ``CardNotAvailable``."""
     hand = state.hands[p]
     if hand:
         if _contains(hand, cards):
@@ -843,8 +859,8 @@ def _top_text(pile: Sequence[Card], rules: Rules) -> str:
 
 
 def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
-    """rules.md §5.2 out-of-turn completion; anything else by a non-current player is
-    ``NotYourTurn`` (§0.5 step 5)."""
+    """docs/games/palace.md#out-of-turn-completion; anything else by a non-current player is
+    ``NotYourTurn`` (docs/games/common.md#order-of-checks, step 5)."""
     rules = state.setup.rules
     pile = state.pile
     if not (
@@ -876,8 +892,9 @@ def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Ev
 
 
 def _power_finish_fails(state: State, rank: int) -> bool:
-    """Would going out on ``rank`` fail (§5.4 ``finish_on_special=False``)? [ENGINE] Not when
-    nothing but power cards is left in play, since then nobody could ever go out."""
+    """Would going out on ``rank`` fail (docs/games/palace.md#variant-flags
+    ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
+    then nobody could ever go out."""
     rules = state.setup.rules
     if rules.finish_on_special or not _is_power(rank, rules):
         return False
@@ -906,8 +923,8 @@ def _resolve(
     *,
     out_of_turn: bool,
 ) -> list[Event]:
-    """The effects of an accepted play, in rules.md §5.2 order: onto the pile, burn check, draw,
-    finish check, then who plays next (follow-up, skip, add-drawn window)."""
+    """The effects of an accepted play, in docs/games/palace.md#a-turn: onto the pile, burn check,
+    draw, finish check, then who plays next (follow-up, skip, add-drawn window)."""
     n = len(state.hands)
     events: list[Event]
     if blind is None:
@@ -949,11 +966,13 @@ def _resolve(
     if follow and not finishing:
         events.append(TurnPassed(p, True, None))
         return events
-    if follow:  # §5.2 lead to a finished player: the next unfinished player leads / plays on
+    # docs/games/palace.md#lead-to-a-finished-player: the next unfinished player leads / plays on
+    if follow:
         nxt, _ = _advance(n, finished, p, direction)
         events.append(TurnPassed(nxt, False, None))
         return events
-    # §5.4 eight_skip: n eights skip n unfinished players (a burn overrides the skip).
+    # docs/games/palace.md#variant-flags eight_skip: n eights skip n unfinished players (a burn
+    # overrides the skip).
     if rules.eight_skip and rank == 8 and burn is None:
         nxt, skipped = _advance(n, finished, p, direction, len(cards) + 1)
     else:
@@ -975,8 +994,8 @@ def _burn_draw_out(
     draw: int,
     finishing: bool,
 ) -> tuple[BurnKind | None, tuple[int, ...] | None]:
-    """rules.md §5.2 steps 2–4 after cards went on the pile, the same for a play and for
-    ``add_drawn``: the burn check, the draw, the finish check. Appends their events; returns the
+    """docs/games/palace.md#a-turn, steps 2–4, after cards went on the pile, the same for a play and
+    for ``add_drawn``: the burn check, the draw, the finish check. Appends their events; returns the
     burn and the finishing order after them, None once the game is over (its last
     ``TurnPassed`` appended): the caller then decides only who plays next."""
     burn = _burn(pile_after, len(pile_after) - len(state.pile), rank, state.setup.rules)
@@ -987,7 +1006,8 @@ def _burn_draw_out(
     finished = state.finished
     if finishing:
         finished = (*finished, p)
-        # The place counts those who went out: resigned seats rank below them all (§0.6).
+        # The place counts those who went out: resigned seats rank below them all
+        # (docs/games/common.md#leaving-a-game).
         events.append(PlayerWentOut(p, len(finished) - len(state.resigned)))
         if len(finished) >= len(state.hands) - 1:
             events.append(TurnPassed(None, False, None))
@@ -1010,7 +1030,8 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
     rules = state.setup.rules
     if card.rank in _allowed(state.pile, rules):
         return _resolve(state, p, (), (), (index, card), out_of_turn=False)
-    # §5.2: a blind card that does not fit goes into the hand with the whole pile.
+    # docs/games/palace.md#face-down-cards: a blind card that does not fit goes into the hand with
+    # the whole pile.
     nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
     return [
         FaceDownTurned(p, index, card),
@@ -1020,7 +1041,8 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
 
 
 def _has_plain_play(state: State, p: int) -> bool:
-    """Can ``p`` make a play that fits and does not fail (§5.2 pickup, ``MustPlayIfAble``)?"""
+    """Can ``p`` make a play that fits and does not fail (docs/games/palace.md#picking-up,
+    ``MustPlayIfAble``)?"""
     rules = state.setup.rules
     hand = state.hands[p]
     source = hand if hand else state.up[p]
@@ -1079,7 +1101,8 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
     if finished is None:
         return events
     seats = len(state.hands)
-    if burn is not None:  # §5.4: an added ten or four burns the pile and p leads
+    # docs/games/palace.md#variant-flags: an added ten or four burns the pile and p leads
+    if burn is not None:
         if finishing:
             nxt, _ = _advance(seats, finished, p, state.direction)
             events.append(TurnPassed(nxt, False, None))
@@ -1205,7 +1228,8 @@ def evolve(state: State, event: Event) -> State:
                 set_aside, resigned,
             ))  # fmt: skip
         case PlayerResigned(p):
-            # §0.6: everything the seat holds leaves the game; it is out (ranked by outcome).
+            # docs/games/common.md#leaving-a-game: everything the seat holds leaves the game; it is
+            # out (ranked by outcome).
             set_aside = set_aside + hands[p] + up[p] + down[p]
             hands, up, down = (rows[:p] + ((),) + rows[p + 1 :] for rows in (hands, up, down))
             return _new(State, (
@@ -1240,8 +1264,9 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def check_setup(setup: Setup[Rules]) -> None:
-    """§5.2/§5.4: every seat is dealt ``3 × cards_per_area`` cards, so one deck of the default
-    ``k = 3`` seats 2–5 players; any ``k`` is fine as long as the deal fits the decks."""
+    """Every seat is dealt ``3 × cards_per_area`` cards, so one deck of the default
+    ``k = 3`` seats 2–5 players; any ``k`` is fine as long as the deal fits the decks
+    (docs/games/palace.md#setup, docs/games/palace.md#variant-flags)."""
     k = setup.rules.cards_per_area
     needed = 3 * k * setup.seats
     cards = len(deck(setup))
@@ -1254,8 +1279,9 @@ def check_setup(setup: Setup[Rules]) -> None:
 
 
 def deal(setup: Setup[Rules]) -> list[Event]:
-    """Shuffle with stream 0 and deal §5.2: ``k`` rounds face down, ``k`` face up, ``k`` to the
-    hands, one card per seat per round from P0; the rest is the stock, top first."""
+    """Shuffle with stream 0 and deal (docs/games/palace.md#setup): ``k`` rounds face down, ``k``
+    face up, ``k`` to the hands, one card per seat per round from P0; the rest is the stock, top
+    first."""
     cards = shuffled(setup.seed, 0, deck(setup))
     n = setup.seats
     k = setup.rules.cards_per_area
@@ -1352,7 +1378,8 @@ ZONES: Final = kit.Zones(
 )
 """Where the cards of a Palace state lie, and who sees them: cards_in_play and shuffle_hidden
 (the add-drawn window counts positions, so it stays consistent). The set-aside cards of resigned
-seats left the game face down (§0.6): nobody sees them, whoever saw some of them before."""
+seats left the game face down (docs/games/common.md#leaving-a-game): nobody sees them, whoever saw
+some of them before."""
 
 shuffle_hidden = ZONES.shuffle_hidden
 cards_in_play = ZONES.cards
@@ -1362,10 +1389,11 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """Over when one player is left in the game (§5.2 end, §0.6 resign). ``winners`` then
-    ``losers`` list every seat once, best first, so that together they are the final ranking:
-    the seats that went out, in finishing order; the seat left in the game; the resigned seats,
-    the last to resign first (the first to resign ranks last, §0.6).
+    """Over when one player is left in the game (docs/games/palace.md#end-of-the-game,
+    docs/games/common.md#resign). ``winners`` then ``losers`` list every seat once, best first, so
+    that together they are the final ranking: the seats that went out, in finishing order; the seat
+    left in the game; the resigned seats, the last to resign first (the first to resign ranks last,
+    docs/games/common.md#leaving-a-game).
 
     * ``OUT_OF_CARDS`` (the last seat to leave went out): ``winners`` are the seats that went
       out; ``losers`` the seat left holding cards (the shithead), then the resigned seats.
@@ -1572,7 +1600,8 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
 
 
 def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
-    """A non-current seat's racing commands: completions (§5.2) and add-drawn (its window)."""
+    """A non-current seat's racing commands: completions
+    (docs/games/palace.md#out-of-turn-completion) and add-drawn (its window)."""
     out: list[Command] = _completions(state, seat)
     window = state.window
     if window is not None and window[0] == seat and window[2]:
@@ -1591,7 +1620,8 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
 
 
 def _completions(state: State, seat: int) -> list[Command]:
-    """The out-of-turn plays that complete a four of a kind (§5.2), if any."""
+    """The out-of-turn plays that complete a four of a kind
+    (docs/games/palace.md#out-of-turn-completion), if any."""
     rules = state.setup.rules
     pile = state.pile
     if not (pile and rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"):
@@ -1725,9 +1755,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
     * the zones are one tuple per seat of cards from the setup's decks, none more often than
       they hold it; the setup phase is the deal (``k`` cards in each area, nothing played);
-    * resigned seats (§0.6) are in ``finished`` too, in its order, each once; they hold nothing
-      and their cards are set aside: ``set_aside`` holds cards exactly when a seat resigned; in
-      the setup phase only resigned seats are out;
+    * resigned seats (docs/games/common.md#leaving-a-game) are in ``finished`` too, in its order,
+      each once; they hold nothing and their cards are set aside: ``set_aside`` holds cards exactly
+      when a seat resigned; in the setup phase only resigned seats are out;
     * in play, every seat called ready (or resigned before); a seat holds at most ``k``
       face-down and ``k`` face-up cards; a finished seat holds nothing and an unfinished one
       something; while the stock lasts nobody went out (a seat may have resigned) and no hand
@@ -1797,9 +1827,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
 
 def _check_resigned(state: State, n: int) -> None:
-    """§0.6: a resigned seat is out (in ``finished``, in the same order), once; the set-aside
-    cards are theirs: there are some exactly when a seat resigned (a seat in the game holds
-    cards)."""
+    """docs/games/common.md#leaving-a-game: a resigned seat is out (in ``finished``, in the same
+    order), once; the set-aside cards are theirs: there are some exactly when a seat resigned (a
+    seat in the game holds cards)."""
     resigned = state.resigned
     if type(resigned) is not tuple:
         raise InvalidPosition("resigned", "must be a tuple of seats")
@@ -1822,8 +1852,9 @@ def _check_resigned(state: State, n: int) -> None:
 
 
 def _check_setup_phase(state: State, n: int, k: int, allow_over: bool) -> None:
-    """The deal, before the first play: swaps keep every area at ``k`` cards (§5.2); a seat
-    that resigned (§0.6) holds nothing, and nobody waits for it to be ready."""
+    """The deal, before the first play: swaps keep every area at ``k`` cards
+    (docs/games/palace.md#swapping); a seat that resigned (docs/games/common.md#leaving-a-game)
+    holds nothing, and nobody waits for it to be ready."""
     resigned = state.resigned
     if state.finished != resigned:
         raise InvalidPosition("finished", "in the setup phase only resigned seats are out")
@@ -1931,8 +1962,9 @@ def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
 
 
 def _check_pile(pile: tuple[Card, ...], rules: Rules) -> None:
-    """The pile is built by legal plays only: each card fits on those below it (§5.2), a 10
-    never stays (it burns), nor four of a rank on top with ``consecutive`` burning."""
+    """The pile is built by legal plays only: each card fits on those below it
+    (docs/games/palace.md#legal-plays), a 10 never stays (it burns), nor four of a rank on top with
+    ``consecutive`` burning."""
     run, last = 0, None
     for i, c in enumerate(pile):
         if c.rank == 10:
@@ -1978,8 +2010,8 @@ NOTATION_FIELDS: Final = (
     "direction", "ready", "finished", "window", "opening", "revealed", "set_aside", "resigned",
 )  # fmt: skip
 """The fields of Palace's notation, in order (docs/notation/palace.md): State's own. The last two
-are written only once a seat has resigned (§0.6), so that every text of rules version 1 (a log
-header's position) still reads, and formats, as it did."""
+are written only once a seat has resigned (docs/games/common.md#leaving-a-game), so that every text
+of rules version 1 (a log header's position) still reads, and formats, as it did."""
 
 _RESIGN_FIELDS: Final = 2
 """How many of ``NOTATION_FIELDS``, at the end, are written only once a seat has resigned."""

@@ -1,18 +1,20 @@
-"""Egyptian Ratscrew (ERS), rules.md §1.
+"""Egyptian Ratscrew (ERS), docs/games/ratscrew.md.
 
 Players turn the top card of their face-down stack onto a central pile in turn. A royal (J/Q/K/A by
 default) challenges the next player to play 1/2/3/4 cards; if none of them is royal the challenger
 is owed the pile and takes it with ``Collect``. Anyone may ``Slap`` the pile at any moment: a slap
-on a pattern (double, sandwich, … §1.4) wins the pile; a false slap is *legal* and penalised by
-burning cards under the pile (§1.2). Races are decided by sequence order (§1.3, §0.4). The game ends
-when one player holds every card, or only one player is not eliminated.
+on a pattern (double, sandwich, … docs/games/ratscrew.md#slap-patterns) wins the pile; a false slap
+is *legal* and penalised by burning cards under the pile (docs/games/ratscrew.md#slapping). Races
+are decided by sequence order (docs/games/ratscrew.md#races, docs/games/common.md#the-sequencer).
+The game ends when one player holds every card, or only one player is not eliminated.
 
-Commands: ``Play``, ``Slap``, ``Collect`` and the shared :class:`cardcore.kit.Resign` (rules.md
-§0.6), allowed to any seat still in the game at any moment. With two players left a resignation
-ends the game at once (``GameResigned``: the other wins, ``Termination.RESIGNED``); with three or
-more the resigner's whole stack goes, in order, under the pile as burned cards and the resigner is
-eliminated (``Resigned``), then the turn and any claim move on by the existing rules. ``Resign``
-is never among ``legal_commands`` (random bots must not resign by chance) and never sensible.
+Commands: ``Play``, ``Slap``, ``Collect`` and the shared :class:`cardcore.kit.Resign`
+(docs/games/common.md#leaving-a-game), allowed to any seat still in the game at any moment. With two
+players left a resignation ends the game at once (``GameResigned``: the other wins,
+``Termination.RESIGNED``); with three or more the resigner's whole stack goes, in order, under the
+pile as burned cards and the resigner is eliminated (``Resigned``), then the turn and any claim move
+on by the existing rules. ``Resign`` is never among ``legal_commands`` (random bots must not resign
+by chance) and never sensible.
 
 Zones: stacks are top first; the pile is ``burned + played`` bottom→top (a burned card goes to the
 very bottom, under every played card). Nobody sees any stack, its owner included, nor a burned card;
@@ -66,12 +68,12 @@ SLAP_RULE_ORDER: Final[tuple[SlapRule, ...]] = (
     "joker",
 )
 
-# --------------------------------------------------------------------------- rules (§1.4)
+# --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variant flags of rules.md §1.4, with their defaults."""
+    """The variant flags, with their defaults (docs/games/ratscrew.md#variant-flags)."""
 
     slap_rules: frozenset[SlapRule] = flag(
         frozenset({"double", "sandwich"}), "patterns that make the pile slappable"
@@ -204,7 +206,8 @@ class TurnPassed:
 
 @kit.record
 class ChallengeLapsed:
-    """The challenger or the player owed the pile was eliminated: the claim is gone (§1.5.15)."""
+    """The challenger or the player owed the pile was eliminated: the claim is gone
+    (docs/games/ratscrew.md#decisions, item 15)."""
 
     current: int | None
 
@@ -218,9 +221,9 @@ class PlayerEliminated:
 
 @kit.record
 class Resigned:
-    """``seat`` resigned with three or more in the game (rules.md §0.6): its whole stack,
-    ``cards`` top first, went in that order under the pile as burned cards (its top card at the
-    very bottom; face down to everyone but the referee) and it is eliminated."""
+    """``seat`` resigned with three or more in the game (docs/games/common.md#leaving-a-game): its
+    whole stack, ``cards`` top first, went in that order under the pile as burned cards (its top
+    card at the very bottom; face down to everyone but the referee) and it is eliminated."""
 
     seat: int
     cards: tuple[SeenCard, ...]
@@ -228,8 +231,8 @@ class Resigned:
 
 @kit.record
 class GameResigned:
-    """``seat`` resigned with two players left (rules.md §0.6): the game ends, ``winner`` wins.
-    Nothing moves: the resigner's stack stays where it is."""
+    """``seat`` resigned with two players left (docs/games/common.md#leaving-a-game): the game ends,
+    ``winner`` wins. Nothing moves: the resigner's stack stays where it is."""
 
     seat: int
     winner: int
@@ -274,8 +277,9 @@ class State(NamedTuple):
     owed_to: int | None = None
     eliminated: frozenset[int] = frozenset()
     resigned: frozenset[int] = frozenset()
-    """Seats that resigned (§0.6). Each is also eliminated, except the one whose resignation
-    ended the game with two players left (``GameResigned``): ``outcome`` reads it from here."""
+    """Seats that resigned (docs/games/common.md#leaving-a-game). Each is also eliminated, except
+    the one whose resignation ended the game with two players left (``GameResigned``): ``outcome``
+    reads it from here."""
 
 
 def position(
@@ -293,7 +297,7 @@ def position(
     epoch: int = 0,
     allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions),
     checked by :func:`check_position` (a finished game only with ``allow_over``).
     ``played_by`` defaults to seat 0 for every played card."""
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in played)
@@ -337,7 +341,8 @@ class View:
 
 
 def _sum_value(card: Card) -> int | None:
-    """A=1, 2..9 face value; 10, J, Q, K and jokers have no sum value (§1.4 ``tens``)."""
+    """A=1, 2..9 face value; 10, J, Q, K and jokers have no sum value
+    (docs/games/ratscrew.md#slap-patterns ``tens``)."""
     r = card.rank
     return r if 1 <= r <= 9 else None
 
@@ -384,13 +389,15 @@ def _step(a: int, b: int) -> int:
 def slap_match(
     played: Sequence[Card], rules: frozenset[SlapRule]
 ) -> tuple[SlapRule, tuple[Card, ...]] | None:
-    """The first enabled rule (in §1.4 table order) the played cards match, with its cards."""
+    """The first enabled rule the played cards match, in the order of the table of
+    docs/games/ratscrew.md#slap-patterns, with its cards."""
     n = len(played)
     if n == 0:
         return None
     plan = _PLANS.get(rules) if type(rules) is frozenset else None
     double, sandwich, others = plan if plan is not None else _plan(frozenset(rules))
-    if n >= 2 and (double or sandwich):  # double and sandwich come first in the §1.4 table
+    # double and sandwich come first in docs/games/ratscrew.md#slap-patterns
+    if n >= 2 and (double or sandwich):
         pair = double_or_sandwich(played, double, sandwich)
         if pair is not None:
             return pair
@@ -429,7 +436,7 @@ def slap_match(
 def _challenge_count(rules: Rules, card: Card) -> int | None:
     rank = card.rank
     if rank == JOKER_RANK:
-        return None  # a joker is a non-royal (§1.4 jokers)
+        return None  # a joker is a non-royal (docs/games/ratscrew.md#variant-flags)
     return rules.challenge_counts.get(RANKS[rank - 1])
 
 
@@ -439,8 +446,9 @@ def _game_over(state: State) -> None:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
-    A seat that is not one of this game's raises :class:`~cardcore.errors.InvalidSeat`."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
+    :class:`~cardcore.errors.InvalidSeat`."""
     n = len(state.stacks)  # == setup.seats (check_position)
     if type(seat) is not int or not 0 <= seat < n:  # inline: this runs on every action
         check_seat(n, seat)
@@ -457,7 +465,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         if state.owed_to != seat:
             raise Rejected(RejectCode.NOT_COLLECTOR, f"the pile is not owed to seat {seat}")
         events = [PileTaken(seat, len(state.burned) + len(state.played), "collect")]
-    elif type(command) is kit.Resign:  # "timer" (a forfeit) or not: the same (§0.6)
+    elif type(command) is kit.Resign:
+        # "timer" (a forfeit) or not: the same (docs/games/common.md#leaving-a-game)
         events = _decide_resign(state, seat)
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"not an ERS command: {command!r}")
@@ -485,18 +494,21 @@ def _decide_play(state: State, p: int) -> list[Event]:
     challenge: tuple[int, int] | None
     rank = card.rank  # _challenge_count, inlined: this runs on every play
     count = rules.challenge_counts.get(RANKS[rank - 1]) if rank != JOKER_RANK else None
-    if count is not None:  # §1.2 play 1: a royal challenges the next player
+    # docs/games/ratscrew.md#playing-a-card, step 1: a royal challenges the next player
+    if count is not None:
         current = next_holder(stacks, eliminated, p)
         challenge = (p, count) if current is not None else None
         if current is None:
             owed = p
-    elif state.challenge is not None:  # §1.2 play 2: answering a challenge
+    elif state.challenge is not None:
+        # docs/games/ratscrew.md#playing-a-card, step 2: answering a challenge
         challenger, remaining = state.challenge
         remaining -= 1
         current, challenge = p, (challenger, remaining)
         if remaining == 0:
             owed = challenger
-        elif left == 0:  # §1.5 item 8: the challenged player ran out of cards
+        elif left == 0:
+            # docs/games/ratscrew.md#decisions, item 8: the challenged player ran out of cards
             nxt = next_holder(stacks, eliminated, p)
             if (
                 rules.challenge_exhausted == "pass_to_next"
@@ -506,14 +518,16 @@ def _decide_play(state: State, p: int) -> list[Event]:
                 current = nxt
             else:
                 owed = challenger
-    else:  # §1.2 play 3: a number card, no challenge
+    else:  # docs/games/ratscrew.md#playing-a-card, step 3: a number card, no challenge
         challenge = None
         current = next_holder(stacks, eliminated, p)
         if current is None:
             if left:
                 current = p
             else:
-                owed = p  # §1.5 item 10: nobody holds a card; the last player takes the pile
+                # docs/games/ratscrew.md#decisions, item 10: nobody holds a card; the last player
+                # takes the pile
+                owed = p
     if owed is not None:
         events: list[Event] = [CardPlayed(p, card, None, None), PileOwed(owed)]
         if rules.auto_collect:
@@ -568,7 +582,8 @@ def _false_slap(state: State, p: int) -> list[Event]:
             receiver = top_player
     events += [PenaltyPaid(p, card, receiver) for card in stack[:k]]
     if k == len(stack) and state.current == p and state.owed_to is None:
-        # The current player paid their last card: as in play (§1.2 slap, invalid).
+        # The current player paid their last card: as in play (docs/games/ratscrew.md#slapping,
+        # invalid).
         stacks = _after_penalty(state.stacks, p, k, receiver, stack)
         if state.challenge is not None:
             challenger = state.challenge[0]
@@ -605,7 +620,8 @@ def _after_penalty(
 
 
 def _lapse_claims(state: State, p: int) -> list[Event]:
-    """§1.5 item 15: an eliminated challenger's or collector's claim lapses."""
+    """docs/games/ratscrew.md#decisions, item 15: an eliminated challenger's or collector's claim
+    lapses."""
     claimed = (state.challenge is not None and state.challenge[0] == p) or state.owed_to == p
     if not claimed:
         return []
@@ -620,8 +636,9 @@ def _lapse_claims(state: State, p: int) -> list[Event]:
 
 
 def _decide_resign(state: State, p: int) -> list[Event]:
-    """§0.6: with two players left the game ends; otherwise ``p``'s stack goes under the pile,
-    ``p`` is out, and the turn and any claim move on as the existing rules say."""
+    """docs/games/common.md#leaving-a-game: with two players left the game ends; otherwise ``p``'s
+    stack goes under the pile, ``p`` is out, and the turn and any claim move on as the existing
+    rules say."""
     n = len(state.stacks)
     out = state.eliminated
     if n - len(out) == 2:
@@ -633,19 +650,23 @@ def _decide_resign(state: State, p: int) -> list[Event]:
     challenge = state.challenge
     nxt = next_holder(after.stacks, after.eliminated, p)
     if (challenge is not None and challenge[0] == p) or state.owed_to == p:
-        # p's claim lapses as an eliminated claimant's does (§1.5.15)
+        # p's claim lapses as an eliminated claimant's does
+        # (docs/games/ratscrew.md#decisions, item 15)
         if nxt is not None:
             return [*events, ChallengeLapsed(nxt)]
         events.append(ChallengeLapsed(None))
         owed = _heir(after, p)
     elif state.current != p:
         return events  # someone else is to play, or the pile is owed to someone else
-    elif challenge is not None:  # p owed the challenge: lost as if p ran out of cards (§1.5.8)
+    elif challenge is not None:
+        # p owed the challenge: lost as if p ran out of cards (docs/games/ratscrew.md#decisions,
+        # item 8)
         challenger = challenge[0]
         if rules.challenge_exhausted == "pass_to_next" and nxt is not None and nxt != challenger:
             return [*events, TurnPassed(nxt)]
         owed = challenger
-    elif nxt is not None:  # the turn passes as after p's number card (§1.2 play 3)
+    elif nxt is not None:
+        # the turn passes as after p's number card (docs/games/ratscrew.md#playing-a-card, step 3)
         return [*events, TurnPassed(nxt)]
     else:  # nobody else holds a card: all of them are on the pile now
         owed = _heir(after, p)
@@ -657,8 +678,9 @@ def _decide_resign(state: State, p: int) -> list[Event]:
 
 def _heir(state: State, p: int) -> int:
     """Who is owed the pile when ``p`` (now out) resigned and nobody holds a card: the most
-    recent player still in who played on it (§1.5.15), else the first seat after ``p`` still in
-    (the pile may hold burned cards only): someone always is, so the game never stalls."""
+    recent player still in who played on it (docs/games/ratscrew.md#decisions, item 15), else the
+    first seat after ``p`` still in (the pile may hold burned cards only): someone always is, so the
+    game never stalls."""
     for q in reversed(state.played_by):
         if q not in state.eliminated:
             return q
@@ -779,7 +801,8 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def deal(setup: Setup[Rules]) -> list[Event]:
-    """Shuffle with stream 0 of the seed and deal one card at a time from P0 (§1.2 setup)."""
+    """Shuffle with stream 0 of the seed and deal one card at a time from P0
+    (docs/games/ratscrew.md#setup)."""
     cards = shuffled(setup.seed, 0, deck(setup))
     n = setup.seats
     return [Dealt(tuple(tuple(cards[i::n]) for i in range(n)))]
@@ -842,8 +865,9 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """One player holds every card (pile empty, §1.2 end), only one is not eliminated, or one of
-    the last two resigned (§0.6: the other wins)."""
+    """One player holds every card (pile empty, docs/games/ratscrew.md#end-of-the-game), only one is
+    not eliminated, or one of the last two resigned (docs/games/common.md#leaving-a-game: the other
+    wins)."""
     n = len(state.stacks)
     if state.played and len(state.eliminated) < n - 1 and not state.resigned:
         return None  # the common case, first: cards on the pile, several players left
@@ -977,8 +1001,8 @@ NOTATION_FIELDS: Final = (
     "resigned",
 )
 """The fields of the notation after the game's name, in order (docs/notation/ratscrew.md). The
-last, ``resigned``, is written only when a seat has resigned (§0.6): a position without one has
-the nine fields it had under rules version 1."""
+last, ``resigned``, is written only when a seat has resigned (docs/games/common.md#leaving-a-game):
+a position without one has the nine fields it had under rules version 1."""
 
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 8
@@ -988,23 +1012,25 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     """Raise :class:`InvalidPosition` naming the field of ``state`` at fault when no ERS game
     could reach it. Each check is a guarantee that ``decide``/``evolve`` keep between actions:
 
-    * every card comes from the setup's decks, none more often than they hold it (§0.3);
+    * every card comes from the setup's decks, none more often than they hold it
+      (docs/games/common.md#conservation);
     * ``played_by`` names one seat per played card; burned cards only go under a played card
       (a false slap needs one), so a pile of burned cards alone exists only after a seat
-      resigned (its stack went under the pile, §0.6);
+      resigned (its stack went under the pile, docs/games/common.md#leaving-a-game);
     * an eliminated seat holds no card (it was out for a false slap at 0 cards or resigned,
       and no card is ever given to an eliminated seat), not every seat is out, and nobody is out
       but by resigning when no rule eliminates (``slap_in`` with
       ``zero_card_false_slap="ignore"``); under ``slap_in=False`` a seat at 0 cards is out
-      unless it is owed the pile or is the challenger (§1.2);
+      unless it is owed the pile or is the challenger (docs/games/ratscrew.md#running-out-of-cards);
     * a resigned seat is eliminated, but for at most one of the last two in the game, whose
-      resignation ended it (``GameResigned``, §0.6);
+      resignation ended it (``GameResigned``, docs/games/common.md#leaving-a-game);
     * an owed pile (``owed_to``): nobody is to play and no challenge runs (``PileOwed``), the
-      collector is not eliminated (§1.5.15), the pile holds a played card (or, after a
-      resignation, burned ones) and, under ``auto_collect``, it stays owed only when nobody
-      holds a card (the one ``PileOwed`` not followed by a collect);
+      collector is not eliminated (docs/games/ratscrew.md#decisions, item 15), the pile holds a
+      played card (or, after a resignation, burned ones) and, under ``auto_collect``, it stays owed
+      only when nobody holds a card (the one ``PileOwed`` not followed by a collect);
     * ``current`` is None only while the pile is owed or nobody holds a card; otherwise it is a
-      seat in the game holding a card (empty-handed players are skipped, §1.2);
+      seat in the game holding a card (empty-handed players are skipped,
+      docs/games/ratscrew.md#setup);
     * a challenge ``(challenger, remaining)``: the challenger is in the game and not the one to
       play, the last royal on the pile is the challenger's, and ``remaining`` is its count less
       the cards played on it, at least 1 (at 0 the pile is owed);
@@ -1109,7 +1135,8 @@ _OVER_FIELDS: Final[Mapping[Termination, str]] = MappingProxyType(
 
 
 def _check_cards(state: State) -> None:
-    """Conservation (§0.3), naming the first zone where a card is one too many."""
+    """Conservation (docs/games/common.md#conservation), naming the first zone where a card is one
+    too many."""
     ZONES.check_cards(state, deck(state.setup))
 
 

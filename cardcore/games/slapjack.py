@@ -1,20 +1,22 @@
-"""Slapjack, rules.md §4.
+"""Slapjack, docs/games/slapjack.md.
 
-The whole deck is dealt face down, one card at a time from P0 (§4.2 setup). In turn, each player
-turns the top card of their stack face up onto a central pile (``Play``). When the top card is a
-Jack (or a variant target, §4.4 ``slap_targets``) anyone may ``Slap`` it: the first slap in
-sequence order takes the whole pile under its stack, which is then shuffled with the game RNG
-(``shuffle_after_win``). A slap on anything else is a *legal* false slap, penalised by giving a card
-face down to another player (§4.2 slap). A player who runs out of cards is ``awaiting``: still in
-until the next Jack, which they must win or be eliminated (``out_of_cards``). The game ends when
-only one player is not eliminated (§4.2 end).
+The whole deck is dealt face down, one card at a time from P0 (docs/games/slapjack.md#setup). In
+turn, each player turns the top card of their stack face up onto a central pile (``Play``). When the
+top card is a Jack (or a variant target, docs/games/slapjack.md#variant-flags ``slap_targets``)
+anyone may ``Slap`` it: the first slap in sequence order takes the whole pile under its stack, which
+is then shuffled with the game RNG (``shuffle_after_win``). A slap on anything else is a *legal*
+false slap, penalised by giving a card face down to another player
+(docs/games/slapjack.md#slapping). A player who runs out of cards is ``awaiting``: still in until
+the next Jack, which they must win or be eliminated (``out_of_cards``). The game ends when only one
+player is not eliminated (docs/games/slapjack.md#end-of-the-game).
 
-Any seat still in the game, an awaiting one included, may ``kit.Resign`` at any time (rules.md
-§0.6; ``Resign(by="timer")`` is the host's forfeit and is decided the same). With two players left
-the other one wins at once (``RESIGNED``). With three or more, the resigner's whole stack goes, in
-order, face down under the pile (``burned``: it goes to whoever takes the pile next) and they are
-eliminated; if it was their turn it passes as after their play (§4.2 step 3). ``legal_commands``
-never offers ``Resign`` and ``is_sensible`` is false for it: a bot must not resign by chance.
+Any seat still in the game, an awaiting one included, may ``kit.Resign`` at any time
+(docs/games/common.md#leaving-a-game; ``Resign(by="timer")`` is the host's forfeit and is decided
+the same). With two players left the other one wins at once (``RESIGNED``). With three or more, the
+resigner's whole stack goes, in order, face down under the pile (``burned``: it goes to whoever
+takes the pile next) and they are eliminated; if it was their turn it passes as after their play
+(docs/games/slapjack.md#playing-a-card, step 3). ``legal_commands`` never offers ``Resign`` and
+``is_sensible`` is false for it: a bot must not resign by chance.
 
 Zones: stacks are top first; the pile is bottom→top and every card on it was played face up (a
 false slap's penalty goes to a player, never to the pile). Under it lie the ``burned`` cards of
@@ -22,9 +24,9 @@ the players who resigned, face down, bottom→top. Nobody sees any stack nor a b
 owners included; the resulting order of a shuffle is shown to the referee only.
 
 Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
-and ``active`` when they hold one (§4.2 status invariant).
+and ``active`` when they hold one (docs/games/slapjack.md#status).
 
-Positions (rules.md §0.3 test construction): :func:`position` builds one from explicit cards and
+Positions (docs/games/common.md#positions): :func:`position` builds one from explicit cards and
 :func:`check_position` refuses what no game could reach; the one-line notation
 (docs/notation/slapjack.md) is :func:`format_position` / :func:`parse_position`.
 
@@ -58,7 +60,8 @@ from ..kit import double_or_sandwich, next_holder, next_in_game
 from ..rng import shuffled
 
 RULES_VERSION: Final = "2"
-"""2 added ``kit.Resign`` (rules.md §0.6); every version-1 log decides as before."""
+"""2 added ``kit.Resign`` (docs/games/common.md#leaving-a-game); every version-1 log decides as
+before."""
 
 JACK: Final = 11
 MIN_SEATS: Final = 2
@@ -66,12 +69,12 @@ MAX_SEATS: Final = 8
 
 SlapTarget = Literal["jack", "double", "sandwich"]
 
-# --------------------------------------------------------------------------- rules (§4.4)
+# --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variant flags of rules.md §4.4, with their defaults."""
+    """The variant flags, with their defaults (docs/games/slapjack.md#variant-flags)."""
 
     slap_targets: frozenset[SlapTarget] = flag(
         frozenset({"jack"}), "what may be slapped: the jack, plus double / sandwich (ERS §1.4)"
@@ -94,8 +97,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
-        # The game is Slapjack: a Jack is always a target; §4.4 lists double and sandwich as
-        # additions ("+ double"). It also guarantees the end of §4.2 step 3 (a Jack resurfaces).
+        # The game is Slapjack: a Jack is always a target; docs/games/slapjack.md#variant-flags
+        # lists double and sandwich as additions ("+ double"). It also guarantees the end of
+        # docs/games/slapjack.md#playing-a-card, step 3 (a Jack resurfaces).
         if "jack" not in self.slap_targets:
             raise InvalidSetup("rules.slap_targets", "must include 'jack' (§4.4: jack + extras)")
 
@@ -110,7 +114,8 @@ class Play:
 
 @kit.record
 class Slap:
-    """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``, §4.3)."""
+    """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``,
+    docs/games/slapjack.md#races)."""
 
     expect_epoch: int | None = None
 
@@ -133,7 +138,7 @@ class Dealt:
 @kit.record
 class CardPlayed:
     """``seat`` turned ``card`` face up onto the pile; ``current`` plays next (None: nobody holds
-    a card and the pile must be slapped, §4.2 step 3)."""
+    a card and the pile must be slapped, docs/games/slapjack.md#playing-a-card, step 3)."""
 
     seat: int
     card: Card
@@ -153,8 +158,8 @@ class Slapped:
 @kit.record
 class PileTaken:
     """``seat`` put the whole pile (``cards`` of them, burned ones included) under its stack, by a
-    slap or because nobody else held a card (``"return"``, §4.2 step 3, or the last holder
-    resigned: see :func:`_decide_resign`); ``current`` plays next."""
+    slap or because nobody else held a card (``"return"``, docs/games/slapjack.md#playing-a-card,
+    step 3, or the last holder resigned: see :func:`_decide_resign`); ``current`` plays next."""
 
     seat: int
     cards: int
@@ -198,10 +203,10 @@ class PlayerEliminated:
 
 @kit.record
 class Resigned:
-    """``seat`` left the game (rules.md §0.6) and is eliminated. Its whole ``stack`` (top first;
-    face down to everyone, the referee excepted) went under the pile in that order: the first
-    card of ``stack`` is now the very bottom card, so whoever takes the pile draws them as the
-    resigner would have played them. ``current`` plays next (the turn passed if it was
+    """``seat`` left the game (docs/games/common.md#leaving-a-game) and is eliminated. Its whole
+    ``stack`` (top first; face down to everyone, the referee excepted) went under the pile in that
+    order: the first card of ``stack`` is now the very bottom card, so whoever takes the pile draws
+    them as the resigner would have played them. ``current`` plays next (the turn passed if it was
     ``seat``'s). ``winner``: the other player, when only two were in the game; the game is over
     (``RESIGNED``), else None."""
 
@@ -241,16 +246,18 @@ class State(NamedTuple):
     played_by: tuple[int, ...] = ()
     """Who played each card of ``pile``."""
     epoch: int = 0
-    """+1 every time the pile is taken (§4.2 state)."""
+    """+1 every time the pile is taken (docs/games/slapjack.md#setup)."""
     current: int | None = 0
     eliminated: frozenset[int] = frozenset()
     shuffles: int = 0
     """Shuffles since the deal; the next draws from stream ``shuffles + 1`` (0 is the deal)."""
     burned: tuple[Card, ...] = ()
-    """Resigners' stacks, face down under the pile, bottom→top (rules.md §0.6)."""
+    """Resigners' stacks, face down under the pile, bottom→top
+    (docs/games/common.md#leaving-a-game)."""
     resigned: int | None = None
-    """The seat whose resignation with two players left ended the game (§0.6), else None.
-    (A resignation with more players left is an elimination: ``eliminated`` has it.)"""
+    """The seat whose resignation with two players left ended the game
+    (docs/games/common.md#leaving-a-game), else None. (A resignation with more players left is an
+    elimination: ``eliminated`` has it.)"""
 
 
 def position(
@@ -267,7 +274,7 @@ def position(
     seed: int = 0,
     allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions),
     checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a finished
     game only with ``allow_over``). ``played_by`` defaults to seat 0 for every pile card;
     ``shuffles`` to what a game reaches at this ``epoch``: one shuffle per pile taken when
@@ -307,7 +314,7 @@ class View:
     epoch: int
     current: int | None
     awaiting: tuple[int, ...]
-    """Players still in with no card, waiting for the next Jack (§4.2 status)."""
+    """Players still in with no card, waiting for the next Jack (docs/games/slapjack.md#status)."""
     eliminated: tuple[int, ...]
     slappable: bool
 
@@ -318,8 +325,8 @@ class View:
 def slap_target(
     pile: Sequence[Card], targets: frozenset[SlapTarget]
 ) -> tuple[SlapTarget, tuple[Card, ...]] | None:
-    """The target the top of ``pile`` makes (jack, then double, then sandwich as in ERS §1.4),
-    with its cards; None if a slap now is a false slap."""
+    """The target the top of ``pile`` makes (jack, then double, then sandwich as in
+    docs/games/ratscrew.md#slap-patterns), with its cards; None if a slap now is a false slap."""
     if not pile:
         return None
     top = pile[-1]
@@ -335,7 +342,7 @@ def slap_target(
 
 
 def _awaiting(stacks: Sequence[Sequence[Card]], eliminated: frozenset[int]) -> list[int]:
-    """Players still in with no card (§4.2 status invariant)."""
+    """Players still in with no card (docs/games/slapjack.md#status)."""
     return [q for q, s in enumerate(stacks) if not s and q not in eliminated]
 
 
@@ -345,8 +352,9 @@ def _game_over(state: State) -> None:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
-    A seat that is not one of this game's raises :class:`~cardcore.errors.InvalidSeat`."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
+    :class:`~cardcore.errors.InvalidSeat`."""
     stacks = state.stacks
     if type(seat) is not int or not 0 <= seat < len(stacks):
         check_seat(state.setup.seats, seat)  # raises: a caller's error, not a rejected action
@@ -383,7 +391,8 @@ def _decide_play(state: State, p: int) -> list[Event]:
     last = len(stack) == 1
     eliminated = state.eliminated
     pile = state.pile
-    # Step 1: a card that covers an unslapped target ends that target's chance (§4.2, §4.5.3).
+    # Step 1: a card that covers an unslapped target ends that target's chance
+    # (docs/games/slapjack.md#playing-a-card, docs/games/slapjack.md#decisions, item 3).
     # ``p`` held a card before this play, so it is never among them.
     out: list[int] = []
     if (
@@ -412,17 +421,19 @@ def _decide_play(state: State, p: int) -> list[Event]:
         events: list[Event] = [CardPlayed(p, card, current)]
         if out:
             events += [PlayerEliminated(q) for q in out]
-        # Step 2: p is awaiting when empty-handed (derived), or out at once (§4.4 out_of_cards).
+        # Step 2: p is awaiting when empty-handed (derived), or out at once
+        # (docs/games/slapjack.md#variant-flags out_of_cards).
         if last and mode == "eliminate_now":
             events.append(PlayerEliminated(p))
         return events
-    # Nobody holds a card any more (§4.2 step 3).
+    # Nobody holds a card any more (docs/games/slapjack.md#playing-a-card, step 3).
     new_pile = pile + (card,)
     events = [CardPlayed(p, card, None)]
     events += [PlayerEliminated(q) for q in out]
     if slap_target(new_pile, rules.slap_targets) is not None:
         return events  # current is none until the pile is slapped
-    # The pile returns to p, who plays on; the awaiting keep their chance (§4.5.5).
+    # The pile returns to p, who plays on; the awaiting keep their chance
+    # (docs/games/slapjack.md#decisions, item 5).
     return events + _return_pile(state, p, state.burned + new_pile, eliminated)
 
 
@@ -430,20 +441,23 @@ def _return_pile(
     state: State, p: int, cards: tuple[Card, ...], eliminated: frozenset[int]
 ) -> list[Event]:
     """Nobody holds a card and no target is on top: the whole pile (``cards``, burned ones
-    first) goes to ``p``, who plays on (§4.2 step 3, §4.5.5); ``eliminated`` as it stands."""
+    first) goes to ``p``, who plays on (docs/games/slapjack.md#playing-a-card, step 3,
+    docs/games/slapjack.md#decisions, item 5); ``eliminated`` as it stands."""
     rules = state.setup.rules
     events: list[Event] = [PileTaken(p, len(cards), "return", p)]
     if rules.shuffle_after_win:
         events.append(_shuffle(state, p, cards))
     if rules.out_of_cards == "next_jack" and not any(c.rank == JACK for c in cards):
-        # No Jack left in the game (constructed positions only): nobody can come back (§4.2 end).
+        # No Jack left in the game (constructed positions only): nobody can come back
+        # (docs/games/slapjack.md#end-of-the-game).
         awaiting = _awaiting(state.stacks, eliminated)
         events += [PlayerEliminated(q) for q in awaiting if q != p]
     return events
 
 
 def _shuffle(state: State, p: int, stack: tuple[Card, ...]) -> StackShuffled:
-    """Shuffle ``p``'s whole stack with the next RNG stream (§4.5.7)."""
+    """Shuffle ``p``'s whole stack with the next RNG stream
+    (docs/games/slapjack.md#decisions, item 7)."""
     order = shuffled(state.setup.seed, state.shuffles + 1, list(stack))
     return StackShuffled(p, tuple(order))
 
@@ -465,7 +479,8 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
     stacks = state.stacks
     stack = stacks[p] + state.burned + pile  # the burned cards lie under the played ones
     events: list[Event] = [Slapped(p, True, target, pattern)]
-    # Who plays next (§4.5.1, §4.4 next_after_win).
+    # Who plays next (docs/games/slapjack.md#decisions, item 1, docs/games/slapjack.md#variant-flags
+    # next_after_win).
     after_win = rules.next_after_win
     current: int | None
     if after_win == "rotation":
@@ -481,13 +496,15 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
     if rules.shuffle_after_win:
         events.append(_shuffle(state, p, stack))
     if rules.out_of_cards == "next_jack":
-        # The Jack is decided: every other awaiting player missed it (§4.2 slap, [SEED]).
+        # The Jack is decided: every other awaiting player missed it
+        # (docs/games/slapjack.md#slapping).
         events += [PlayerEliminated(q) for q in _awaiting(stacks, state.eliminated) if q != p]
     return events
 
 
 def _receiver(state: State, p: int) -> int:
-    """Who gets a false slapper's penalty card (§4.2 slap, §4.4 penalty_recipient)."""
+    """Who gets a false slapper's penalty card (docs/games/slapjack.md#slapping,
+    docs/games/slapjack.md#variant-flags penalty_recipient)."""
     eliminated = state.eliminated
     by = state.played_by
     # ``by`` is never empty on a checked position (as long as the pile); an unchecked one falls
@@ -509,7 +526,7 @@ def _false_slap(state: State, p: int) -> list[Event]:
     events: list[Event] = [Slapped(p, False, None, ())]
     stack = state.stacks[p]
     if not stack:
-        # An empty-handed player cannot pay (§4.5.4).
+        # An empty-handed player cannot pay (docs/games/slapjack.md#decisions, item 4).
         if rules.zero_card_false_slap == "eliminate":
             events.append(PlayerEliminated(p))
         return events
@@ -523,7 +540,8 @@ def _false_slap(state: State, p: int) -> list[Event]:
         if rules.out_of_cards == "eliminate_now":
             events.append(PlayerEliminated(p))
             eliminated = eliminated | {p}
-        if state.current == p:  # the turn advances as in play (§4.2 step 3)
+        # the turn advances as in play (docs/games/slapjack.md#playing-a-card, step 3)
+        if state.current == p:
             stacks = list(state.stacks)
             stacks[p] = ()
             stacks[receiver] = stacks[receiver] + stack
@@ -532,15 +550,17 @@ def _false_slap(state: State, p: int) -> list[Event]:
 
 
 def _decide_resign(state: State, p: int) -> list[Event]:
-    """``p`` leaves the game (rules.md §0.6); the caller checked that ``p`` is still in it.
+    """``p`` leaves the game (docs/games/common.md#leaving-a-game); the caller checked that ``p`` is
+    still in it.
 
     Two players in the game: the other wins at once. Three or more: ``p``'s whole stack goes, in
-    order, under the pile and ``p`` is eliminated; the rest follows from §4.2. A Jack on the pile
-    stays for the others (it is not ``p``'s to win any more), and if it was ``p``'s turn, it
-    passes as after a play (step 3): to the next player holding a card, else to nobody while a
-    target waits on the pile. If nobody else holds a card and no target is on top [ENGINE], the
-    pile returns as in step 3 — to the next player in the game after ``p``, since ``p`` has
-    left — who plays on, the other awaiting players keeping their chance."""
+    order, under the pile and ``p`` is eliminated; the rest follows from
+    docs/games/slapjack.md#playing-a-card. A Jack on the pile stays for the others (it is not
+    ``p``'s to win any more), and if it was ``p``'s turn, it passes as after a play (step 3): to the
+    next player holding a card, else to nobody while a target waits on the pile. If nobody else
+    holds a card and no target is on top [ENGINE], the pile returns as in step 3 — to the next
+    player in the game after ``p``, since ``p`` has left — who plays on, the other awaiting players
+    keeping their chance."""
     stacks = state.stacks
     eliminated = state.eliminated
     out = eliminated | {p}
@@ -657,7 +677,8 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def deal(setup: Setup[Rules]) -> list[Event]:
-    """Shuffle with stream 0 of the seed and deal one card at a time from P0 (§4.2 setup)."""
+    """Shuffle with stream 0 of the seed and deal one card at a time from P0
+    (docs/games/slapjack.md#setup)."""
     cards = shuffled(setup.seed, 0, deck(setup))
     n = setup.seats
     return [Dealt(tuple(tuple(cards[i::n]) for i in range(n)))]
@@ -667,8 +688,8 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 
 
 def view(state: State, viewer: Viewer) -> View:
-    """``viewer``'s view: no seat sees any stack, its own included (§4.2 setup), nor a burned
-    card (§0.6)."""
+    """``viewer``'s view: no seat sees any stack, its own included (docs/games/slapjack.md#setup),
+    nor a burned card (docs/games/common.md#leaving-a-game)."""
     if not isinstance(viewer, str):  # a Role (a str) or a seat
         check_seat(state.setup.seats, viewer)  # an int viewer is a seat of this game
     referee = viewer == Role.REFEREE
@@ -713,7 +734,8 @@ def redact(event: Event, viewer: Viewer) -> Event:
 ZONES: Final = kit.Zones(
     kit.Zone("stacks", "nobody", per_seat=True),  # face down to everyone, their owners included
     kit.Zone("pile", "everyone"),
-    kit.Zone("burned", "nobody"),  # resigners' stacks, face down under the pile (§0.6)
+    # resigners' stacks, face down under the pile (docs/games/common.md#leaving-a-game)
+    kit.Zone("burned", "nobody"),
 )
 """Where the cards of a Slapjack state lie, and who sees them: cards_in_play and shuffle_hidden."""
 
@@ -725,10 +747,11 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """Only one player is not eliminated (§4.2 end): ``RESIGNED`` if the other of the last two
-    resigned (rules.md §0.6), else ``ALL_CARDS`` if they hold every card, else
-    ``LAST_STANDING``. Under ``out_of_cards="slap_in_unlimited"`` the game also ends as soon as
-    one player holds every card (§4.4). Slapjack names no losers."""
+    """Only one player is not eliminated (docs/games/slapjack.md#end-of-the-game): ``RESIGNED`` if
+    the other of the last two resigned (docs/games/common.md#leaving-a-game), else ``ALL_CARDS`` if
+    they hold every card, else ``LAST_STANDING``. Under ``out_of_cards="slap_in_unlimited"`` the
+    game also ends as soon as one player holds every card (docs/games/slapjack.md#variant-flags).
+    Slapjack names no losers."""
     stacks = state.stacks
     n = len(stacks)
     eliminated = state.eliminated
@@ -752,7 +775,8 @@ def outcome(state: State) -> Outcome | None:
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (a false slap is legal). Never ``Resign``, though
-    it is accepted (rules.md §0.6): a bot picking among these must not resign by chance."""
+    it is accepted (docs/games/common.md#leaving-a-game): a bot picking among these must not resign
+    by chance."""
     n = state.setup.seats
     if type(seat) is not int or not 0 <= seat < n:
         check_seat(n, seat)  # raises InvalidSeat
@@ -800,18 +824,21 @@ def _check_count(value: object, field: str) -> None:
 
 def check_position(state: State, *, allow_over: bool = False) -> None:
     """Raise :class:`InvalidPosition` naming the field at fault unless a Slapjack game could
-    reach ``state`` (a finished one only with ``allow_over``). What §4.2 guarantees:
+    reach ``state`` (a finished one only with ``allow_over``). What the rules
+    (docs/games/slapjack.md) guarantee:
 
     * every card comes from the setup's decks, none more often than they hold it (fewer is
       fine: a small hand-written position); ``played_by`` names one seat per pile card;
     * an eliminated player holds no card: only an empty hand is eliminated, and nobody ever
-      gives one a card (§4.2 slap); at least one player is still in (the game ends at one);
+      gives one a card (docs/games/slapjack.md#slapping); at least one player is still in (the game
+      ends at one);
     * ``current`` is a player in the game who holds a card (step 3, ``TurnPassed`` and
       ``Resigned`` pick a holder, and nothing else takes a card from them), or None exactly when
       nobody holds a card and a target waits on top of the pile to be slapped (step 3) — so a
       position always holds a card;
-    * burned cards lie under the pile only after a resignation (§0.6), so some seat is
-      eliminated; ``resigned`` is None, or an eliminated seat and the game is over;
+    * burned cards lie under the pile only after a resignation
+      (docs/games/common.md#leaving-a-game), so some seat is eliminated; ``resigned`` is None, or an
+      eliminated seat and the game is over;
     * ``shuffles`` counts one shuffle per pile taken (``epoch``) under ``shuffle_after_win``,
       none otherwise;
     * the game is not over (:func:`outcome`).
@@ -898,7 +925,8 @@ _FIELDS: Final = ("stacks", "pile", "played_by", "epoch", "current", "eliminated
 """The fields of the notation, in order (docs/notation/slapjack.md)."""
 _BURNED_FIELDS: Final = (*_FIELDS, "burned")
 """With the optional last field: written only when burned cards lie under the pile, so every
-other position reads as it did before rules version 2 added resigning (§0.6)."""
+other position reads as it did before rules version 2 added resigning
+(docs/games/common.md#leaving-a-game)."""
 
 
 def format_position(state: State, viewer: Viewer) -> str:

@@ -1,16 +1,18 @@
-"""Speed, rules.md §3.
+"""Speed, docs/games/speed.md.
 
 Two players race to empty their hand and personal draw pile onto two shared centre piles. Deal
-(§3.2): from the shuffled deck, top first, one card face down to each centre pile ``C0``, ``C1``;
-``S`` cards (``side_pile_size``, default 10) to each side pile ``R0``, ``R1``; ``M`` cards to each
-player's draw pile ``D`` (15 by default, 20 with ``S = 5``, one more each with jokers); each player
-then draws the top ``hand_size`` (5) cards of ``D`` into the hand ``H``. Phase ``READY``.
+(docs/games/speed.md#setup): from the shuffled deck, top first, one card face down to each centre
+pile ``C0``, ``C1``; ``S`` cards (``side_pile_size``, default 10) to each side pile ``R0``, ``R1``;
+``M`` cards to each player's draw pile ``D`` (15 by default, 20 with ``S = 5``, one more each with
+jokers); each player then draws the top ``hand_size`` (5) cards of ``D`` into the hand ``H``. Phase
+``READY``.
 
-* ``Flip`` in ``READY`` is the joint start call (§0.4.6): when both players have called, both centre
-  cards are turned face up. Phase ``PLAY``.
+* ``Flip`` in ``READY`` is the joint start call (docs/games/common.md#joint-calls): when both
+  players have called, both centre cards are turned face up. Phase ``PLAY``.
 * ``Play(card, to)`` in ``PLAY`` (no turns): a hand card one rank higher or lower (wrap-around K–A–2
   by default) than the top of centre pile ``to``; it lands and the hand is refilled from ``D``
-  (``auto_refill``; else explicit ``Draw``). ``expect_top`` is the staleness guard (§0.4.5).
+  (``auto_refill``; else explicit ``Draw``). ``expect_top`` is the staleness guard
+  (docs/games/common.md#expectations).
 * ``Flip`` in ``PLAY`` is the joint stalemate call, allowed only while stuck (no hand card fits
   either top and every hand is as full as it can be; else ``NotStuck``). When both have called,
   each side pile ``Rj`` that is empty is rebuilt from the cards under ``Cj``'s top (shuffled, one
@@ -20,9 +22,9 @@ then draws the top ``hand_size`` (5) cards of ``D`` into the hand ``H``. Phase `
   cards of the loser's draw pile (and hand, with ``score_counts="stock_and_hand"``). Without
   ``target_score`` / ``best_of`` the game ends there; with one, all cards are re-dealt from a fresh
   shuffle until a total reaches the target or a player wins the best-of series.
-* ``kit.Resign`` in any phase while the game runs (rules.md §0.6): with two players the game —
-  the whole match, with a target or a series — ends at once and the other player wins
-  (termination ``RESIGNED``, the totals as they stand). The table stays as it stood (phase and
+* ``kit.Resign`` in any phase while the game runs (docs/games/common.md#leaving-a-game): with two
+  players the game — the whole match, with a target or a series — ends at once and the other player
+  wins (termination ``RESIGNED``, the totals as they stand). The table stays as it stood (phase and
   cards unchanged, so centre cards dealt face down stay face down; recorded calls cleared since
   none can take effect); ``winner`` and ``resigned`` say how it ended. ``legal_commands`` never
   offers ``Resign`` and ``is_sensible`` calls it unwise, so bots never resign by chance.
@@ -75,19 +77,19 @@ from ..notation import (
 from ..rng import shuffled
 
 RULES_VERSION: Final = "2"
-"""2 added ``Resign`` (rules.md §0.6); every action of version 1 is decided as before, so logs of
-version 1 still verify (``replays_versions``)."""
+"""2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as
+before, so logs of version 1 still verify (``replays_versions``)."""
 T = TypeVar("T")
 
 Phase = Literal["READY", "PLAY", "OVER"]
 ScoreCounts = Literal["stock", "stock_and_hand"]
 
-# --------------------------------------------------------------------------- rules (§3.4)
+# --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variant flags of rules.md §3.4, with their defaults."""
+    """The variant flags, with their defaults (docs/games/speed.md#variant-flags)."""
 
     side_pile_size: int = flag(
         10, "cards in each side pile (5: personal piles of 20)", min=1, max=20
@@ -122,7 +124,8 @@ class Rules:
 
 
 def personal_size(rules: Rules) -> int:
-    """``M = (deck − 2 − 2S) / 2`` cards per player, hand included (§3.2 deal, §3.4 jokers)."""
+    """``M = (deck − 2 − 2S) / 2`` cards per player, hand included (docs/games/speed.md#setup,
+    docs/games/speed.md#variant-flags jokers)."""
     return (52 + rules.jokers - 2 - 2 * rules.side_pile_size) // 2
 
 
@@ -177,7 +180,7 @@ class Dealt:
 @kit.record
 class FlipCalled:
     """``seat`` called "flip" (``stalemate``: during play; else the start call). A repeated call
-    is recorded but counts once (§0.4.6)."""
+    is recorded but counts once (docs/games/common.md#joint-calls)."""
 
     seat: int
     stalemate: bool
@@ -227,8 +230,8 @@ class SideCardsTurned:
 
 @kit.record
 class RoundVoided:
-    """Dead stalemate (§3.2 [ENGINE]): no flip can unblock the game; no winner, no score. Every
-    card is re-dealt (a ``Dealt`` follows)."""
+    """Dead stalemate (docs/games/speed.md#dead-stalemate, [ENGINE]): no flip can unblock the game;
+    no winner, no score. Every card is re-dealt (a ``Dealt`` follows)."""
 
 
 @kit.record
@@ -247,8 +250,8 @@ class RoundWon:
 @kit.record
 class Resigned:
     """``seat`` resigned (or the host forfeited it on a timer): the other seat wins the game —
-    the whole match — at once (rules.md §0.6); nobody scores. It names no card: every card stays
-    where it lies, as hidden as before."""
+    the whole match — at once (docs/games/common.md#leaving-a-game); nobody scores. It names no
+    card: every card stays where it lies, as hidden as before."""
 
     seat: int
 
@@ -292,7 +295,7 @@ class State(NamedTuple):
     centre: Piles
     """The centre piles ``C0``, ``C1``, bottom→top (face down in ``READY``)."""
     calls: frozenset[int] = frozenset()
-    """Seats whose current joint "flip" call is recorded (§0.4.6)."""
+    """Seats whose current joint "flip" call is recorded (docs/games/common.md#joint-calls)."""
     scores: tuple[int, ...] = (0, 0)
     wins: tuple[int, ...] = (0, 0)
     round: int = 1
@@ -301,8 +304,8 @@ class State(NamedTuple):
     winner: int | None = None
     """The winner of the game: once ``phase`` is ``OVER``, or after a resignation."""
     resigned: int | None = None
-    """The seat that resigned (rules.md §0.6): the game ended where it stood (any phase but
-    ``OVER``), ``winner`` the other seat."""
+    """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood
+    (any phase but ``OVER``), ``winner`` the other seat."""
 
 
 def position(
@@ -323,7 +326,7 @@ def position(
     resigned: int | None = None,
     allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction).
+    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions).
     ``draws`` and ``sides`` are top first, ``centre`` piles bottom→top. Checked by
     :func:`check_position` (:class:`~cardcore.errors.InvalidPosition` names the field at fault);
     a finished game (phase ``OVER``, with its ``winner``; or ``resigned``, with ``winner`` the
@@ -414,7 +417,7 @@ of them, at once)."""
 def fit_table(rules: Rules) -> Table:
     """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? One higher or lower
     (wrap-around with ``wrap``), equal with ``allow_equal_rank``; a joker (rank 0) is wild both
-    ways (§3.2, §3.4)."""
+    ways (docs/games/speed.md#playing, docs/games/speed.md#variant-flags)."""
     return _TABLES[rules.wrap][rules.allow_equal_rank]
 
 
@@ -429,8 +432,8 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
 
 
 def is_stuck(state: State) -> bool:
-    """§3.2: no card in either hand fits either centre top, and each hand is as full as it can be
-    (``|H| = min(hand_size, |H| + |D|)``)."""
+    """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
+    is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
     if state.phase != "PLAY":
         return False
     h0, h1 = state.hands
@@ -463,8 +466,9 @@ def _stuck_on(state: State, cards: tuple[Card, ...], either: tuple[bool, ...]) -
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
-    A seat that is not 0 or 1 (a ``bool`` included) raises :class:`InvalidSeat`."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 (a ``bool`` included) raises
+    :class:`InvalidSeat`."""
     if type(seat) is not int or not 0 <= seat <= 1:
         check_seat(2, seat)  # raises: one inline test keeps the common case cheap
     if state.winner is not None:  # phase OVER, or a resignation
@@ -501,7 +505,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         if not draw:
             raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
         return [CardDrawn(seat, draw[0])]
-    if t is kit.Resign:  # §0.6: any phase; a player's and the timer's forfeit alike
+    # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
+    if t is kit.Resign:
         return [Resigned(seat)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
 
@@ -531,11 +536,13 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         draw = state.draws[seat]
         if type(to) is int:  # ``True`` passes ``to == 1``: keep building its events from it
             if draw and len(hand) == rules.hand_size and rules.auto_refill:
-                # The most common play of all: a full hand takes one card back (§3.2 refill).
+                # The most common play of all: a full hand takes one card back
+                # (docs/games/speed.md#playing).
                 return [CardPlayed(seat, card, to), CardDrawn(seat, draw[0])]
             events: list[Event] = [CardPlayed(seat, card, to)]
             if rules.auto_refill and draw and len(hand) <= rules.hand_size:
-                # §3.2 refill; a full hand (the common case) takes exactly one card back
+                # docs/games/speed.md#playing; a full hand (the common case) takes exactly one card
+                # back
                 n = min(rules.hand_size - len(hand) + 1, len(draw))
                 events += [CardDrawn(seat, c) for c in draw[:n]]
                 return events  # the draw pile was not empty: the round goes on
@@ -552,14 +559,15 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
             left.remove(c)
         if not rules.multi_card_play:
             raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
-        for c in run:  # §3.4 multi_card_play: each card fits the previous one
+        # docs/games/speed.md#variant-flags multi_card_play: each card fits the previous one
+        for c in run:
             if not table[c.rank][top.rank]:
                 raise Rejected(RejectCode.ILLEGAL_CARD, f"{c} does not fit on {top}")
             top = c
         events = [CardPlayed(seat, c, to) for c in run]
         draw = state.draws[seat]
     held = len(hand) - len(run)
-    if rules.auto_refill:  # §3.2: refill to a full hand after every play
+    if rules.auto_refill:  # docs/games/speed.md#playing: refill to a full hand after every play
         n = min(rules.hand_size - held, len(draw))
         if n > 0:
             events += [CardDrawn(seat, c) for c in draw[:n]]
@@ -571,7 +579,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 
 
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
-    """A joint call (§0.4.6): recorded; the effect happens when the other seat has called too."""
+    """A joint call (docs/games/common.md#joint-calls): recorded; the effect happens when the other
+    seat has called too."""
     called: list[Event] = [FlipCalled(seat, stalemate)]
     if not joint_call(state.calls, seat, 2)[1]:
         return called
@@ -581,8 +590,8 @@ def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
 
 
 def _stalemate_flip(state: State) -> list[Event]:
-    """§3.2 stalemate flip with both calls in: rebuild empty side piles and turn one card each,
-    or end the round void when no flip can ever unblock the game."""
+    """docs/games/speed.md#stalemate with both calls in: rebuild empty side piles and turn one card
+    each, or end the round void when no flip can ever unblock the game."""
     sides, centre = state.sides, state.centre
     if _is_dead(state):
         return [RoundVoided(), _deal_event(state.setup, state.round + 1, state.shuffles + 1)]
@@ -591,7 +600,8 @@ def _stalemate_flip(state: State) -> list[Event]:
     turned: list[Card | None] = []
     for j in (0, 1):
         side = sides[j]
-        if not side and len(centre[j]) > 1:  # §3.2 step 1, §3.5 item 5
+        # docs/games/speed.md#stalemate, step 1, docs/games/speed.md#decisions, item 5
+        if not side and len(centre[j]) > 1:
             shuffles += 1
             side = tuple(shuffled(state.setup.seed, shuffles, list(centre[j][:-1])))
             events.append(SidePileRebuilt(j, shuffles, side))
@@ -601,8 +611,8 @@ def _stalemate_flip(state: State) -> list[Event]:
 
 
 def _is_dead(state: State) -> bool:
-    """§3.2 dead stalemate [ENGINE]: no card of ``R0 ∪ R1 ∪ C0 ∪ C1`` takes any hand card, or
-    neither side pile can provide a card (even after a rebuild)."""
+    """docs/games/speed.md#dead-stalemate [ENGINE]: no card of ``R0 ∪ R1 ∪ C0 ∪ C1`` takes any hand
+    card, or neither side pile can provide a card (even after a rebuild)."""
     sides, centre = state.sides, state.centre
     if not (sides[0] or sides[1] or len(centre[0]) > 1 or len(centre[1]) > 1):
         return True
@@ -617,7 +627,8 @@ def _is_dead(state: State) -> bool:
 
 
 def _round_won(state: State, seat: int) -> list[Event]:
-    """§3.2 round end and scoring; a re-deal follows unless the game is over."""
+    """Round end and scoring (docs/games/speed.md#scoring); a re-deal follows unless the game is
+    over."""
     rules = state.setup.rules
     loser = 1 - seat
     points = len(state.draws[loser])
@@ -725,7 +736,8 @@ def evolve(state: State, event: Event) -> State:
     if isinstance(event, RoundVoided):
         return s
     if isinstance(event, Resigned):
-        # §0.6: over where it stands; no recorded call can take effect any more.
+        # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
+        # effect any more.
         return _new(State, (
             s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
             s.wins, s.round, s.shuffles, 1 - event.seat, event.seat,
@@ -758,9 +770,9 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def _deal_event(setup: Setup[Rules], round_: int, stream: int) -> Dealt:
-    """§3.2 deal from a fresh shuffle of the whole deck (stream 0 first, then one per shuffle):
-    ``C0 = d0``, ``C1 = d1``, ``R0``, ``R1`` the next ``S`` each, then each draw pile ``M``, whose
-    top ``hand_size`` cards go to the hand."""
+    """docs/games/speed.md#setup from a fresh shuffle of the whole deck (stream 0 first, then one
+    per shuffle): ``C0 = d0``, ``C1 = d1``, ``R0``, ``R1`` the next ``S`` each, then each draw pile
+    ``M``, whose top ``hand_size`` cards go to the hand."""
     rules = setup.rules
     d = shuffled(setup.seed, stream, deck(setup))
     s = rules.side_pile_size
@@ -780,7 +792,7 @@ def _deal_event(setup: Setup[Rules], round_: int, stream: int) -> Dealt:
 
 
 def deal(setup: Setup[Rules]) -> list[Event]:
-    """The first deal, from stream 0 of the seed (§3.2)."""
+    """The first deal, from stream 0 of the seed (docs/games/speed.md#setup)."""
     return [_deal_event(setup, 1, 0)]
 
 
@@ -876,8 +888,8 @@ cards_in_play = ZONES.cards
 
 def outcome(state: State) -> Outcome | None:
     """The round winner (no target / best-of), or the match winner once the match is decided;
-    when a player resigns, the other (§0.6), with the totals as they stand. Speed names no
-    losers."""
+    when a player resigns, the other (docs/games/common.md#leaving-a-game), with the totals as they
+    stand. Speed names no losers."""
     w = state.winner
     if w is None:
         return None
@@ -958,8 +970,8 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 
 
 def is_sensible(state: State, seat: int, command: Command) -> bool:
-    """Bots' hint: never repeat a flip call this seat has already made (§0.4.6), never
-    resign."""
+    """Bots' hint: never repeat a flip call this seat has already made
+    (docs/games/common.md#joint-calls), never resign."""
     if type(seat) is not int or not 0 <= seat <= 1:
         check_seat(2, seat)  # raises InvalidSeat
     t = type(command)
@@ -1047,18 +1059,19 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     deck). What the rules guarantee, and so what is checked:
 
     * the zones are two piles each, of cards from the setup's deck, none more often than it
-      holds it (§0.3 conservation; the first zone where a card is one too many is named);
+      holds it (docs/games/common.md#conservation; the first zone where a card is one too many is
+      named);
     * a centre pile is never empty (the deal puts one card on each and nothing takes a top) and
       holds exactly its dealt card in ``READY``; a hand never holds more than ``hand_size``, and
       is as full as its draw pile allows after the deal and, with ``auto_refill``, after every
-      play (§3.2);
+      play (docs/games/speed.md#playing);
     * in ``READY`` and ``PLAY`` each seat still has a card (emptying both ends the round);
       ``OVER`` has a ``winner`` whose hand and draw pile are empty, and only ``OVER`` has one —
-      or a resignation (§0.6, ``resigned``): the table as it stood in ``READY`` or ``PLAY``
-      (every check of that phase holds), no call recorded, the other seat the ``winner``, and
-      no total reached the target (the game ended before anyone won it);
-    * calls (§0.4.6): never both seats (the second call takes effect and clears them), a
-      stalemate call only while stuck, none once over;
+      or a resignation (docs/games/common.md#leaving-a-game, ``resigned``): the table as it stood in
+      ``READY`` or ``PLAY`` (every check of that phase holds), no call recorded, the other seat the
+      ``winner``, and no total reached the target (the game ended before anyone won it);
+    * calls (docs/games/common.md#joint-calls): never both seats (the second call takes effect and
+      clears them), a stalemate call only while stuck, none once over;
     * totals: no round is won before the game ends without ``target_score``/``best_of``; a
       total below the target (or the series not yet won) until ``OVER``, reached in ``OVER``;
       points only with a win; won rounds fit the rounds played; ``round`` ≥ 1 and each re-deal
@@ -1096,7 +1109,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     winner, resigned = state.winner, state.resigned
     check_seat_field(winner, 2, "winner", optional=True)
     check_seat_field(resigned, 2, "resigned", optional=True)
-    if resigned is not None:  # §0.6: over where it stood, in a phase of play
+    # docs/games/common.md#leaving-a-game: over where it stood, in a phase of play
+    if resigned is not None:
         if phase == "OVER":
             raise InvalidPosition("resigned", "phase OVER means a round was won, not a resignation")
         if winner != 1 - resigned:

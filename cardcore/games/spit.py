@@ -1,4 +1,4 @@
-"""Spit, rules.md §2.
+"""Spit, docs/games/spit.md.
 
 Two players race, without turns, to get rid of their cards onto two central *spit piles*. Each
 player has a *layout* of five stock piles (1, 2, 3, 4, 5 cards, tops face up) and a face-down
@@ -12,13 +12,15 @@ onto one pile, which is then locked for the round. The round ends when a player'
 (A) or when the game is stuck and nobody has spit cards left (B); with two spit piles the players
 ``Slap`` for them (first slap takes the pile it names, the other player gets the other pile), then
 each shuffles the pile taken with their remaining cards into a new packet and lays it out again.
-A player whose new packet is empty wins. Races are decided by sequence order (§2.3, §0.4).
+A player whose new packet is empty wins. Races are decided by sequence order
+(docs/games/spit.md#races, docs/games/common.md#the-sequencer).
 
-Either player may ``kit.Resign`` in any phase while the game runs (rules.md §0.6): with two
-players the game ends at once and the other wins (termination ``RESIGNED``). The table stays as
-it stood (phase, cards and lock unchanged, recorded calls cleared since none can take effect);
-``winner`` and ``resigned`` say how it ended. ``legal_commands`` never offers ``Resign`` and
-``is_sensible`` calls it unwise, so bots never resign by chance.
+Either player may ``kit.Resign`` in any phase while the game runs
+(docs/games/common.md#leaving-a-game): with two players the game ends at once and the other wins
+(termination ``RESIGNED``). The table stays as it stood (phase, cards and lock unchanged, recorded
+calls cleared since none can take effect); ``winner`` and ``resigned`` say how it ended.
+``legal_commands`` never offers ``Resign`` and ``is_sensible`` calls it unwise, so bots never resign
+by chance.
 
 Zones: layout piles are bottom→top; the last ``up[seat][pile]`` cards of a pile are face up (one,
 the top, except after a ``Stack`` in that variant; zero while a top waits to be flipped); every
@@ -58,8 +60,8 @@ from ..kit import joint_call
 from ..rng import shuffled
 
 RULES_VERSION: Final = "2"
-"""2 added ``Resign`` (rules.md §0.6); every action of version 1 is decided as before, so logs of
-version 1 still verify (``replays_versions``)."""
+"""2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as
+before, so logs of version 1 still verify (``replays_versions``)."""
 GAME_NAME: Final = "spit"
 
 T = TypeVar("T")
@@ -69,12 +71,12 @@ SPIT_PILES: Final = 2
 
 Phase = Literal["READY", "PLAY", "SLAP", "CHOOSE", "OVER"]
 
-# --------------------------------------------------------------------------- rules (§2.4)
+# --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variant flags of rules.md §2.4, with their defaults."""
+    """The variant flags, with their defaults (docs/games/spit.md#variant-flags)."""
 
     num_stock_piles: int = flag(5, "stock piles in a layout (5: 1..5 cards; 4: 1..4)", min=4, max=5)
     pile_claim: Literal["slap", "choose"] = flag(
@@ -137,7 +139,8 @@ class Stack:
 @kit.record
 class Spit:
     """Call "Spit!": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call,
-    §0.4.6). ``target`` names the spit pile a solo spitter spits onto (ignored otherwise)."""
+    docs/games/common.md#joint-calls). ``target`` names the spit pile a solo spitter spits onto
+    (ignored otherwise)."""
 
     target: int | None = None
 
@@ -275,7 +278,8 @@ class NewLayout:
 @kit.record
 class Resigned:
     """``seat`` resigned (or the host forfeited it on a timer): the other seat wins at once
-    (rules.md §0.6). It names no card: every card stays where it lies, as hidden as before."""
+    (docs/games/common.md#leaving-a-game). It names no card: every card stays where it lies, as
+    hidden as before."""
 
     seat: int
 
@@ -319,7 +323,8 @@ class State(NamedTuple):
     spit_piles: tuple[tuple[Card, ...], ...]
     """``SP0``, ``SP1`` bottom→top; empty means the pile does not exist."""
     called: frozenset[int] = frozenset()
-    """The seats whose joint call is recorded (§0.4.6, :func:`cardcore.kit.joint_call`)."""
+    """The seats whose joint call is recorded (docs/games/common.md#joint-calls,
+    :func:`cardcore.kit.joint_call`)."""
     call_targets: tuple[int | None, ...] = (None, None)
     locked: int | None = None
     """The spit pile a solo spitter is locked to this round."""
@@ -332,8 +337,8 @@ class State(NamedTuple):
     winner: int | None = None
     """Who won: set in phase OVER (a packet was empty) or by a resignation (any phase)."""
     resigned: int | None = None
-    """The seat that resigned (rules.md §0.6): the game ended where it stood, ``winner`` the
-    other seat."""
+    """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood,
+    ``winner`` the other seat."""
 
 
 def position(
@@ -355,7 +360,7 @@ def position(
     seed: int = 0,
     allow_over: bool = False,
 ) -> State:
-    """A position from explicit cards, for tests and analysis (rules.md §0.3 test construction),
+    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions),
     checked by :func:`check_position` (a finished game only with ``allow_over``).
 
     Layouts are padded with empty spaces up to ``num_stock_piles``. ``up[seat][pile]`` counts the
@@ -454,7 +459,8 @@ _FIT_TABLES: Final[Mapping[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]
 
 def fits(card: Card, top: Card, rules: Rules) -> bool:
     """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
-    with ``allow_equal_rank``; of the other colour with ``alternate_colours`` (§2.2, §2.4)."""
+    with ``allow_equal_rank``; of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
     return card in _fit_table(rules)[top.index]
 
 
@@ -491,10 +497,10 @@ def _scan(
     stacking: bool,
     out: list[Command] | None,
 ) -> bool:
-    """Whether the seat with this layout has an action that counts against being stuck (§2.2):
-    (a) a play, (b) a flip, (c) a move or, with stacking, (d) a stack that leaves a face-down
-    card on top of its source (§2.5.11). ``fit``: the cards that fit on each spit pile (empty
-    for a pile that does not exist).
+    """Whether the seat with this layout has an action that counts against being stuck
+    (docs/games/spit.md#stuck): (a) a play, (b) a flip, (c) a move or, with stacking, (d) a stack
+    that leaves a face-down card on top of its source (docs/games/spit.md#decisions, item 11).
+    ``fit``: the cards that fit on each spit pile (empty for a pile that does not exist).
 
     The one definition of "stuck": with ``out`` None it returns at the first counting action
     (:func:`is_stuck`); given a list, it also appends the seat's plays, flips, moves and stacks
@@ -550,9 +556,10 @@ def _scan(
 
 
 def is_stuck(state: State) -> bool:
-    """§2.2 "stuck": neither player can (a) play a face-up layout top onto an existing spit pile,
-    (b) flip a face-down layout top, (c) move a face-up top into an empty space so as to expose a
-    face-down card or, with stacking, (d) stack such a top on an equal face-up top."""
+    """Stuck (docs/games/spit.md#stuck): neither player can (a) play a face-up layout top onto an
+    existing spit pile, (b) flip a face-down layout top, (c) move a face-up top into an empty space
+    so as to expose a face-down card or, with stacking, (d) stack such a top on an equal face-up
+    top."""
     fit = _fitsets(state)
     stacking = state.setup.rules.stack_equal_in_layout
     layouts, up = state.layouts, state.up
@@ -572,8 +579,9 @@ def _layout_size(layout: Layout) -> int:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events of ``command`` by ``seat``, or :class:`Rejected` (rules.md §0.5 check order).
-    A seat that is not 0 or 1 raises :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 raises
+    :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
     if seat.__class__ is not int or not 0 <= seat < SEATS:
         check_seat(SEATS, seat)
     if state.winner is not None:
@@ -593,7 +601,8 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         return _decide_slap(state, seat, command)  # type: ignore[arg-type]
     if t is TakePile:
         return _decide_take(state, seat, command)  # type: ignore[arg-type]
-    if t is kit.Resign:  # §0.6: any phase; a player's and the timer's forfeit alike
+    # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
+    if t is kit.Resign:
         return [Resigned(seat)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
@@ -615,7 +624,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     i, j = command.source, command.target
     piles = state.spit_piles
     has_pile = 0 <= j < SPIT_PILES and bool(piles[j])
-    if command.expect_top is not None:  # §0.4.5 staleness guard, before the action's own checks
+    # docs/games/common.md#expectations, before the action's own checks
+    if command.expect_top is not None:
         top = piles[j][-1] if has_pile else None
         if top is not command.expect_top:
             seen = "no pile" if top is None else top.symbol
@@ -752,13 +762,15 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
         raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
     events: list[Event] = [SpitCalled(seat, target)]
     if not joint_call(state.called, seat, SEATS)[1]:
-        return events  # §0.4.6: the effect waits for the other call
+        return events  # docs/games/common.md#joint-calls: the effect waits for the other call
     spits = state.spit_cards
-    if phase == "READY":  # §2.2 round start: each player with spit cards starts their own pile
+    # docs/games/spit.md#round-start: each player with spit cards starts their own pile
+    if phase == "READY":
         events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
-    if spits[0] and spits[1]:  # both spit onto their own piles (§2.5.3)
+    # both spit onto their own piles (docs/games/spit.md#decisions, item 3)
+    if spits[0] and spits[1]:
         events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
     else:
         solo = 0 if spits[0] else 1
@@ -797,8 +809,9 @@ def _decide_take(state: State, seat: int, command: TakePile) -> list[Event]:
 
 
 def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Event]:
-    """§2.2 round end, checked after every accepted action in phase PLAY: (A) the actor's layout
-    is empty (only the actor's layout can have changed), else (B) stuck with no spit cards."""
+    """docs/games/spit.md#round-end, checked after every accepted action in phase PLAY: (A) the
+    actor's layout is empty (only the actor's layout can have changed), else (B) stuck with no spit
+    cards."""
     after = state
     for e in events:
         after = evolve(after, e)
@@ -824,14 +837,14 @@ def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Even
             sizes = [_layout_size(after.layouts[p]) for p in range(SEATS)]
             takers[j] = j if sizes[0] == sizes[1] else (0 if sizes[0] < sizes[1] else 1)
         else:
-            takers[j] = j  # (B): the player who started it (§2.5.6)
+            takers[j] = j  # (B): the player who started it (docs/games/spit.md#decisions, item 6)
     ended = RoundEnded(reason, emptier, "none")
     return [*events, ended, _new_layout(evolve(after, ended), (takers[0], takers[1]))]
 
 
 def lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
-    """§2.2 laying out: pile i takes the next i+1 cards (bottom→top), filled in order until the
-    cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
+    """docs/games/spit.md#laying-out: pile i takes the next i+1 cards (bottom→top), filled in order
+    until the cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
     piles: list[tuple[Card, ...]] = []
     at = 0
     for i in range(n):
@@ -841,7 +854,8 @@ def lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
 
 
 def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayout:
-    """New packets (pile taken + own spit cards + own layout, §2.2), shuffled, laid out.
+    """New packets (pile taken + own spit cards + own layout, docs/games/spit.md#new-packets),
+    shuffled, laid out.
 
     [ENGINE] Before its shuffle a packet is: the spit pile(s) taken, bottom→top (SP0 before SP1),
     then the player's spit cards top first, then its stock piles L0, L1, … each bottom→top. Seat
@@ -860,7 +874,7 @@ def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayou
         for pile in state.layouts[p]:
             packet += pile
         if not packet and winner is None:
-            winner = p  # §2.2: an empty new packet wins
+            winner = p  # docs/games/spit.md#end-of-the-game: an empty new packet wins
         packets.append(shuffled(state.setup.seed, state.shuffles + 1 + p, packet))
     for packet in packets:
         if winner is None:
@@ -982,7 +996,8 @@ def evolve(state: State, event: Event) -> State:
                 ((), ()), _NO_CALLS, _NO_TARGETS, None, None, 1, 0, None, None,
             ))  # fmt: skip
         case Resigned(resigner):
-            # §0.6: over where it stands; no recorded call can take effect any more.
+            # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
+            # effect any more.
             return _new(State, (
                 setup, phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, _NO_TARGETS,
                 locked, chooser, round_, shuffles, 1 - resigner, resigner,
@@ -995,7 +1010,7 @@ def evolve(state: State, event: Event) -> State:
 
 
 def deck(setup: Setup[Rules]) -> list[Card]:
-    """One 52-card deck, no jokers (§2.2)."""
+    """One 52-card deck, no jokers (docs/games/spit.md#setup)."""
     return standard_deck()
 
 
@@ -1007,7 +1022,8 @@ def initial_state(setup: Setup[Rules]) -> State:
 
 
 def deal(setup: Setup[Rules]) -> list[Event]:
-    """Shuffle with stream 0, deal 26 each one at a time from P0 (§0.3), and lay out (§2.2)."""
+    """Shuffle with stream 0, deal 26 each one at a time from P0 (docs/games/common.md#dealing), and
+    lay out (docs/games/spit.md#laying-out)."""
     cards = shuffled(setup.seed, 0, deck(setup))
     n = setup.rules.num_stock_piles
     outs = [lay_out(cards[p::SEATS], n) for p in range(SEATS)]
@@ -1036,7 +1052,8 @@ def _hide_layout(
 
 
 def view(state: State, viewer: Viewer) -> View:
-    """What ``viewer`` sees (§2 views): nobody but the referee sees a face-down card."""
+    """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
+    card."""
     _check_viewer(viewer)
     referee = viewer == Role.REFEREE
     if referee:
@@ -1094,8 +1111,9 @@ cards_in_play = ZONES.cards
 
 
 def outcome(state: State) -> Outcome | None:
-    """The first player whose new packet is empty wins (§2.2); when a player resigns, the other
-    (§0.6). Spit names no losers and keeps no score."""
+    """The first player whose new packet is empty wins (docs/games/spit.md#end-of-the-game); when a
+    player resigns, the other (docs/games/common.md#leaving-a-game). Spit names no losers and keeps
+    no score."""
     w = state.winner
     if w is None:
         return None
@@ -1155,8 +1173,8 @@ def legal_commands(state: State, seat: int) -> list[Command]:
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
     spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
-    claiming the bigger spit pile ("strategic players slap the pile with fewer cards", §2.1),
-    and resigning."""
+    claiming the bigger spit pile ("strategic players slap the pile with fewer cards",
+    docs/games/spit.md#slapping-for-piles), and resigning."""
     if seat.__class__ is not int or not 0 <= seat < SEATS:
         check_seat(SEATS, seat)
     t = type(command)
@@ -1210,7 +1228,7 @@ def _check_index(value: object, field: str, what: str = "spit pile") -> None:
 def check_position(state: State, *, allow_over: bool = False) -> None:
     """Raise :class:`InvalidPosition` naming the field at fault unless ``state`` is a position
     Spit could reach (with the cards it holds: a position may hold fewer than the deck), and
-    not over unless ``allow_over``. What the rules guarantee (§2.2), zone by zone:
+    not over unless ``allow_over``. What the rules guarantee (docs/games/spit.md), zone by zone:
 
     * shapes: two seats of ``num_stock_piles`` piles; ``0 <= up <= len(pile)``; pile ``i`` has
       at most ``i`` face-down cards (it is laid out with ``i`` and never gains one); without
@@ -1228,8 +1246,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
       under ``pile_claim="choose"`` with the chooser's layout empty;
     * OVER (the winner set): nothing laid out, the winner holds no card, a lower seat with no
       card would have won first;
-    * a resignation (§0.6, ``resigned`` set): a phase of play with its checks above, the other
-      seat the winner, no call recorded; over, so only with ``allow_over``."""
+    * a resignation (docs/games/common.md#leaving-a-game, ``resigned`` set): a phase of play with
+      its checks above, the other seat the winner, no call recorded; over, so only with
+      ``allow_over``."""
     setup = state.setup
     if not isinstance(setup, Setup) or setup.seats != SEATS:
         raise InvalidPosition("setup", f"a Spit setup has 2 seats, got {setup!r:.60}")
@@ -1337,8 +1356,9 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
 
 
 def _check_resigned(state: State) -> None:
-    """A resignation (§0.6) leaves the table as it stood in a phase of play, the calls cleared
-    (:func:`evolve`), the other seat the winner; the phase's own checks still hold."""
+    """A resignation (docs/games/common.md#leaving-a-game) leaves the table as it stood in a phase
+    of play, the calls cleared (:func:`evolve`), the other seat the winner; the phase's own checks
+    still hold."""
     resigned = state.resigned
     assert resigned is not None
     if state.phase == "OVER":
@@ -1352,7 +1372,8 @@ def _check_resigned(state: State) -> None:
 
 
 def _check_over(state: State) -> None:
-    """OVER: :func:`_new_layout` with a winner lays nothing out (§2.2: an empty packet wins)."""
+    """OVER: :func:`_new_layout` with a winner lays nothing out (docs/games/spit.md#end-of-the-game:
+    an empty packet wins)."""
     w = state.winner
     assert w is not None
     for s in range(SEATS):
