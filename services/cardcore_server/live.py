@@ -144,8 +144,9 @@ def make_bot(kind: str, seat: int, seed: int, min_ms: int, max_ms: int) -> Bot:
 
 @dataclass(frozen=True, slots=True)
 class HostAbort:
-    """The host ends the game (rules.md §0.6): sequenced like an action, logged as an entry
-    with no seat (:meth:`cardcore.match.Match.abort`). ``by``: "creator", "admin" or "timer"."""
+    """The host ends the game (docs/games/common.md#leaving-a-game): sequenced like an action,
+    logged as an entry with no seat (:meth:`cardcore.match.Match.abort`). ``by``: "creator", "admin"
+    or "timer"."""
 
     by: str
 
@@ -819,10 +820,10 @@ class LiveGame:
             self._timers.append(loop.call_later(max(due, 0) / 1000, self._fire, seq, seat, command))
 
     def _forfeits(self, base: int) -> list[tuple[int, int, Any]]:
-        """The host's clocks of rules.md §0.6 for the durable state, as ``(due in ms from now,
-        seat, command)``: a turn timer (the seats a turn-based game waits for, counted from the
-        game's last entry), an idle timer (a human seat still in the game with no action of its
-        own for that long) — both forfeit the seat by ``Resign(by="timer")`` — and the
+        """The host's clocks of docs/games/common.md#leaving-a-game for the durable state, as ``(due
+        in ms from now, seat, command)``: a turn timer (the seats a turn-based game waits for,
+        counted from the game's last entry), an idle timer (a human seat still in the game with no
+        action of its own for that long) — both forfeit the seat by ``Resign(by="timer")`` — and the
         abandonment timer (no human action at all: the host aborts). Every time counts from an
         entry's ``at_ms``, so a clock that ran out while no server was up fires on start-up."""
         rec, match = self.record, self.match

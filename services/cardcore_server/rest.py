@@ -23,6 +23,7 @@ Routes (all under ``/v1``; the seat is the bearer token's, never a field of the 
 ``GET  /v1/tables``                         ``ListTables``     public tables waiting, newest first
 ``POST /v1/games/{game_id}/watch``          ``WatchTable``     a spectator token (public tables)
 ``POST /v1/my-games``                       ``ListMyGames``    the tokens travel in the body
+``GET  /v1/server``                         (REST only)        the server's log-signing key
 =========================================  =================  ====================================
 
 Errors are RFC 9457 problem documents (``application/problem+json``) whose ``code`` is the gRPC

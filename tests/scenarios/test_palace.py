@@ -1,8 +1,8 @@
-"""Palace (Shithead), one given/when/then test per clause of rules.md §5 (exact cards).
+"""Palace (Shithead), one given/when/then test per clause of docs/games/palace.md (exact cards).
 
-Stocks are written top first, the pile bottom→top (rules.md §0.3). Hands are written in the order
-received. ``pos`` builds a play-phase position; seats without face-up / face-down cards listed have
-none (so that a hand or a table card finishing matters only where a test says so).
+Stocks are written top first, the pile bottom→top (docs/games/common.md#dealing). Hands are written
+in the order received. ``pos`` builds a play-phase position; seats without face-up / face-down cards
+listed have none (so that a hand or a table card finishing matters only where a test says so).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Egyptian Ratscrew, one given/when/then test per clause of rules.md §1 (exact cards).
+"""Egyptian Ratscrew, one given/when/then test per clause of docs/games/ratscrew.md (exact cards).
 
-Stacks are written top first, the pile bottom→top (rules.md §0.3).
+Stacks are written top first, the pile bottom→top (docs/games/common.md#dealing).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Slapjack scenarios (rules.md §4): given a position with exact cards, when a seat acts, then
-exactly these events and this state. One test per rule clause, [ENGINE] decision and flag."""
+"""Slapjack scenarios (docs/games/slapjack.md): given a position with exact cards, when a seat acts,
+then exactly these events and this state. One test per rule clause, [ENGINE] decision and flag."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Speed scenarios (rules.md §3): given a position with exact cards, when a seat acts, then exactly
-these events and this state. One test per rule clause, [ENGINE] decision and flag; a few seeded
-bot games per variant check the invariants the contract suite checks for the default rules."""
+"""Speed scenarios (docs/games/speed.md): given a position with exact cards, when a seat acts, then
+exactly these events and this state. One test per rule clause, [ENGINE] decision and flag; a few
+seeded bot games per variant check the invariants the contract suite checks for the default
+rules."""
 
 from __future__ import annotations
 

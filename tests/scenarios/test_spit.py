@@ -1,7 +1,9 @@
-"""Spit, one given/when/then test per clause of rules.md §2 (and §0.4/§0.5 as Spit uses them).
+"""Spit, one given/when/then test per clause of docs/games/spit.md (and the real time and rejection
+codes of docs/games/common.md as Spit uses them).
 
-Stock piles and spit piles are written bottom→top, spit cards top first (rules.md §0.3). Unless a
-test says otherwise every non-empty stock pile has only its top card face up.
+Stock piles and spit piles are written bottom→top, spit cards top first
+(docs/games/common.md#dealing). Unless a test says otherwise every non-empty stock pile has only its
+top card face up.
 """
 
 from __future__ import annotations

@@ -238,8 +238,8 @@ def test_the_creator_starts_with_bots_and_a_stream_waits_for_the_deal(
 
 @pytest.mark.parametrize("name", ["ratscrew", "slapjack", "palace"])
 def test_resign_at_a_table_of_four_goes_on_then_ends(server: ServerProcess, name: str) -> None:
-    """One seat resigns mid-play: the game goes on with three (rules.md §0.6); then the
-    others resign until two are left and the last resign ends it; the log verifies."""
+    """One seat resigns mid-play: the game goes on with three (docs/games/common.md#leaving-a-game);
+    then the others resign until two are left and the last resign ends it; the log verifies."""
 
     async def main() -> None:
         async with client(server.target) as c:

@@ -1,8 +1,9 @@
 """Races: 8 clients slap the same slappable ERS pile at once, through a real server.
 
-Exactly one slap wins; every other one gets what its place in the sequencer's order gives under
-the rules (rules.md §1.3: ``EmptyPile`` once the pile is taken, ``StaleAction`` for a slap that
-named the old ``expect_epoch``), and every client's stream shows the same order as the log.
+Exactly one slap wins; every other one gets what its place in the sequencer's order gives under the
+rules (docs/games/ratscrew.md#slapping: ``EmptyPile`` once the pile is taken, ``StaleAction`` for a
+slap that named the old ``expect_epoch``), and every client's stream shows the same order as the
+log.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The host's abort (rules.md §0.6): an entry with no seat, then the end ``ABORTED``; it
-verifies and replays like any log, and nothing can follow it."""
+"""The host's abort (docs/games/common.md#leaving-a-game): an entry with no seat, then the end
+``ABORTED``; it verifies and replays like any log, and nothing can follow it."""
 
 from __future__ import annotations
 

@@ -101,10 +101,10 @@ def recorded_games(game: AnyGame) -> list[Recorder]:
 
 
 HIDDEN_LEGALITY: dict[str, frozenset[str]] = {"speed": frozenset({"Flip"})}
-"""Commands whose *legality* the rules define on cards the seat cannot see, so the legal list
-itself tells a seat one bit about them (as a rejection would tell a player): Speed's ``flip``
-is legal only while no card in *either* hand fits a centre top (rules.md Speed §3.2, the
-opponent's hand is face down). Any other difference fails the test."""
+"""Commands whose *legality* the rules define on cards the seat cannot see, so the legal list itself
+tells a seat one bit about them (as a rejection would tell a player): Speed's ``flip`` is legal only
+while no card in *either* hand fits a centre top (docs/games/speed.md#stalemate, the opponent's hand
+is face down). Any other difference fails the test."""
 
 
 def blind(value: Any) -> bytes:

@@ -1,7 +1,7 @@
 """Egyptian Ratscrew positions: the position check, seats, the notation (docs/notation/ratscrew.md)
 and games started from a position (Match.from_position, the log's header position).
 
-Stacks are written top first, the pile bottom→top (rules.md §0.3).
+Stacks are written top first, the pile bottom→top (docs/games/common.md#dealing).
 """
 
 from __future__ import annotations
@@ -242,7 +242,8 @@ LATE = "ratscrew 5S,5S/-/QD 8C,QH,2C,2C 2,0,2,2 7H,9S 12 - - 0 1"
 """Two decks: the pile is owed to seat 0 (seat 2 answered its queen with two number cards, a
 double the others may still slap), seat 1 is eliminated, two burned cards."""
 RESIGNED = "ratscrew -/4H,5H/-/7C,8C 9S 0 6D 0 1 - - 2 2"
-"""Seat 2 resigned (rules.md §0.6): out, its one card burned under the pile; seat 1 to play."""
+"""Seat 2 resigned (docs/games/common.md#leaving-a-game): out, its one card burned under the pile;
+seat 1 to play."""
 
 
 def test_the_resigned_field_is_written_only_when_a_seat_resigned() -> None:

@@ -1,5 +1,5 @@
 """Slapjack positions: the position check, the seat checks, the one-line notation
-(docs/notation/slapjack.md) and matches started from a position (rules.md §4)."""
+(docs/notation/slapjack.md) and matches started from a position (docs/games/slapjack.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Palace: the ``Resign`` command (rules.md §0.6 for Palace, §5).
+"""Palace: the ``Resign`` command (docs/games/palace.md#leaving).
 
 With two players left a resignation ends the game at once and the other wins (``RESIGNED``).
 With three or more the resigner's hand, face-up and face-down cards are set aside face down, the

@@ -1,11 +1,12 @@
-"""Egyptian Ratscrew: the shared ``Resign`` command (rules.md §0.6, on top of §1).
+"""Egyptian Ratscrew: the shared ``Resign`` command (docs/games/common.md#leaving-a-game, on top of
+docs/games/ratscrew.md).
 
 Two players left: the game ends at once and the other wins (``RESIGNED``). Three or more: the
 resigner's whole stack goes, in order, under the pile as burned cards, the resigner is out, and
 the turn and any claim move on by the existing rules (a challenge owed by the resigner is lost
 as if it had run out of cards; a claim of the resigner lapses as in §1.5.15).
 
-Stacks are written top first, the pile bottom→top (rules.md §0.3).
+Stacks are written top first, the pile bottom→top (docs/games/common.md#dealing).
 """
 
 from __future__ import annotations

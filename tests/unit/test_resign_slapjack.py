@@ -1,8 +1,8 @@
-"""Resigning in Slapjack (rules.md §0.6 with §4): two players left → the other wins at once
-(``RESIGNED``); three or more → the resigner's whole stack goes, in order, face down under the
-pile (``burned``, to whoever takes the pile next) and the resigner is eliminated, the turn passing
-as after their play. Every situation is checked for conservation, played on to its end by random
-bots, and its log verified and replayed; the event is redacted for every other viewer."""
+"""Resigning in Slapjack (docs/games/slapjack.md#leaving): two players left → the other wins at once
+(``RESIGNED``); three or more → the resigner's whole stack goes, in order, face down under the pile
+(``burned``, to whoever takes the pile next) and the resigner is eliminated, the turn passing as
+after their play. Every situation is checked for conservation, played on to its end by random bots,
+and its log verified and replayed; the event is redacted for every other viewer."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Resigning in Speed (rules.md §0.6): with two players the game ends at once and the other one
-wins (termination ``RESIGNED``), in every phase — before the start flip, in play, during a joint
-"flip" call, between the rounds of a match to a target score or a best-of series (the whole
-match ends, the totals as they stand). The table stays as it stood (centre cards dealt face
+"""Resigning in Speed (docs/games/common.md#leaving-a-game): with two players the game ends at once
+and the other one wins (termination ``RESIGNED``), in every phase — before the start flip, in play,
+during a joint "flip" call, between the rounds of a match to a target score or a best-of series (the
+whole match ends, the totals as they stand). The table stays as it stood (centre cards dealt face
 down stay face down); the event names no card, so no viewer learns one; the log verifies and
 replays; a timer's forfeit is the same resignation."""
 

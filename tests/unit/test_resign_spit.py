@@ -1,7 +1,7 @@
-"""Resigning in Spit (rules.md §0.6): with two players the game ends at once and the other one
-wins (termination ``RESIGNED``), in every phase — before the start call, in play, during a
-joint "Spit!" call, while slapping or choosing for the spit piles, between rounds. The table
-stays as it stood; the event names no card, so no viewer learns one; the log verifies and
+"""Resigning in Spit (docs/games/common.md#leaving-a-game): with two players the game ends at once
+and the other one wins (termination ``RESIGNED``), in every phase — before the start call, in play,
+during a joint "Spit!" call, while slapping or choosing for the spit piles, between rounds. The
+table stays as it stood; the event names no card, so no viewer learns one; the log verifies and
 replays; a timer's forfeit is the same resignation."""
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Rules (every one decided here, so the engine is deterministic):
 
-1. Two players; one 52-card deck, shuffled with stream 0 of the seed and dealt one card at a
-   time from seat 0 (rules.md §0.3), so each holds a face-down stack of 26, top first. Nobody,
-   the owner included, sees a stack.
+1. Two players; one 52-card deck, shuffled with stream 0 of the seed and dealt one card at a time
+   from seat 0 (docs/games/common.md#dealing), so each holds a face-down stack of 26, top first.
+   Nobody, the owner included, sees a stack.
 2. Each player turns (``Turn``) the top card of their stack face up, in either order (a race
    that does not matter); a player who has turned waits (``NotYourTurn``) for the other.
 3. When both have turned, the higher rank wins the battle (an ace is highest when ``aces_high``,
@@ -18,8 +18,9 @@ Rules (every one decided here, so the engine is deterministic):
    again. A player who has no card left to turn loses the war: the other collects. If neither
    has one, nobody can go on: the game ends with no winner.
 5. The game ends when one player holds all 52 cards (or at the setup's event limit).
-6. Either player may resign (``kit.Resign``, rules.md §0.6) at any point: with two players
-   that ends the game at once and the other wins. ``legal_commands`` never offers it.
+6. Either player may resign (``kit.Resign``, docs/games/common.md#leaving-a-game) at any point:
+   with two players that ends the game at once and the other wins. ``legal_commands`` never
+   offers it.
 """
 
 from __future__ import annotations
@@ -132,7 +133,8 @@ def owed_to(state: State) -> int | None:
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """rules.md §0.5 order: GameOver, InvalidPhase, then turn and role, then the card."""
+    """docs/games/common.md#rejection-codes order: GameOver, InvalidPhase, then turn and role, then
+    the card."""
     if outcome(state) is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     if type(command) is kit.Resign:

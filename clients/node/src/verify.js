@@ -218,7 +218,7 @@ export function standardDeck(numDecks = 1, jokersPerDeck = 0) {
 // ------------------------------------------------------------------------------- the first deal
 
 /** The cards of entry 0's deal in the order they were taken from the shuffled deck, per game
- *  (rules.md §0.3 and each game's deal), and the deck the game shuffles. */
+ *  (docs/games/common.md#dealing and each game's deal), and the deck the game shuffles. */
 const DEALS = {
   // one card at a time from P0: stacks[q] = cards[q::n], top first
   ratscrew: {

@@ -2,7 +2,7 @@
 
 >>> async with Client("127.0.0.1:50051") as client:          # doctest: +SKIP
 ...     game = await client.create_game("ratscrew", ["human", "reaction"])
-...     me = client.seat(game.game_id, game.seat_tokens[0])
+...     me = client.game(game.game_id, game.seat_tokens[0])
 ...     await me.submit({"kind": "Play"})
 ...     async for entry in me.stream(from_seq=0):
 ...         print(entry.seq, [e.kind for e in entry.events])

@@ -530,7 +530,8 @@ class GameClient:
         )
 
     async def resign(self, *, action_id: str | None = None) -> SubmitResult:
-        """Leave the game (rules.md §0.6): an ordinary action, ``{"kind": "Resign"}``."""
+        """Leave the game (docs/games/common.md#leaving-a-game): an ordinary action, ``{"kind":
+        "Resign"}``."""
         return await self.submit({"kind": "Resign"}, action_id=action_id)
 
     async def table(self) -> Table:
