@@ -56,8 +56,8 @@ simulate: $(STAMP)
 check: lint typecheck buflint bufbreaking
 
 lint: $(STAMP)
-	$(BIN)/ruff check cardcore services clients tests benchmarks
-	$(BIN)/ruff format --check cardcore services clients tests benchmarks
+	$(BIN)/ruff check cardcore services clients tests benchmarks tools
+	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools
 
 typecheck: $(STAMP) $(PB)
 	$(BIN)/mypy --strict cardcore
