@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from cardcore_server.server import ServerOptions, start
+
+from ..service.helpers import hang_store_commits
 
 
 def test_rest_actions_in_flight_at_stop_get_a_retryable_503(tmp_path: Path) -> None:
@@ -30,14 +31,7 @@ def test_rest_actions_in_flight_at_stop_get_a_retryable_503(tmp_path: Path) -> N
             assert created.status_code == 201, created.text
             game = created.json()
             token = game["seat_tokens"][0]["token"]
-            hang = asyncio.Event()
-            commit = running.app.store.commit
-
-            async def hanging(c: Any) -> int:
-                await hang.wait()  # never set: the store does not answer
-                return await commit(c)
-
-            running.app.store.commit = hanging  # type: ignore[method-assign]
+            hang_store_commits(running.app)
 
             async def submit(action_id: str) -> tuple[int, str, str | None]:
                 r = await http.post(

@@ -150,3 +150,19 @@ def command(kind: str, **fields: Any) -> pb.GameValue:
 
     data = {"kind": kind, **fields}
     return pb.GameValue(kind=kind, json=json.dumps(data, sort_keys=True, separators=(",", ":")))
+
+
+def hang_store_commits(app: Any) -> None:
+    """From now on the in-process server's store never answers a commit (an outage that hangs
+    rather than fails): what a stop does with the actions then in flight."""
+    import asyncio
+
+    never = asyncio.Event()
+    commit = app.store.commit
+
+    async def hanging(c: Any) -> int:
+        await never.wait()
+        result: int = await commit(c)
+        return result
+
+    app.store.commit = hanging

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -15,7 +14,7 @@ from cardcore_server._pb import game_service_pb2 as pb
 from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
 from cardcore_server.server import ServerOptions, start
 
-from .helpers import auth, command
+from .helpers import auth, command, hang_store_commits
 
 
 def test_actions_in_flight_at_stop_get_unavailable(tmp_path: Path) -> None:
@@ -31,14 +30,7 @@ def test_actions_in_flight_at_stop_get_unavailable(tmp_path: Path) -> None:
             )
         )
         token = created.seat_tokens[0].token
-        hang = asyncio.Event()
-        commit = running.app.store.commit
-
-        async def hanging(c: Any) -> int:
-            await hang.wait()  # never set: the store does not answer
-            return await commit(c)
-
-        running.app.store.commit = hanging  # type: ignore[method-assign]
+        hang_store_commits(running.app)
 
         async def submit(action_id: str) -> str:
             try:
