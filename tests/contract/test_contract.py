@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import pytest
@@ -163,23 +163,79 @@ def viewers(seats: int) -> list[Viewer]:
 
 def flatten(value: Any, path: str = "") -> dict[str, Any]:
     """JSON leaves by path, for telling where two encodings differ."""
+    out: dict[str, Any] = {}
+    _flatten_into(value, path, out)
+    return out
+
+
+def _flatten_into(value: Any, path: str, out: dict[str, Any]) -> None:
+    # one dict for the whole walk (depth first, as built up level by level before)
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
         for k, v in value.items():
-            out.update(flatten(v, f"{path}.{k}"))
-        return out
-    if isinstance(value, list):
-        out = {f"{path}#len": len(value)}
+            _flatten_into(v, f"{path}.{k}", out)
+    elif isinstance(value, list):
+        out[f"{path}#len"] = len(value)
         for i, v in enumerate(value):
-            out.update(flatten(v, f"{path}[{i}]"))
-        return out
-    return {path: value}
+            _flatten_into(v, f"{path}[{i}]", out)
+    else:
+        out[path] = value
 
 
-def visible_cards(game: AnyGame, state: Any, viewer: Viewer) -> Counter[str]:
+def string_leaves(value: Any) -> list[str]:
+    """The string leaves of a JSON value (the values of :func:`flatten` that are strings,
+    without building their paths)."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+_MEMO: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
+_MEMO_SIZE = 4096
+
+
+def memoised(kind: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, remembered for the last :data:`_MEMO_SIZE` calls by the identity of the
+    arguments (games, states and event sequences are immutable; a view or a state along the way
+    is asked for again by every check of a step). An entry holds its arguments, so no id is
+    reused while it is remembered."""
+    key = (kind, *(a if isinstance(a, int | str) else id(a) for a in args))
+    hit = _MEMO.get(key)
+    if hit is not None and all(map(_same, hit[0], args)):
+        _MEMO.move_to_end(key)
+        return hit[1]
+    value = fn(*args)
+    _MEMO[key] = (args, value)
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (isinstance(b, int | str) and a == b)
+
+
+def encoded_view(game: AnyGame, state: Any, viewer: Viewer) -> Any:
+    """``codec.encode(game.view(state, viewer))`` (read only: it is shared)."""
+    return memoised("view", lambda g, s, v: codec.encode(g.view(s, v)), game, state, viewer)
+
+
+def visible_cards(game: AnyGame, state: Any, viewer: Viewer) -> set[str]:
     """Every card string the viewer's view shows."""
-    leaves = flatten(codec.encode(game.view(state, viewer)))
-    return Counter(v for v in leaves.values() if isinstance(v, str) and is_card_text(v))
+    return memoised(
+        "cards",
+        lambda g, s, v: {t for t in string_leaves(encoded_view(g, s, v)) if is_card_text(t)},
+        game,
+        state,
+        viewer,
+    )
 
 
 @functools.cache  # few distinct strings, checked millions of times ("??" raises inside)
@@ -193,16 +249,22 @@ def is_card_text(text: str) -> bool:
 
 def states_along(game: AnyGame, state: Any, events: Any) -> list[Any]:
     """The state after each event: a client following the stream shows each of them, so a card
-    face up in any of them (played, then swept up by the same action) was on show."""
-    out = []
-    for e in events:
-        state = game.evolve(state, e)
-        out.append(state)
-    return out
+    face up in any of them (played, then swept up by the same action) was on show. (The same
+    state objects for the same state and events, so each view along the way is encoded once.)"""
+
+    def along(game: AnyGame, state: Any, events: Any) -> list[Any]:
+        out = []
+        for e in events:
+            state = game.evolve(state, e)
+            out.append(state)
+        return out
+
+    return list(memoised("along", along, game, state, events))
 
 
-def cards_shown(game: AnyGame, states: Sequence[Any], viewer: Viewer) -> Counter[str]:
-    return sum((visible_cards(game, s, viewer) for s in states), Counter())
+def cards_shown(game: AnyGame, states: Sequence[Any], viewer: Viewer) -> set[str]:
+    """Every card string the viewer's view shows in any of these states."""
+    return set().union(*(visible_cards(game, s, viewer) for s in states))
 
 
 def check_redaction(
@@ -217,7 +279,7 @@ def check_redaction(
     along, alt_along = states_along(game, state, events), states_along(game, alt, alt_events)
 
     def views(states: list[Any]) -> list[bytes]:
-        return [codec.canonical_bytes(codec.encode(game.view(s, viewer))) for s in states]
+        return [codec.canonical_bytes(encoded_view(game, s, viewer)) for s in states]
 
     assert views(along) != views(alt_along), (
         f"{game.name}: redacted events for {viewer} depend on hidden cards although no view "
@@ -330,12 +392,11 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
 
         # The log and the streams carry commands as they were sent: a command may only name
         # cards that every viewer sees before it or along the way (after one of its events).
-        named = [v for v in flatten(codec.encode(cmd)).values() if isinstance(v, str)]
-        for v in viewers(seats):
+        named = [text for text in string_leaves(codec.encode(cmd)) if is_card_text(text)]
+        for v in viewers(seats) if named else []:
             shown = cards_shown(game, [state, *along], v)
             for text in named:
-                if is_card_text(text):
-                    assert text in shown, f"{game.name}: {cmd!r} names {text}, hidden from {v}"
+                assert text in shown, f"{game.name}: {cmd!r} names {text}, hidden from {v}"
 
         now += delay
         match.submit(seat, cmd, now)
