@@ -1,11 +1,25 @@
-"""Shared test configuration: Hypothesis profiles.
+"""Shared test configuration: Hypothesis profiles, and which tests may run side by side.
 
 ``HYPOTHESIS_PROFILE=ci`` (set by ``make test``) derandomizes Hypothesis so CI is reproducible;
 ``dev`` explores new examples on every run.
+
+``make pytest`` runs the suite in two parts:
+
+1. ``-m "not solo"`` on two pytest-xdist workers (``-n 2 --dist loadgroup``). Every test has its
+   own ports (0, or free ones the harness picks), ``tmp_path`` and PostgreSQL schema, so most
+   may run beside any other; an ``xdist_group`` keeps the rest on one worker, one at a time:
+   ``postgres``, every test on the PostgreSQL server (``pg_url``): NOTIFY, which carries the
+   stores' change hints, is per database, not per schema, so a test counting hints would see
+   another worker's.
+2. ``-m solo`` in one process, with the machine to itself: tests that hold timings to bounds
+   (the scale-out tests mark themselves) and the browser tests (tests/web, marked here: they
+   race bots in real time, measure key-to-acknowledgement latency and play each game once per
+   process).
 """
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -20,3 +34,14 @@ settings.register_profile(
     "dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# tryfirst: before ``-m`` deselects by marker and before xdist names the items by their group
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    xdist = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        if item.nodeid.startswith("tests/web/"):
+            item.add_marker(pytest.mark.solo)
+        if xdist and "pg_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("postgres"))
