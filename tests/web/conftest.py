@@ -21,6 +21,9 @@ DRIVER = Path(__file__).with_name("driver") / "run.mjs"
 ARTIFACTS = Path(os.environ.get("CARDCORE_WEB_ARTIFACTS", Path(__file__).with_name("artifacts")))
 CHROMIUM = os.environ.get("CARDCORE_CHROMIUM", "/usr/bin/chromium")
 SCENARIO_TIMEOUT_S = 300
+METRICS: dict[str, Any] = {}
+"""The figures the browser tests measure (``record_metric``), written to
+``artifacts/metrics.json`` and printed at the end of the run."""
 
 
 def _missing() -> str | None:
@@ -97,3 +100,24 @@ def scenario(
         return result
 
     return run
+
+
+@pytest.fixture(scope="session")
+def record_metric(artifacts: Path) -> Iterator[Callable[[str, Any], None]]:
+    """``record_metric(name, value)``: a figure for the closing note (metrics.json)."""
+
+    def record(name: str, value: Any) -> None:
+        METRICS[name] = value
+
+    yield record
+    if METRICS:
+        (artifacts / "metrics.json").write_text(
+            json.dumps(METRICS, indent=2, sort_keys=True) + "\n"
+        )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if METRICS:
+        terminalreporter.section("web table metrics (tests/web/artifacts/metrics.json)")
+        for name, value in sorted(METRICS.items()):
+            terminalreporter.write_line(f"{name}: {json.dumps(value)}")

@@ -73,10 +73,10 @@ def test_the_wheel_ships_the_page_and_the_pyodide_runtime(tmp_path: Path) -> Non
         names = set(zf.namelist())
         source_web = ROOT / "services" / "cardcore_server" / "web"
         page = {
-            WEB + p.relative_to(source_web).as_posix()
-            for p in source_web.rglob("*")
+            WEB + p.relative_to(src / "services" / "cardcore_server" / "web").as_posix()
+            for p in (src / "services" / "cardcore_server" / "web").rglob("*")
             if p.is_file() and "vendor" not in p.parts and p.name != ".gitignore"
-        }
+        }  # every tracked file of the page
         assert {WEB + "index.html", WEB + "app.css", WEB + "js/main.js"} <= page
         assert page <= names, sorted(page - names)
         assert zf.read(WEB + "index.html") == (source_web / "index.html").read_bytes()

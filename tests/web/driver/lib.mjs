@@ -18,8 +18,8 @@ export async function launch() {
 }
 
 /** A browser context and page for one person, its console errors collected. */
-export async function person(browser, base, { width = 1280, height = 900, name = "p" } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: "reduce" });
+export async function person(browser, base, { width = 1280, height = 900, name = "p", reducedMotion = "no-preference" } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(`${name}: pageerror: ${e.message}`));
@@ -52,7 +52,7 @@ export async function createThroughLobby(p, { game, seats, bot = [5, 30], rules 
     const id = `#flag-${game}-${name}`;
     if (typeof value === "boolean") await page.setChecked(id, value);
     else if (Array.isArray(value)) {
-      const boxes = await page.$$(`${id.replace("#", "[id^='")}-']`);
+      const boxes = await page.$$(`input[type=checkbox]${id.replace("#", "[id^='")}-']`);
       for (const b of boxes) await b.setChecked(value.includes(await b.getAttribute("value")));
     } else if (typeof value === "number") await page.fill(id, String(value));
     else await page.selectOption(id, String(value));
@@ -102,7 +102,7 @@ const top = (pile) => (pile && pile.length ? pile[pile.length - 1] : null);
  * {keys: [...]}, or null to wait. The gesture maps, through the page's own shortcuts and
  * buttons, to one legal command.
  */
-export function decide(game, v, seat) {
+export function decide(game, v, seat, memo = {}) {
   if (!v || v.outcome) return null;
   const view = v.view;
   const legal = v.legal_commands || [];
@@ -118,28 +118,47 @@ export function decide(game, v, seat) {
       if (has("Play")) return { key: "Enter" };
       return null;
     case "palace": {
+      // setup: one swap first, by keys (a hand card's digit, a face-up card's Shift+digit)
+      const swap = has("Swap");
+      if (swap && !memo.swapped) {
+        const hi = view.hands[seat].indexOf(swap.hand_card);
+        const ui = view.up[seat].indexOf(swap.up_card);
+        if (hi >= 0 && hi < 9 && ui >= 0 && ui < 9) {
+          memo.swapped = true;
+          return { keys: ["Escape", String(hi + 1), `Shift+${ui + 1}`, "Enter"], cmd: swap };
+        }
+      }
       if (has("Ready")) return { key: "r" };
       const plays = legal.filter((c) => c.kind === "Play");
       if (plays.length) {
-        const cmd = plays[0];
+        // as people play: the lowest card first, every copy of it, the powers (2, 10) last
+        const cmd = [...plays].sort((a, b) => palaceWorth(a.cards[0]) - palaceWorth(b.cards[0]) || b.cards.length - a.cards.length)[0];
         const hand = view.hands[seat].length ? view.hands[seat] : view.up[seat];
         const keys = [];
         const used = new Set();
+        const far = [];
         for (const card of cmd.cards) {
           const i = hand.findIndex((c, j) => c === card && !used.has(j));
-          if (i < 0 || i > 8) return { click: `[data-key='${cssq("cmd:" + JSON.stringify(cmd))}']`, cmd };
+          if (i < 0) return null;
           used.add(i);
-          keys.push(String(i + 1));
+          if (i < 9) keys.push(String(i + 1));
+          else far.push(i);
         }
-        return { keys: [...keys, "Enter"], cmd };
+        // past the ninth card: the arrows walk the card buttons, Space selects the focused one
+        let at = -1;
+        for (const i of far.sort((a, b) => a - b)) {
+          for (; at < i; at += 1) keys.push("ArrowRight");
+          keys.push("Space");
+        }
+        return { keys: ["Escape", ...keys, "Enter"], cmd, far: far.length > 0 };
       }
       const blind = has("PlayFaceDown");
-      if (blind) return { click: `[data-key='${cssq("cmd:" + JSON.stringify(blind))}']`, cmd: blind, open: true };
+      if (blind && blind.index < 9) return { key: String(blind.index + 1), cmd: blind };
       if (has("Pickup")) return { key: "p" };
       return null;
     }
     case "spit": {
-      if (view.phase === "READY") return has("Spit") ? { key: "Space" } : null;
+      if (view.phase === "READY") return has("Spit") && !view.called[seat] ? { key: "Space" } : null;
       if (view.phase === "SLAP") {
         const sizes = view.spit_piles.map((p) => p.length);
         return { key: sizes[0] <= sizes[1] ? "ArrowLeft" : "ArrowRight" };
@@ -155,7 +174,7 @@ export function decide(game, v, seat) {
       if (flip) return { key: String(flip.pile + 1), cmd: flip };
       const lay = view.layouts[seat];
       const move = legal.find((c) => c.kind === "Move" && lay[c.source].slice(0, -1).includes("??"));
-      if (move) return { key: String(move.target + 1), cmd: move };
+      if (move) return { keys: ["m", String(move.source + 1), String(move.target + 1)], cmd: move };
       if (legal.find((c) => c.kind === "Spit")) return view.called[seat] ? null : { key: "Space" };
       return null;
     }
@@ -176,14 +195,23 @@ export function decide(game, v, seat) {
   }
 }
 
+const PALACE_ORDER = ["3", "4", "5", "6", "7", "8", "9", "J", "Q", "K", "A", "2", "10", "JK"];
+function palaceWorth(card) {
+  return PALACE_ORDER.indexOf(card === "JK" ? "JK" : card.slice(0, -1));
+}
+
 function cssq(s) {
   return s.replaceAll("\\", "\\\\").replaceAll("'", "\\'");
 }
 
 const KEY_NAMES = { Space: " ", Enter: "Enter", ArrowLeft: "ArrowLeft", ArrowRight: "ArrowRight", Escape: "Escape" };
 
+/** How the people of this run played: gestures by key, gestures by pointer. */
+export const gestureCounts = { keys: 0, clicks: 0 };
+
 export async function gesture(page, g) {
   if (g.click) {
+    gestureCounts.clicks += 1;
     if (g.open) await page.evaluate(() => { const d = document.querySelector("#legal"); if (d) d.open = true; });
     try {
       await page.click(g.click, { timeout: 3000 });
@@ -195,12 +223,18 @@ export async function gesture(page, g) {
     }
     return;
   }
+  gestureCounts.keys += 1;
   const keys = g.keys ?? [g.key];
   // Keys go to the board (the page's shortcuts), never to a focused button
   await page.evaluate(() => { if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur(); });
   for (const k of keys) {
     const name = KEY_NAMES[k] ?? k;
-    if (g.shift && /^[1-9]$/.test(k)) {
+    const shifted = /^Shift\+([1-9])$/.exec(k);
+    if (shifted) {
+      await page.keyboard.down("Shift");
+      await page.keyboard.press(`Digit${shifted[1]}`);
+      await page.keyboard.up("Shift");
+    } else if (g.shift && /^[1-9]$/.test(k)) {
       await page.keyboard.down("Shift");
       await page.keyboard.press(`Digit${k}`);
       await page.keyboard.up("Shift");
@@ -220,13 +254,15 @@ export async function playToEnd(p, game, { deadlineMs = 120000, onStep = null, s
   let steps = 0;
   let last = null;
   const mySeat = seat ?? (await session(page)).seat;
+  const memo = {};
+  const started = Date.now();
   for (;;) {
     if (Date.now() > until) {
       throw new Error(`${game}: no end within ${deadlineMs} ms (${steps} gestures); last: ${JSON.stringify(last)}`);
     }
     const s = await shown(page);
     if (s.over) break;
-    const g = decide(game, s.view, mySeat);
+    const g = decide(game, s.view, mySeat, memo);
     last = { gesture: g, view: s.view, rejection: s.rejection };
     if (onStep) await onStep(s, g, steps);
     if (!g) {
@@ -248,6 +284,7 @@ export async function playToEnd(p, game, { deadlineMs = 120000, onStep = null, s
       ack = await page.evaluate((n) => window.__cardcore.acks[n] ?? null, acks);
     } catch {
       /* a gesture that sends nothing (a selection): look again */
+      if (process.env.CARDCORE_WEB_DEBUG) console.error("no answer to", JSON.stringify(g), JSON.stringify(s.view?.view));
     }
     try {
       if (ack && ack.seq !== undefined) {
@@ -260,7 +297,9 @@ export async function playToEnd(p, game, { deadlineMs = 120000, onStep = null, s
       /* look again */
     }
   }
+  const over = Date.now();
   await page.waitForFunction(() => window.__cardcore?.verified, null, { timeout: 60000 });
+  if (process.env.CARDCORE_WEB_DEBUG) console.error(`${game}: over after ${(over - started) / 1000} s, verified ${(Date.now() - over) / 1000} s later`);
   return steps;
 }
 
@@ -268,7 +307,7 @@ export async function playToEnd(p, game, { deadlineMs = 120000, onStep = null, s
 export async function endPanel(page) {
   return page.evaluate(() => {
     const p = window.__cardcore;
-    const verdicts = [...document.querySelectorAll("#verdicts .verdict")].map((v) => ({
+    const verdicts = [...document.querySelectorAll("#verdicts .verdict:not(.signature)")].map((v) => ({
       status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent,
       title: v.querySelector(".verdict-title").textContent,
     }));
@@ -284,6 +323,8 @@ export async function endPanel(page) {
       firstRenderMs: p.firstRenderMs,
       narration: [...document.querySelectorAll("#narration li")].map((li) => li.textContent),
       narrated: p.narrated ?? {},
+      signatures: p.signatures ?? null,
+      signatureShown: document.querySelector("#verdicts .signature")?.textContent ?? null,
     };
   });
 }

@@ -2,9 +2,35 @@
 // Python tests check (against the server's log and against `cardcore verify`).
 
 import {
-  axe, createThroughLobby, decide, endPanel, gesture, nextRender, openLobby, person, playToEnd,
-  screenshot, session, shown,
+  axe, createThroughLobby, decide, endPanel, gesture, gestureCounts, nextRender, openLobby, person,
+  playToEnd, screenshot, session, shown,
 } from "./lib.mjs";
+
+// Every layout shift the page makes (PerformanceObserver 'layout-shift'), with the elements
+// that moved, for the tests to add up as cumulative layout shift.
+const LAYOUT = `
+  window.__layout = { shifts: [] };
+  const name = (n) => !n || n.nodeType !== 1 ? String(n && n.nodeName) :
+    n.tagName.toLowerCase() + (n.id ? "#" + n.id : "") + (typeof n.className === "string" && n.className ? "." + n.className.trim().split(/\\s+/).join(".") : "");
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      window.__layout.shifts.push({ t: e.startTime, value: e.value, input: e.hadRecentInput, sources: (e.sources || []).map((x) => name(x.node)) });
+    }
+  }).observe({ type: "layout-shift", buffered: true });
+`;
+
+/** The buttons a pointer can press on the table that no key names (aria-keyshortcuts); the
+ * legal-move list is reached with L, Resign with Tab. */
+async function unkeyed(page) {
+  return page.evaluate(() => [...document.querySelectorAll("#board button, #controls button, #selection button")]
+    .filter((b) => !b.disabled && !b.closest("#legal") && !b.getAttribute("aria-keyshortcuts"))
+    .map((b) => (b.dataset.keyroute ? `${b.dataset.keyroute}:` : "") + (b.dataset.key || b.textContent.trim())));
+}
+
+/** The shortcuts the table's help lists. */
+async function helpKeys(page) {
+  return page.evaluate(() => [...document.querySelectorAll("#keys dt")].map((dt) => dt.textContent));
+}
 
 const SNAPSHOT = `
   window.__cardcore = window.__cardcore || { acks: [], renders: 0, firstRenderMs: null };
@@ -48,31 +74,43 @@ export async function play(browser, {
   widths = [1280, 375], deadlineMs = 150000, leakScan = false, shotAfter = 4,
 }) {
   const p = await person(browser, base, { width: widths[0], name: game });
-  if (leakScan) await p.context.addInitScript(SNAPSHOT + RECORD);
+  await p.context.addInitScript(LAYOUT + (leakScan ? SNAPSHOT + RECORD : ""));
   const id = await createThroughLobby(p, { game, seats, bot, rules, eventLimit });
   await p.page.waitForSelector("#board[data-seq]");
+  // the table is drawn (and painted: two frames on): from here on cards only move
+  const drawnAt = await p.page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(performance.now())))));
   const shots = [];
+  const resized = []; // [from, to] in page time: the layout shifts of a resize are the test's
+  const noKey = new Set();
   let violations = null;
+  const before = { ...gestureCounts };
   const steps = await playToEnd(p, game, {
     deadlineMs,
     onStep: async (s, g, n) => {
+      if (n % 7 === 0) for (const k of await unkeyed(p.page)) noKey.add(k);
       if (n === shotAfter && violations === null) {
         violations = await axe(p.page);
+        const from = await p.page.evaluate(() => performance.now());
         for (const w of widths) {
           await p.page.setViewportSize({ width: w, height: 900 });
           shots.push(await screenshot(p.page, out, `${game}-${w}`));
         }
         await p.page.setViewportSize({ width: widths[0], height: 900 });
+        resized.push([from, (await p.page.evaluate(() => performance.now())) + 1000]);
       }
     },
   });
+  const endedAt = await p.page.evaluate(() => performance.now());
   const end = await endPanel(p.page);
+  const layout = await p.page.evaluate(() => window.__layout.shifts);
   const endViolations = await axe(p.page);
   shots.push(await screenshot(p.page, out, `${game}-end-${widths[0]}`));
   const s = await session(p.page);
   const result = {
     game_id: id, seat: s.seat, token: s.token, steps, shots, errors: p.errors,
     axe: violations ?? [], axe_end: endViolations, ...end,
+    layout, drawnAt, resized, endedAt, unkeyed: [...noKey], help: await helpKeys(p.page),
+    keyGestures: gestureCounts.keys - before.keys, clickGestures: gestureCounts.clicks - before.clicks,
   };
   if (leakScan) {
     result.snaps = await p.page.evaluate(() => window.__cardcore.snaps);
@@ -86,6 +124,12 @@ export async function play(browser, {
 export async function lobbyAndVerify(browser, { base, out, logs }) {
   const p = await person(browser, base, { name: "lobby" });
   await openLobby(p);
+  // the first render, in the page's own clock (performance.now(): from the navigation's start)
+  const firstRender = await p.page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+    return { firstShownMs: window.__cardcore.firstShownMs, domContentLoadedMs: nav?.domContentLoadedEventEnd ?? null, firstContentfulPaintMs: fcp?.startTime ?? null };
+  });
   const axes = {};
   const shots = [];
   for (const w of [1280, 375]) {
@@ -103,13 +147,16 @@ export async function lobbyAndVerify(browser, { base, out, logs }) {
     await p.page.waitForSelector("#log-verdict .verdict", { timeout: 60000 });
     verdicts.push(await p.page.evaluate(() => {
       const v = document.querySelector("#log-verdict .verdict");
-      return { status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent, title: v.querySelector(".verdict-title").textContent };
+      const sig = document.querySelector("#log-verdict .signature");
+      return {
+        status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent, title: v.querySelector(".verdict-title").textContent,
+        signature: sig ? { status: sig.dataset.status, where: sig.dataset.where, text: sig.querySelector(".verdict-text").textContent } : null,
+      };
     }));
   }
   shots.push(await screenshot(p.page, out, "lobby-verdict"));
-  const firstShown = await p.page.evaluate(() => window.__cardcore.firstShownMs);
   await p.context.close();
-  return { axe: axes, verdicts, shots, errors: p.errors, firstShownMs: firstShown };
+  return { axe: axes, verdicts, shots, errors: p.errors, ...firstRender };
 }
 
 /**
@@ -137,6 +184,17 @@ export async function slapRace(browser, { base, out, game = "slapjack", bot = [1
 export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 150000, paceMs = 0, eventLimit = 0 }) {
   const a = await person(browser, base, { name: "host" });
   const b = await person(browser, base, { name: "friend", width: 375, height: 800 });
+  for (const x of [a, b]) await x.context.addInitScript(LAYOUT);
+  // what each page sent to take its seat: the entropy it adds to the deal
+  const sent = [];
+  for (const [who, x] of [["host", a], ["friend", b]]) {
+    x.page.on("request", (r) => {
+      const url = new URL(r.url());
+      if (r.method() === "POST" && (url.pathname === "/v1/games" || url.pathname.startsWith("/v1/invites/") || url.pathname === "/v1/tables/join")) {
+        sent.push({ who, path: url.pathname, body: r.postData() });
+      }
+    });
+  }
   const id = await createThroughLobby(a, { game: "spit", seats: ["you", "invite"], rules, eventLimit });
   await a.page.waitForSelector("#waiting:not([hidden]) .invite-link");
   const link = await a.page.getAttribute("#waiting .invite-link", "href");
@@ -149,10 +207,14 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   await b.page.click("text=Take seat 1");
   await b.page.waitForSelector("#board[data-seq]");
   await a.page.waitForSelector("#board[data-seq]");
+  const frames = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(performance.now()))));
+  const drawnAt = [await a.page.evaluate(frames), await b.page.evaluate(frames)];
   const [stepsA, stepsB] = await Promise.all([
     playToEnd(a, "spit", { deadlineMs }),
     playToEnd(b, "spit", { deadlineMs, paceMs }),
   ]);
+  const endedAt = [await a.page.evaluate(() => performance.now()), await b.page.evaluate(() => performance.now())];
+  const layout = [await a.page.evaluate(() => window.__layout.shifts), await b.page.evaluate(() => window.__layout.shifts)];
   const endA = await endPanel(a.page);
   const endB = await endPanel(b.page);
   const sa = await session(a.page);
@@ -160,7 +222,8 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   const shots = [waitingShot, inviteShot, await screenshot(a.page, out, "spit-pvp-end-1280"), await screenshot(b.page, out, "spit-pvp-end-375")];
   const result = {
     game_id: id, link, steps: [stepsA, stepsB], seats: [sa.seat, sb.seat], tokens: [sa.token, sb.token],
-    ends: [endA, endB], shots, axe: [...waitingAxe, ...inviteAxe], errors: [...a.errors, ...b.errors],
+    ends: [endA, endB], shots, axe: [...waitingAxe, ...inviteAxe], errors: [...a.errors, ...b.errors], sent,
+    layouts: [0, 1].map((i) => ({ layout: layout[i], drawnAt: drawnAt[i], endedAt: endedAt[i], resized: [] })),
   };
   await a.context.close();
   await b.context.close();
@@ -172,11 +235,24 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
  * its reason, and resigning ends the game.
  */
 export async function reloadRejectResign(browser, { base, out, game = "speed", bot = [400, 800] }) {
-  const p = await person(browser, base, { name: "reload" });
+  // a person who asks for less motion (prefers-reduced-motion: reduce)
+  const p = await person(browser, base, { name: "reload", reducedMotion: "reduce" });
   const id = await createThroughLobby(p, { game, seats: ["you", "reaction"], bot });
   await p.page.waitForSelector("#board[data-seq]");
   const page = p.page;
-  // play a few moves
+  // play a few moves, watching for any CSS transition or animation on the way
+  const motion = { reduce: { animations: 0, moving: [] }, full: null };
+  const sampleMotion = () => page.evaluate(() => {
+    const moving = [];
+    for (const el of document.querySelectorAll("#main .card, #main .card-btn, #main button, #main .seat-box")) {
+      const cs = getComputedStyle(el);
+      const secs = (v) => Math.max(...v.split(",").map((x) => parseFloat(x) || 0));
+      const t = secs(cs.transitionDuration);
+      const a = cs.animationName !== "none" ? secs(cs.animationDuration) : 0;
+      if (t > 0 || a > 0) moving.push(`${el.className}: transition ${cs.transitionDuration}, animation ${cs.animationName} ${cs.animationDuration}`);
+    }
+    return { animations: document.getAnimations().length, moving: [...new Set(moving)], cards: document.querySelectorAll("#main .card").length };
+  });
   let moves = 0;
   for (let i = 0; i < 40 && moves < 4; i += 1) {
     const s = await shown(page);
@@ -185,8 +261,16 @@ export async function reloadRejectResign(browser, { base, out, game = "speed", b
       await gesture(page, g);
       moves += 1;
     }
+    const m = await sampleMotion();
+    motion.reduce.animations = Math.max(motion.reduce.animations, m.animations);
+    motion.reduce.moving.push(...m.moving);
+    motion.reduce.cards = Math.max(motion.reduce.cards ?? 0, m.cards);
     try { await nextRender(page, s.renders, 3000); } catch { /* look again */ }
   }
+  // the same page for a person who does not mind motion: the table does have transitions
+  await page.emulateMedia({ reducedMotion: "no-preference" });
+  motion.full = await sampleMotion();
+  await page.emulateMedia({ reducedMotion: "reduce" });
   const before = await page.evaluate(() => ({ last: window.__cardcore.lastEntry, narrated: Object.keys(window.__cardcore.narrated || {}).length }));
   // a reload: the page comes back on the same table and resumes its stream after `last`
   const requests = [];
@@ -202,6 +286,48 @@ export async function reloadRejectResign(browser, { base, out, game = "speed", b
   await page.waitForSelector("#rejection.shown");
   const rejection = await page.evaluate(() => ({ code: document.querySelector("#rejection").dataset.code, text: document.querySelector("#rejection").textContent }));
   const rejectionShot = await screenshot(page, out, `${game}-rejection-1280`);
+  // L: the list of every legal move, by keyboard; Enter plays the one focused
+  const list = { opened: false, sent: null, ack: null };
+  for (let i = 0; i < 60 && !list.sent; i += 1) {
+    await page.evaluate(() => document.activeElement?.blur());
+    const n = await page.evaluate(() => window.__cardcore.acks.length);
+    await page.keyboard.press("l");
+    const focused = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a && a.closest("#legal") ? { cmd: a.dataset.cmd, open: document.querySelector("#legal").open } : null;
+    });
+    if (!focused) {
+      // nothing in the list right now (no card fits): play on as ever (a flip when stuck)
+      const s = await shown(page);
+      const g = decide(game, s.view, 0);
+      if (g) await gesture(page, g);
+      try { await nextRender(page, s.renders, 3000); } catch { /* look again */ }
+      continue;
+    }
+    list.opened = focused.open;
+    list.sent = JSON.parse(focused.cmd);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((k) => window.__cardcore.acks.length > k, n);
+    list.ack = await page.evaluate((k) => window.__cardcore.acks[k], n);
+    await page.keyboard.press("Escape");
+  }
+  // the final log as the page will receive it, its end line's signature altered in one bit:
+  // the page holds it to the key it was given when the game began
+  await page.route("**/v1/games/*/log", async (route) => {
+    const res = await route.fetch();
+    let body = await res.text();
+    const rows = body.split("\n");
+    const endAt = rows.findIndex((l) => l.includes('"type":"end"'));
+    if (endAt >= 0) {
+      rows[endAt] = rows[endAt].replace(/"sig":"([A-Za-z0-9_-]+)"/, (_, sig) => {
+        const bytes = Buffer.from(sig, "base64url");
+        bytes[0] ^= 1;
+        return `"sig":"${bytes.toString("base64url")}"`;
+      });
+      body = rows.join("\n");
+    }
+    await route.fulfill({ response: res, body });
+  });
   // resign, through the button and its confirmation
   await page.click("[data-key=resign]");
   await page.click("[data-key=resign-yes]");
@@ -210,7 +336,7 @@ export async function reloadRejectResign(browser, { base, out, game = "speed", b
   const end = await endPanel(page);
   const s = await session(page);
   const receipts = await page.evaluate(() => window.__cardcore.receipts);
-  const result = { game_id: id, seat: s.seat, token: s.token, before, requests, rejection, shots: [rejectionShot], errors: p.errors, ...end, receipts };
+  const result = { game_id: id, seat: s.seat, token: s.token, before, requests, rejection, shots: [rejectionShot], errors: p.errors, ...end, receipts, motion, list, serverKey: s.server_key };
   await p.context.close();
   return result;
 }

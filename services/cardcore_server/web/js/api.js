@@ -127,6 +127,18 @@ export async function* events(gameId, { token, lastEventId = null, signal } = {}
   }
 }
 
+let serverInfo = null;
+
+/** GET /v1/server (once per page): the Ed25519 key this server signs its logs with. A page
+ * keeps the key it saw when a game began, and checks the final log's signatures against it. */
+export async function serverKey() {
+  serverInfo ??= call("/v1/server").catch((err) => {
+    serverInfo = null;
+    throw err;
+  });
+  return (await serverInfo).server_key;
+}
+
 /** 16 random bytes as 32 hex digits: what a seat adds to the deal (log format 2). */
 export function entropy() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

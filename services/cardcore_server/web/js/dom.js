@@ -7,7 +7,9 @@ export function h(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
     else if (k === "class") el.className = v;
-    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "dataset") {
+      for (const [dk, dv] of Object.entries(v)) if (dv !== null && dv !== undefined) el.dataset[dk] = dv;
+    }
     else if (k === "text") el.textContent = v;
     else if (v === true) el.setAttribute(k, "");
     else el.setAttribute(k, String(v));

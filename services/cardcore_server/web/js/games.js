@@ -39,7 +39,8 @@ function srLabel(text) {
 /** An action button: sent when the pointer goes down (or on Enter/Space while focused). */
 export function actionButton(ctx, cmd, label, { cls = "", content = null, keyHint = "" } = {}) {
   const key = `cmd:${JSON.stringify(cmd)}`;
-  const shortcut = keyHint ? keyHint.replace("←", "ArrowLeft").replace("→", "ArrowRight") : null;
+  // aria-keyshortcuts names keys pressed together ("Shift+2"), not a sequence ("M 1 2")
+  const shortcut = keyHint && !/\s/.test(keyHint) ? keyHint.replace("←", "ArrowLeft").replace("→", "ArrowRight") : null;
   const b = h("button", {
     type: "button", class: `act ${cls}`, dataset: { key, cmd: JSON.stringify(cmd) },
     "aria-keyshortcuts": shortcut,
@@ -117,7 +118,12 @@ function slapGame(name) {
 
 const palace = {
   direct: (cmd) => cmd.kind === "Ready" || cmd.kind === "Pickup",
-  help: [["1–9", "select your hand cards (face-up ones once the hand is empty)"], ["Enter", "play the selected cards"], ["P", "pick up the pile"], ["R", "ready (setup)"], ["Escape", "clear the selection"]],
+  help: [
+    ["1–9", "select your hand cards (face-up ones once the hand is empty); with hand and face-up cards gone, turn up that face-down card"],
+    ["Shift+1–9", "select your face-up cards (to swap in setup)"],
+    ["← →", "move between your cards (for more than nine); Space selects the focused one"],
+    ["Enter", "play the selected cards (or swap, in setup)"], ["P", "pick up the pile"], ["R", "ready (setup)"], ["Escape", "clear the selection"],
+  ],
   fill: (cmd) => cmd,
   label(cmd) {
     switch (cmd.kind) {
@@ -131,7 +137,8 @@ const palace = {
       default: return cmd.kind;
     }
   },
-  keyHint(cmd) {
+  keyHint(cmd, ctx) {
+    if (cmd.kind === "PlayFaceDown" && cmd.index < 9 && ctx && palaceFaceDownKeys(ctx.view, ctx.seat)) return String(cmd.index + 1);
     return { Pickup: "P", Ready: "R" }[cmd.kind] ?? "";
   },
   key(ev, ctx) {
@@ -139,13 +146,24 @@ const palace = {
     const d = digitOf(ev);
     if (d !== null) {
       const hand = view.hands[ctx.seat] || [];
-      const zone = hand.length ? hand : view.up[ctx.seat] || [];
+      const up = view.up[ctx.seat] || [];
+      if (palaceFaceDownKeys(view, ctx.seat)) return { kind: "PlayFaceDown", index: d - 1 };
+      const zone = ev.shiftKey || !hand.length ? up : hand;
       const card = zone[d - 1];
       if (card && card !== HIDDEN) {
         ctx.toggle(card);
         return "handled";
       }
       return null;
+    }
+    if (ev.code === "ArrowLeft" || ev.code === "ArrowRight") {
+      // a roving focus over your own card buttons: hands grow past nine cards
+      const mine = [...document.querySelectorAll("#board .seat-box.me .card-btn")];
+      if (!mine.length) return null;
+      const at = mine.indexOf(document.activeElement);
+      const next = at < 0 ? (ev.code === "ArrowLeft" ? mine.length - 1 : 0) : (at + (ev.code === "ArrowLeft" ? -1 : 1) + mine.length) % mine.length;
+      mine[next].focus();
+      return "handled";
     }
     if (ev.code === "Escape") {
       ctx.clearSelection();
@@ -195,17 +213,20 @@ const palace = {
       const up = view.up[me] || [];
       const zoneButtons = (cards, zone) => cards.map((c, i) => {
         const selected = ctx.selection.includes(c);
+        const shift = zone === "face up" && hand.length ? "Shift+" : "";
+        const k = i < 9 ? `${shift}${i + 1}` : null;
         const b = h("button", {
           type: "button", class: `card-btn${selected ? " selected" : ""}`, "aria-pressed": selected ? "true" : "false",
-          dataset: { key: `sel:${zone}:${c}`, card: c },
-        }, srLabel(`${cardName(c)}, ${zone}${i < 9 ? ` (key ${i + 1})` : ""}`), cardEl(c, { decorative: true }));
+          // past the ninth card no digit is left: ← → walk the cards, Space selects
+          "aria-keyshortcuts": k, dataset: { key: `sel:${zone}:${c}`, card: c, keyroute: k ? null : "arrows" },
+        }, srLabel(`${cardName(c)}, ${zone}${k ? ` (key ${k})` : ""}`), cardEl(c, { decorative: true }));
         b.addEventListener("click", () => ctx.toggle(c));
         return b;
       });
       const down = (view.down[me] || []).map((c, i) => {
         const cmd = { kind: "PlayFaceDown", index: i };
         const ok = legal.some((x) => same(x, cmd));
-        return ok ? actionButton(ctx, cmd, `Turn up face-down card ${i + 1}`, { cls: "card-btn", content: cardEl(HIDDEN, { decorative: true }) })
+        return ok ? actionButton(ctx, cmd, `Turn up face-down card ${i + 1}`, { cls: "card-btn", content: cardEl(HIDDEN, { decorative: true }), keyHint: palace.keyHint(cmd, ctx) })
           : cardEl(HIDDEN, { label: `your face-down card ${i + 1}` });
       });
       out.push(h("div", { class: "seat-box me", dataset: { seat: me } },
@@ -218,11 +239,24 @@ const palace = {
   },
 };
 
+/** Whether the digit keys turn up face-down cards: hand and face-up cards are gone. */
+function palaceFaceDownKeys(view, seat) {
+  return seat !== null && seat !== undefined && !(view.hands[seat] || []).length && !(view.up[seat] || []).length && (view.down[seat] || []).length > 0;
+}
+
 // --------------------------------------------------------------------------- spit
 
 const spit = {
   direct: (cmd) => cmd.kind === "Spit" && (cmd.target === null || cmd.target === undefined),
-  help: [["1–5", "play the top of your stock pile onto a spit pile (Shift: the right one), or turn it up; onto an empty space: move a card there"], ["Space", "Spit!"], ["← →", "slap or take the left / right spit pile"]],
+  help: [
+    ["1–5", "play the top of your stock pile onto a spit pile (Shift: the right one), or turn it up; onto an empty space: move a card there"],
+    ["M, then 1–5 twice", "move the top of one stock pile onto another: into an empty space, or stacked on an equal rank (variant)"],
+    ["Space", "Spit!"], ["← →", "slap or take the left / right spit pile; in play, the pile to spit onto alone"], ["Escape", "cancel an M under way"],
+  ],
+  pendingText(p) {
+    return p.source === null ? "Move: press the stock pile to take from (1–5), Escape to cancel" : `Move from stock pile ${p.source + 1}: press the pile to put it on (1–5)`;
+  },
+  idleText: "M moves a card between your stock piles.",
   fill(cmd, view) {
     if (cmd.kind === "Play") return { ...cmd, expect_top: top(view.spit_piles[cmd.target]) };
     return cmd;
@@ -243,6 +277,8 @@ const spit = {
   keyHint(cmd) {
     if (cmd.kind === "Play") return `${cmd.target === 1 ? "Shift+" : ""}${cmd.source + 1}`;
     if (cmd.kind === "Flip") return String(cmd.pile + 1);
+    if (cmd.kind === "Move" || cmd.kind === "Stack") return `M ${cmd.source + 1} ${cmd.target + 1}`;
+    if (cmd.kind === "Spit" && (cmd.target === 0 || cmd.target === 1)) return cmd.target === 0 ? "←" : "→";
     if (cmd.kind === "Spit" && (cmd.target === null || cmd.target === undefined)) return "Space";
     if (cmd.kind === "Slap" || cmd.kind === "TakePile") return cmd.target === 0 ? "←" : "→";
     return "";
@@ -251,6 +287,25 @@ const spit = {
     const view = ctx.view;
     const legal = ctx.legal;
     const d = digitOf(ev);
+    const piles = (view.layouts[ctx.seat] || []).length;
+    if (ctx.pending?.kind === "move") {
+      if (d !== null && d <= piles) {
+        if (ctx.pending.source === null) {
+          ctx.setPending({ kind: "move", source: d - 1 });
+          return "handled";
+        }
+        const source = ctx.pending.source;
+        ctx.setPending(null);
+        const onto = view.layouts[ctx.seat][d - 1] || [];
+        return { kind: onto.length ? "Stack" : "Move", source, target: d - 1 };
+      }
+      ctx.setPending(null); // Escape, or any other key: the move is off (that key acts)
+      if (ev.code === "Escape") return "handled";
+    }
+    if ((ev.key === "m" || ev.key === "M") && ctx.seat !== null) {
+      ctx.setPending({ kind: "move", source: null });
+      return "handled";
+    }
     if (d !== null && d <= 5) {
       const i = d - 1;
       const pile = view.layouts[ctx.seat][i] || [];
@@ -314,10 +369,16 @@ const spit = {
     const piles = view.spit_piles.map((pile, j) => {
       const side = j === 0 ? "left" : "right";
       const el = pileEl(pile, `the ${side} spit pile`, { show: 3, size: "lg" });
-      const wrap = h("div", { class: "spit-pile", dataset: { target: j } }, el, h("span", { class: "help" }, `${side}${view.locked === j ? " · locked" : ""}`));
+      // the room of the slap / take button is kept in every phase: the table never grows
+      const action = h("div", { class: "pile-action" });
+      const wrap = h("div", { class: "spit-pile", dataset: { target: j } }, el, h("span", { class: "help" }, `${side}${view.locked === j ? " · locked" : ""}`), action);
       if (view.phase === "SLAP" || view.phase === "CHOOSE") {
         const cmd = view.phase === "SLAP" ? { kind: "Slap", target: j } : { kind: "TakePile", target: j };
-        wrap.append(actionButton(ctx, cmd, `${view.phase === "SLAP" ? "Slap" : "Take"} the ${side} spit pile`, { keyHint: j === 0 ? "←" : "→", cls: "small" }));
+        // a short face ("Slap ←": two fit side by side at 375 px), the whole name for readers
+        const verb = view.phase === "SLAP" ? "Slap" : "Take";
+        const arrow = j === 0 ? "←" : "→";
+        const face = h("span", { class: "row", "aria-hidden": "true" }, verb, h("kbd", {}, arrow));
+        action.append(actionButton(ctx, cmd, `${verb} the ${side} spit pile`, { keyHint: arrow, cls: "small", content: face }));
       }
       return wrap;
     });
@@ -335,7 +396,16 @@ const spit = {
 
 const speed = {
   direct: (cmd) => cmd.kind === "Flip" || cmd.kind === "Draw",
-  help: [["1–5", "play that hand card onto a centre pile it fits (Shift: the right one first)"], ["Space", "flip (to start, or when stuck)"], ["D", "draw (when the hand does not refill itself)"]],
+  help: [
+    ["1–5", "play that hand card onto a centre pile it fits (Shift: the right one first)"],
+    ["Space", "flip (to start, or when stuck)"], ["D", "draw (when the hand does not refill itself)"],
+    ["R, 1–5…, Enter", "play a run of hand cards in that order (variant multi_card_play; Shift+Enter: onto the right pile)"],
+    ["Escape", "cancel a run under way"],
+  ],
+  pendingText(p) {
+    return p.cards.length ? `Run: ${p.cards.map(cardSymbol).join(" ")} — more cards (1–5), Enter to play it, Escape to cancel` : "Run: press its cards in order (1–5), then Enter";
+  },
+  idleText: "R starts a run of cards (variant).",
   fill(cmd, view) {
     if (cmd.kind === "Play") return { then: [], ...cmd, expect_top: top(view.centre[cmd.to]) };
     return cmd;
@@ -351,15 +421,41 @@ const speed = {
   keyHint(cmd, ctx) {
     if (cmd.kind === "Flip") return "Space";
     if (cmd.kind === "Draw") return "D";
+    const hand = ctx.view.hands[ctx.seat] || [];
     if (cmd.kind === "Play" && !(cmd.then && cmd.then.length)) {
-      const i = (ctx.view.hands[ctx.seat] || []).indexOf(cmd.card);
+      const i = hand.indexOf(cmd.card);
       return i >= 0 && i < 9 ? `${cmd.to === 1 ? "Shift+" : ""}${i + 1}` : "";
+    }
+    if (cmd.kind === "Play") {
+      const keys = [cmd.card, ...cmd.then].map((c) => hand.indexOf(c) + 1);
+      return keys.every((k) => k > 0 && k <= 9) ? `R ${keys.join(" ")} ${cmd.to === 1 ? "Shift+" : ""}Enter` : "";
     }
     return "";
   },
   key(ev, ctx) {
     const view = ctx.view;
     const d = digitOf(ev);
+    const hand = view.hands[ctx.seat] || [];
+    if (ctx.pending?.kind === "run") {
+      if (d !== null) {
+        const card = hand[d - 1];
+        if (card && card !== HIDDEN && !ctx.pending.cards.includes(card)) ctx.setPending({ kind: "run", cards: [...ctx.pending.cards, card] });
+        return "handled";
+      }
+      const cards = ctx.pending.cards;
+      ctx.setPending(null);
+      if ((ev.code === "Enter" || ev.code === "NumpadEnter") && cards.length) {
+        const pref = ev.shiftKey ? 1 : 0;
+        const then = cards.slice(1);
+        const fits = ctx.legal.filter((c) => c.kind === "Play" && c.card === cards[0] && same(c.then ?? [], then));
+        return fits.find((c) => c.to === pref) ?? fits[0] ?? { kind: "Play", card: cards[0], to: pref, then };
+      }
+      if (ev.code === "Escape" || ev.code === "Enter") return "handled";
+    }
+    if ((ev.key === "r" || ev.key === "R") && ctx.seat !== null) {
+      ctx.setPending({ kind: "run", cards: [] });
+      return "handled";
+    }
     if (d !== null) {
       const card = (view.hands[ctx.seat] || [])[d - 1];
       if (!card) return null;

@@ -2,9 +2,10 @@
 // (you, bots with a reaction time, friends by invite link, anyone), the public tables to join,
 // the games this browser holds, invite links (#invite=CODE), and a log checker.
 
-import { call, entropy } from "./api.js";
+import { call, entropy, serverKey } from "./api.js";
 import { h } from "./dom.js";
 import { saveSession, myGames, forgetGame } from "./store.js";
+import { checkSignatures } from "./signatures.js";
 import { checkCopy, verifyLog } from "./verify.js";
 
 const SEAT_KINDS = [
@@ -172,6 +173,7 @@ export async function renderLobby(main) {
     if (limit.value) body.event_limit = Number(limit.value);
     submit.disabled = true;
     try {
+      const key = await serverKey().catch(() => null);
       const created = await call("/v1/games", { method: "POST", body });
       const mine = created.seat_tokens[0] ?? null;
       saveSession({
@@ -182,6 +184,7 @@ export async function renderLobby(main) {
         viewer: mine ? String(mine.seat) : "spectator",
         creator_token: created.creator_token,
         invites: created.invites.map((i) => ({ seat: i.seat, code: i.code })),
+        server_key: key,
       });
       location.hash = `#game=${created.game_id}`;
     } catch (err) {
@@ -219,8 +222,9 @@ async function drawTables(box, games) {
       const join = h("button", { type: "button", class: "small" }, `Join ${g ? g.title : t.game}`);
       join.addEventListener("click", async () => {
         try {
+          const key = await serverKey().catch(() => null);
           const j = await call("/v1/tables/join", { method: "POST", body: { game_id: t.game_id, entropy: entropy() } });
-          saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat) });
+          saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat), server_key: key });
           location.hash = `#game=${j.game_id}`;
         } catch (err) {
           showError(problem, err);
@@ -229,8 +233,9 @@ async function drawTables(box, games) {
       const watch = h("button", { type: "button", class: "small secondary" }, "Watch");
       watch.addEventListener("click", async () => {
         try {
+          const key = await serverKey().catch(() => null);
           const w = await call(`/v1/games/${t.game_id}/watch`, { method: "POST", body: {} });
-          saveSession({ game_id: t.game_id, game: t.game, token: w.spectator_token, seat: null, viewer: "spectator" });
+          saveSession({ game_id: t.game_id, game: t.game, token: w.spectator_token, seat: null, viewer: "spectator", server_key: key });
           location.hash = `#game=${t.game_id}`;
         } catch (err) {
           showError(problem, err);
@@ -283,14 +288,20 @@ export function logChecker() {
     try {
       const texts = await Promise.all([...files].map((f) => f.text()));
       let r;
+      let i = 0;
       if (texts.length >= 2) {
         const isMine = (t) => /"type":"receipts"|"copy":\{/.test(t.split("\n", 2).join("\n"));
-        const i = isMine(texts[0]) || !isMine(texts[1]) ? 0 : 1;
+        i = isMine(texts[0]) || !isMine(texts[1]) ? 0 : 1;
         r = await checkCopy(texts[i], texts[1 - i]);
       } else {
         r = await verifyLog(texts[0]);
       }
-      out.replaceChildren(verdictEl(r, files.length >= 2 ? "Your copy against the final log" : files[0].name));
+      const final = texts.length >= 2 ? texts[1 - i] : texts[0];
+      // the signatures too, against this server's key (a log signed elsewhere says whose key)
+      const key = await serverKey().catch(() => null);
+      const signed = key && /"signature":\{/.test(final.split("\n", 1)[0]);
+      const sig = signed ? signatureEl(await checkSignatures(final, key), "against this server's key") : null;
+      out.replaceChildren(verdictEl(r, files.length >= 2 ? "Your copy against the final log" : files[0].name), sig ?? "");
     } catch (err) {
       out.replaceChildren(h("p", { class: "problem", role: "alert" }, String(err.message || err)));
     }
@@ -307,6 +318,16 @@ export function logChecker() {
 }
 
 const STATUS_WORDS = { valid: "Valid", invalid: "Invalid", partial: "Consistent so far", error: "Could not check" };
+
+const SIGNATURE_WORDS = { valid: "Signatures valid", invalid: "Signature INVALID", unavailable: "Signatures not checked" };
+
+/** The result of checking a log's signatures (signatures.js) as the page shows it. */
+export function signatureEl(r, against) {
+  return h("div", { class: `verdict verdict-${r.status === "unavailable" ? "partial" : r.status} signature`, id: "signature-verdict", dataset: { status: r.status, where: r.where ?? "", checked: r.checked } },
+    h("p", { class: "verdict-title" }, h("strong", {}, SIGNATURE_WORDS[r.status] ?? r.status), ` — Ed25519, ${against}`,
+      r.where ? h("span", { class: "bad-seq" }, ` (at ${r.where})`) : ""),
+    h("p", { class: "verdict-text" }, r.text));
+}
 
 /** A verdict of `cardcore verify` as the page shows it. */
 export function verdictEl(r, title) {
@@ -337,8 +358,10 @@ export async function renderInvite(main, code) {
     take.disabled = true;
     problem.hidden = true;
     try {
-      const j = await call("/v1/tables/join", { method: "POST", body: { invite: code, entropy: entropy() } });
-      saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat) });
+      // the invite link's own POST, with 16 random bytes this seat adds to the deal
+      const key = await serverKey().catch(() => null);
+      const j = await call(`/v1/invites/${encodeURIComponent(code)}`, { method: "POST", body: { entropy: entropy() } });
+      saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat), server_key: key });
       history.replaceState(null, "", `#game=${j.game_id}`);
       dispatchEvent(new HashChangeEvent("hashchange"));
     } catch (err) {

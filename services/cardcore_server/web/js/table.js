@@ -3,15 +3,21 @@
 // reasons, presence, resign; at the end the outcome, the revealed seed, the log and the page's
 // own verdict on it. The event stream resumes from the last seq kept (no gap, no duplicate).
 
-import { ApiError, NetworkError, actionId, call, events } from "./api.js";
+import { ApiError, NetworkError, actionId, call, events, serverKey } from "./api.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { GAMES, actionButton } from "./games.js";
-import { getCatalogue, verdictEl } from "./lobby.js";
+import { getCatalogue, signatureEl, verdictEl } from "./lobby.js";
 import { narrateEntry } from "./narrate.js";
-import { Receipts, loadSession } from "./store.js";
+import { checkSignatures } from "./signatures.js";
+import { Receipts, loadSession, saveSession } from "./store.js";
 import { checkCopy, verifyLog, warmUp } from "./verify.js";
 
 const HISTORY = 8;
+/** The keys every table has, listed after the game's own (games.js). */
+const COMMON_KEYS = [
+  ["L", "the list of all your legal moves: Tab through it, Enter plays one, Escape leaves it"],
+  ["Tab", "every button (Resign too); Enter or Space presses the focused one"],
+];
 const TERMINATION_WORDS = {
   all_cards: "one player holds every card",
   out_of_cards: "a player ran out of cards",
@@ -67,6 +73,7 @@ class Table {
     probe.lastEntry = this.receipts.lastSeq;
     this.history = [];
     this.selection = [];
+    this.pending = null; // a shortcut of several keys under way (Spit: M, Speed: R)
     this.present = [];
     this.seatKinds = [];
     this.tableInfo = null;
@@ -95,15 +102,16 @@ class Table {
       selection: h("div", { class: "selection", id: "selection" }),
       more: h("details", { class: "legal", id: "legal" }),
       rejection: h("p", { class: "rejection", id: "rejection", role: "alert" }),
-      narration: h("ol", { class: "narration", id: "narration" }),
+      // scrolls in its fixed room: focusable, so that a keyboard scrolls it too
+      narration: h("ol", { class: "narration", id: "narration", tabindex: "0", "aria-label": "the last adjudications, newest first" }),
       live: h("p", { class: "sr-only", id: "announce", "aria-live": "assertive" }),
       waiting: h("section", { class: "waiting", id: "waiting", hidden: true, "aria-labelledby": "waiting-title" }),
       end: h("section", { class: "end", id: "end", hidden: true, "aria-labelledby": "end-title" }),
       resign: h("div", { class: "resign-box", id: "resign-box" }),
       connection: h("p", { class: "connection", id: "connection", "aria-live": "polite" }),
     };
-    const keys = h("details", { class: "keys" }, h("summary", {}, "Keyboard shortcuts"),
-      h("dl", {}, (this.ui?.help ?? []).map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])));
+    const keys = h("details", { class: "keys", id: "keys" }, h("summary", {}, "Keyboard shortcuts"),
+      h("dl", {}, [...(this.ui?.help ?? []), ...COMMON_KEYS].map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])));
     this.main.replaceChildren(
       h("div", { class: "table-head" },
         h("h1", {}, `${title} `, h("span", { class: "who" }, `· ${this.seat === null ? "watching" : `you are seat ${this.seat}`}`)),
@@ -119,12 +127,22 @@ class Table {
   }
 
   start() {
+    if (!this.s.server_key) {
+      // the key this server signs logs with, as it is when the game begins (kept for the end)
+      serverKey().then((key) => {
+        this.s = { ...this.s, server_key: key };
+        saveSession(this.s);
+      }).catch(() => {});
+    }
     document.addEventListener("keydown", this.keyHandler);
     document.addEventListener("keyup", this.keyUpHandler);
     for (const raw of this.receipts.entries.slice(-HISTORY)) this.narrate(JSON.parse(raw), false);
     this.loadTable();
     this.requestView();
     this.stream();
+    // the verifier (Pyodide: seconds to load) gets ready while the game is played, in its
+    // worker, so that the verdicts follow the end at once
+    this.warmTimer = setTimeout(() => warmUp(), 1500);
     this.presenceTimer = setInterval(() => {
       if (!this.finished && !this.viewBusy) this.requestView();
     }, 3000);
@@ -135,6 +153,7 @@ class Table {
     this.abort.abort();
     clearInterval(this.presenceTimer);
     clearInterval(this.tablePoll);
+    clearTimeout(this.warmTimer);
     document.removeEventListener("keydown", this.keyHandler);
     document.removeEventListener("keyup", this.keyUpHandler);
   }
@@ -269,6 +288,8 @@ class Table {
       toggle: (card) => this.toggle(card),
       clearSelection: () => { this.selection = []; this.render(); },
       selectedCommand: () => this.selectedCommand(),
+      pending: this.pending,
+      setPending: (p) => { this.pending = p; this.drawSelection(); },
     };
   }
 
@@ -292,7 +313,8 @@ class Table {
       h("summary", {}, `All your legal moves (${rest.length})`),
       h("div", { class: "legal-list" }, rest.map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "small" }))));
     this.el.more.open = open;
-    this.el.more.hidden = rest.length === 0;
+    // kept in its place when empty (no layout jump): just nothing to open
+    this.el.more.classList.toggle("empty", rest.length === 0);
     this.drawSelection();
     this.el.status.textContent = this.statusText();
     const here = (this.present || []).map((s) => (s === this.seat ? "you" : `seat ${s}`));
@@ -356,8 +378,15 @@ class Table {
   }
 
   drawSelection() {
-    if (this.s.game !== "palace" || this.seat === null) {
+    if (this.seat === null || !this.ui) {
       this.el.selection.hidden = true;
+      return;
+    }
+    this.el.selection.hidden = false;
+    if (this.s.game !== "palace") {
+      // the room is kept whether or not a shortcut is under way: nothing below it moves
+      const prompt = this.pending && this.ui.pendingText ? this.ui.pendingText(this.pending) : null;
+      this.el.selection.replaceChildren(prompt ? h("span", { class: "pending", id: "pending" }, prompt) : h("span", { class: "help" }, this.ui.idleText ?? ""));
       return;
     }
     const ctx = this.ctx();
@@ -365,7 +394,7 @@ class Table {
     replaceKeepingFocus(this.el.selection,
       this.selection.length
         ? [h("span", {}, `Selected: ${this.selection.join(" ")}`), cmd ? actionButton(ctx, cmd, this.ui.label(cmd, ctx), { keyHint: "Enter", cls: "primary" }) : null,
-          h("button", { type: "button", class: "small secondary", dataset: { key: "clear" }, onclick: () => { this.selection = []; this.render(); } }, "Clear")]
+          h("button", { type: "button", class: "small secondary", "aria-keyshortcuts": "Escape", dataset: { key: "clear" }, onclick: () => { this.selection = []; this.render(); } }, "Clear", h("kbd", {}, "Esc"))]
         : h("span", { class: "help" }, "Select cards (click, or keys 1–9), then play them with Enter."));
   }
 
@@ -374,9 +403,25 @@ class Table {
   onKey(ev) {
     if (!this.view || this.seat === null || this.finished || ev.repeat) return;
     if (ev.ctrlKey || ev.metaKey || ev.altKey || isTyping(ev.target)) return;
-    // Space and Enter belong to a focused button or link (keyboard users press them there)
-    if ((ev.code === "Space" || ev.code === "Enter") && isControl(ev.target)) return;
+    // Space and Enter belong to a focused button or link (keyboard users press them there),
+    // but Enter on a card being selected (Palace) plays the selection, as it does elsewhere
+    const selecting = ev.code === "Enter" && ev.target?.matches?.(".card-btn[aria-pressed]");
+    if ((ev.code === "Space" || ev.code === "Enter") && isControl(ev.target) && !selecting) return;
     const t0 = performance.now();
+    if (ev.code === "Escape" && this.el.more.contains(ev.target)) {
+      ev.preventDefault();
+      this.el.board.focus({ preventScroll: true }); // back to the table's shortcuts
+      return;
+    }
+    if ((ev.key === "l" || ev.key === "L") && !ev.shiftKey) {
+      const first = this.el.more.querySelector("button");
+      if (first) {
+        ev.preventDefault();
+        this.el.more.open = true;
+        first.focus();
+      }
+      return;
+    }
     const cmd = this.ui.key(ev, this.ctx());
     if (!cmd) return;
     ev.preventDefault();
@@ -397,7 +442,11 @@ class Table {
           method: "POST", token: this.s.token, body: { command: full, action_id: id },
         });
         probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, seq: r.entry.seq, events: r.entry.events.map((e) => e.kind), cmd: full });
-        if (full.kind === "Play" && this.s.game === "palace") this.selection = [];
+        // the selection was for this command (a play, a swap, the just-drawn cards): let it go
+        if (this.s.game === "palace" && ["Play", "Swap", "AddDrawn"].includes(full.kind)) {
+          this.selection = [];
+          this.drawSelection();
+        }
         return r;
       } catch (err) {
         if (err instanceof NetworkError && attempt < 3) {
@@ -414,6 +463,7 @@ class Table {
 
   clearRejection() {
     this.el.rejection.classList.remove("shown");
+    this.el.rejection.removeAttribute("tabindex");
     this.el.rejection.dataset.code = "";
     this.el.rejection.replaceChildren();
   }
@@ -421,6 +471,7 @@ class Table {
   showRejection(err, cmd = null) {
     const what = cmd ? `${this.ui?.label(cmd, this.ctxSafe()) ?? cmd.kind}: ` : "";
     this.el.rejection.classList.add("shown");
+    this.el.rejection.tabIndex = 0; // a long reason scrolls in the box's fixed room
     this.el.rejection.dataset.code = err.code ?? "";
     this.el.rejection.replaceChildren(h("strong", {}, `Rejected — ${err.code ?? "error"}`), ` ${what}${err.detail ?? err.message}`);
   }
@@ -552,6 +603,11 @@ class Table {
     probe.final = final;
     probe.receipts = mine;
     const results = [];
+    if (final && this.s.server_key) {
+      const sig = await checkSignatures(final, this.s.server_key);
+      probe.signatures = sig;
+      results.push(signatureEl(sig, "the final log against the key this server gave when the game began"));
+    }
     try {
       const own = await verifyLog(mine);
       results.push(verdictEl(own, "Your receipts, on their own (the game rebuilt from the revealed seed)"));

@@ -44,6 +44,10 @@ self.onmessage = async (msg) => {
   try {
     ready ??= boot();
     const py = await ready;
+    if (!argv) {
+      self.postMessage({ id, ok: true, result: { exit: 0, text: "ready" } }); // a warm-up
+      return;
+    }
     for (const [name, text] of Object.entries(files || {})) {
       py.FS.writeFile(`/work/${name}`, text, { encoding: "utf8" });
     }

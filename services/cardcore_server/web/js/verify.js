@@ -34,9 +34,19 @@ function run(argv, files) {
   }).then((r) => ({ ...r, ...verdictOf(r) }));
 }
 
-/** Start loading Pyodide now (it takes a few seconds the first time). */
+let warming = null;
+
+/** Start loading Pyodide now (it takes a few seconds the first time): the worker boots on a
+ * message with no command. */
 export function warmUp() {
-  ensureWorker();
+  if (warming && worker) return warming;
+  const w = ensureWorker();
+  const id = next++;
+  warming = new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    w.postMessage({ id, argv: null, files: {} });
+  }).catch(() => { warming = null; });
+  return warming;
 }
 
 /** {status: valid|invalid|partial|error, seq: first bad seq or null, where} of a verdict. */
