@@ -164,9 +164,9 @@ export async function lobbyAndVerify(browser, { base, out, logs }) {
  * Returns every slap the person sent with the page's answer and narration, for the test to
  * hold against the log.
  */
-export async function slapRace(browser, { base, out, game = "slapjack", bot = [15, 60], eventLimit = 0, deadlineMs = 120000 }) {
+export async function slapRace(browser, { base, out, game = "slapjack", bot = [15, 60], rules = {}, eventLimit = 0, deadlineMs = 120000 }) {
   const p = await person(browser, base, { name: "race" });
-  const id = await createThroughLobby(p, { game, seats: ["you", "reaction"], bot, eventLimit });
+  const id = await createThroughLobby(p, { game, seats: ["you", "reaction"], bot, rules, eventLimit });
   await p.page.waitForSelector("#board[data-seq]");
   const steps = await playToEnd(p, game, { deadlineMs });
   const end = await endPanel(p.page);

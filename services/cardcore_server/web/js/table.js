@@ -20,6 +20,8 @@ const COMMON_KEYS = [
 ];
 const TERMINATION_WORDS = {
   all_cards: "one player holds every card",
+  last_standing: "every other player was eliminated",
+  target_score: "a player reached the target score",
   out_of_cards: "a player ran out of cards",
   resigned: "a player resigned",
   aborted: "the game was aborted",
