@@ -2,8 +2,16 @@
 # runs as an unprivileged user. Untested on the build machine (it has no container runtime):
 # tests/unit/test_deploy.py checks this file statically.
 
+# The web table's Pyodide runtime, from npm as package-lock.json pins it: the wheel build
+# (hatch_build.py) copies it into the package and refuses to build without it.
+FROM node:22-slim AS web
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+
 FROM python:3.12-slim AS build
 WORKDIR /src
+COPY --from=web /src/node_modules/pyodide ./node_modules/pyodide
 COPY pyproject.toml README.md LICENSE CHANGELOG.md hatch_build.py ./
 COPY cardcore ./cardcore
 COPY services ./services

@@ -41,7 +41,25 @@ def test_runtime_stage_is_non_root_with_a_health_check_and_the_readme_command() 
     cmd = [rest for w, rest in runtime if w == "CMD"][-1]
     assert cmd == '["cardcore", "serve"]'
     assert "cardcore serve" in (ROOT / "README.md").read_text()
-    assert sum(1 for w, _ in steps if w == "FROM") == 2, "multi-stage"
+    assert sum(1 for w, _ in steps if w == "FROM") >= 2, "multi-stage"
+
+
+def test_the_wheel_stage_has_the_web_tables_runtime() -> None:
+    """hatch_build.py refuses to build a wheel without the Pyodide runtime (node_modules/pyodide
+    or a vendor copy): the build stage must get it from a stage that ran ``npm ci``."""
+    steps = instructions()
+    stages = [i for i, (w, _) in enumerate(steps) if w == "FROM"]
+    build = next(i for i in stages if steps[i][1].endswith("AS build"))
+    web = next(i for i in stages if steps[i][1].endswith("AS web"))
+    web_steps = steps[web : min(j for j in stages if j > web)]
+    assert ("RUN", "npm ci --no-audit --no-fund --ignore-scripts") in web_steps
+    assert ("COPY", "package.json package-lock.json ./") in web_steps
+    build_steps = steps[build : min(j for j in [*stages, len(steps)] if j > build)]
+    assert ("COPY", "--from=web /src/node_modules/pyodide ./node_modules/pyodide") in build_steps
+    wheel = next(rest for w, rest in build_steps if w == "RUN" and "--wheel" in rest)
+    assert build_steps.index(("RUN", wheel)) > build_steps.index(
+        ("COPY", "--from=web /src/node_modules/pyodide ./node_modules/pyodide")
+    )
 
 
 def test_compose_runs_postgres_and_two_servers_with_secrets_from_files() -> None:
