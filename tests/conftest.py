@@ -12,9 +12,10 @@
    stores' change hints, is per database, not per schema, so a test counting hints would see
    another worker's.
 2. ``-m solo`` in one process, with the machine to itself: tests that hold timings to bounds
-   (the scale-out tests mark themselves) and the browser tests (tests/web, marked here: they
-   race bots in real time, measure key-to-acknowledgement latency and play each game once per
-   process).
+   (the scale-out tests mark themselves) and the browser tests (marked here: every test that
+   drives Chromium, through tests/web's ``browser_ready`` fixture; they race bots in real time,
+   measure key-to-acknowledgement latency and play each game once per process). tests/web's
+   other tests (the files served, the wheel) run in part 1.
 """
 
 import os
@@ -41,7 +42,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     xdist = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        if item.nodeid.startswith("tests/web/"):
+        if "browser_ready" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.solo)
         if xdist and "pg_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("postgres"))
