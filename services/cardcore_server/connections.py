@@ -39,11 +39,19 @@ FD_RESERVE: Final = 256
 """Descriptors kept for everything but client connections: the store, log files, the
 listening sockets, gRPC core's own pipes and timers."""
 
-ACCEPT_BACKLOG: Final = 128
-"""The REST listener's backlog, which is also how many sockets asyncio accepts in one go
-(uvicorn's default, 2048, let one burst of a flood take a process past its descriptor limit
-before the cap could close any)."""
-assert ACCEPT_BACKLOG < FD_RESERVE
+ACCEPT_BATCH: Final = 32
+"""How many sockets asyncio accepts from the REST listener in one wake-up (asyncio takes this
+from the ``backlog`` it is given). The cap can only close a connection once its protocol exists,
+two loop turns after the accept, and the socket it closes is released one turn later, so under a
+flood about three batches are open beyond the cap: they must fit in :data:`FD_RESERVE`. With
+uvicorn's default (2048), one burst took a 512-descriptor process past its limit before the cap
+could close any."""
+
+LISTEN_BACKLOG: Final = 1024
+"""The kernel's queue of connections not yet accepted, set apart from :data:`ACCEPT_BATCH` (a
+short queue would drop the SYNs of a legitimate burst, costing each a one-second retransmit)."""
+
+assert 3 * ACCEPT_BATCH < FD_RESERVE // 2
 
 TIMED_OUT: Final = "cardcore.timed_out"
 """Key in a request's ASGI ``scope["state"]`` set when this module ended the request (its body

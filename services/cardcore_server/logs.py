@@ -3,7 +3,9 @@
 The service never passes those values to a logger in the first place (requests are logged by
 their ``game_id``, ``seat``, ``seq``, RPC name, status and reason only); :func:`scrub` is the
 second line of defence, dropping sensitive keys and masking anything shaped like a token.
-Tracebacks are rendered without local variables.
+Tracebacks are rendered without local variables. What the libraries underneath write through
+:mod:`logging` (asyncio's loop, uvicorn, gRPC) is routed into the same JSON lines, so the log is
+JSON only whatever reports it.
 """
 
 from __future__ import annotations
@@ -62,3 +64,29 @@ def configure(stream: TextIO | None = None, level: str = "info") -> None:
         logger_factory=structlog.WriteLoggerFactory(file=stream or sys.stderr),
         cache_logger_on_first_use=True,
     )
+    _route_stdlib_logging(_level[0])
+
+
+class _IntoStructlog(logging.Handler):
+    """Writes a :mod:`logging` record as one of our JSON lines (scrubbed like every other)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            structlog.get_logger("cardcore_server").log(
+                record.levelno,
+                record.getMessage(),
+                logger=record.name,
+                exc_info=record.exc_info or False,
+            )
+        except Exception:
+            self.handleError(record)
+
+
+def _route_stdlib_logging(level: int) -> None:
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _IntoStructlog):
+            root.removeHandler(handler)
+    root.addHandler(_IntoStructlog())
+    # Libraries' own info lines (uvicorn's "Started server process", ...) repeat what ours say.
+    root.setLevel(max(level, logging.WARNING))

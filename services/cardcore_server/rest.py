@@ -70,7 +70,7 @@ from cardcore.version import __version__
 
 from . import logs, web
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
-from .connections import ACCEPT_BACKLOG, TIMED_OUT, ConnectionLimits
+from .connections import ACCEPT_BATCH, LISTEN_BACKLOG, TIMED_OUT, ConnectionLimits
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
 from .lobby import MAX_MY_GAMES
 from .lobby import TableInfo as CoreTable
@@ -1577,7 +1577,7 @@ async def start_rest(
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
-        sock.listen(ACCEPT_BACKLOG)
+        sock.listen(LISTEN_BACKLOG)
         sock.setblocking(False)
     except OSError as exc:
         sock.close()
@@ -1594,8 +1594,9 @@ async def start_rest(
         api.build(),
         http=connections.protocol(),
         # asyncio accepts up to `backlog` sockets per wake-up before any is closed: the cap can
-        # only close what was accepted, so this burst must fit in connections.FD_RESERVE.
-        backlog=ACCEPT_BACKLOG,
+        # only close what was accepted, so these bursts must fit in connections.FD_RESERVE.
+        # asyncio also passes it to listen(); the kernel's queue is set back after the start.
+        backlog=ACCEPT_BATCH,
         lifespan="on",
         log_config=None,
         access_log=False,
@@ -1613,4 +1614,5 @@ async def start_rest(
             failure = task.exception() if not task.cancelled() else None
             raise OSError(f"the REST server did not start: {failure!r}")
         await asyncio.sleep(0.01)
+    sock.listen(LISTEN_BACKLOG)  # the kernel's queue only: asyncio keeps its ACCEPT_BATCH
     return RestServer(api, server, task, host, bound)
