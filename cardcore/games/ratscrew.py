@@ -1059,7 +1059,10 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     for i, q in enumerate(by):
         nt.check_seat_field(q, n, f"played_by[{i}]")
     if burned and not played and not state.resigned:
-        raise InvalidPosition("burned", "burned cards lie under a played card (§1.2 false slap)")
+        raise InvalidPosition(
+            "burned",
+            "burned cards lie under a played card (a false slap: docs/games/ratscrew.md#slapping)",
+        )
     if type(state.epoch) is not int or state.epoch < 0:
         raise InvalidPosition("epoch", f"must be a non-negative int, got {state.epoch!r:.40}")
     out = state.eliminated
@@ -1077,7 +1080,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     last = resigned - out
     if len(last) > 1 or (last and n - len(out) != 2):
         raise InvalidPosition(
-            "resigned", "a resigner is eliminated, unless it was one of the last two (§0.6)"
+            "resigned",
+            "a resigner is eliminated, unless it was one of the last two (docs/games/ratscrew.md#leaving)",
         )
     if out - resigned and rules.slap_in and rules.zero_card_false_slap == "ignore":
         raise InvalidPosition("eliminated", "no rule eliminates anybody under these rules")
@@ -1095,11 +1099,15 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             raise InvalidPosition("challenge", f"remaining must be at least 1: {challenge!r:.40}")
     if owed is not None:
         if current is not None:
-            raise InvalidPosition("current", "nobody plays while the pile is owed (§1.2)")
+            raise InvalidPosition(
+                "current", "nobody plays while the pile is owed (docs/games/ratscrew.md#collecting)"
+            )
         if challenge is not None:
             raise InvalidPosition("challenge", "the challenge is over once the pile is owed")
         if owed in out:
-            raise InvalidPosition("owed_to", "an eliminated seat's claim lapses (§1.5.15)")
+            raise InvalidPosition(
+                "owed_to", "an eliminated seat's claim lapses (docs/games/ratscrew.md#decisions)"
+            )
         if not played and not (burned and resigned):
             raise InvalidPosition("owed_to", "an owed pile holds a played card")
         if rules.auto_collect and any(stacks):
@@ -1143,7 +1151,10 @@ def _check_cards(state: State) -> None:
 def _check_challenge(state: State, challenge: tuple[int, int]) -> None:
     challenger, remaining = challenge
     if challenger in state.eliminated:
-        raise InvalidPosition("challenge", "an eliminated challenger's claim lapses (§1.5.15)")
+        raise InvalidPosition(
+            "challenge",
+            "an eliminated challenger's claim lapses (docs/games/ratscrew.md#decisions)",
+        )
     if state.current is None or state.current == challenger:
         raise InvalidPosition("challenge", "a challenge is answered by another seat, to play")
     rules = state.setup.rules

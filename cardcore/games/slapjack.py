@@ -77,7 +77,8 @@ class Rules:
     """The variant flags, with their defaults (docs/games/slapjack.md#variant-flags)."""
 
     slap_targets: frozenset[SlapTarget] = flag(
-        frozenset({"jack"}), "what may be slapped: the jack, plus double / sandwich (ERS §1.4)"
+        frozenset({"jack"}),
+        "what may be slapped: the jack, plus double / sandwich (docs/games/ratscrew.md#slap-patterns)",
     )
     shuffle_after_win: bool = flag(True, "a won pile is shuffled into the winner's whole stack")
     false_slap_penalty: int = flag(1, "cards a false slapper gives away", min=0, max=52)
@@ -101,7 +102,10 @@ class Rules:
         # lists double and sandwich as additions ("+ double"). It also guarantees the end of
         # docs/games/slapjack.md#playing-a-card, step 3 (a Jack resurfaces).
         if "jack" not in self.slap_targets:
-            raise InvalidSetup("rules.slap_targets", "must include 'jack' (§4.4: jack + extras)")
+            raise InvalidSetup(
+                "rules.slap_targets",
+                "must include 'jack' (the jack plus extras: docs/games/slapjack.md#variant-flags)",
+            )
 
 
 # --------------------------------------------------------------------------- commands
@@ -889,13 +893,17 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     if len(eliminated) == n:
         raise InvalidPosition("eliminated", "every seat is eliminated; the game ends at one")
     if state.burned and not eliminated:
-        raise InvalidPosition("burned", "only a resigner's cards are burned (§0.6): none resigned")
+        raise InvalidPosition(
+            "burned",
+            "only a resigner's cards are burned, and none resigned (docs/games/slapjack.md#leaving)",
+        )
     resigned = state.resigned
     if resigned is not None:
         nt.check_seat_field(resigned, n, "resigned")
         if resigned not in eliminated or len(eliminated) != n - 1:
             raise InvalidPosition(
-                "resigned", "names the eliminated seat that ended the game with two left (§0.6)"
+                "resigned",
+                "names the eliminated seat that ended the game with two left (docs/games/slapjack.md#leaving)",
             )
         if not allow_over:
             raise InvalidPosition("resigned", "the game is already over")
@@ -903,17 +911,24 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     current = state.current
     if current is None:
         if any(stacks):
-            raise InvalidPosition("current", "is none only while nobody holds a card (§4.2)")
+            raise InvalidPosition(
+                "current",
+                "is none only while nobody holds a card (docs/games/slapjack.md#playing-a-card)",
+            )
         if slap_target(pile, setup.rules.slap_targets) is None:
             raise InvalidPosition(
-                "current", "is none only while a target waits on the pile to be slapped (§4.2)"
+                "current",
+                "is none only while a target waits on the pile to be slapped (docs/games/slapjack.md#playing-a-card)",
             )
     else:
         nt.check_seat_field(current, n, "current")
         if current in eliminated:
             raise InvalidPosition("current", f"seat {current} is eliminated")
         if not stacks[current]:
-            raise InvalidPosition("current", f"seat {current} holds no card to play (§4.2 step 3)")
+            raise InvalidPosition(
+                "current",
+                f"seat {current} holds no card to play (docs/games/slapjack.md#playing-a-card)",
+            )
     if not allow_over and outcome(state) is not None:
         field = "eliminated" if len(eliminated) >= n - 1 else "stacks"
         raise InvalidPosition(field, "the game is already over")

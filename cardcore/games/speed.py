@@ -111,7 +111,8 @@ class Rules:
         if self.best_of is not None:
             if self.target_score is not None:
                 raise InvalidSetup(
-                    "rules.best_of", "best_of and target_score are mutually exclusive (§3.4)"
+                    "rules.best_of",
+                    "best_of and target_score are mutually exclusive (docs/games/speed.md#variant-flags)",
                 )
             if self.best_of % 2 == 0:
                 raise InvalidSetup("rules.best_of", f"must be odd, got {self.best_of}")
@@ -1142,14 +1143,17 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             )
         if phase != "OVER" and not hand and not draw:
             raise InvalidPosition(
-                f"hands[{p}]", "a seat without cards would have won the round (§3.2)"
+                f"hands[{p}]",
+                "a seat without cards would have won the round (docs/games/speed.md#end-of-the-game)",
             )
     if len(calls) == 2:
         raise InvalidPosition("calls", "the second call takes effect and clears the calls")
     if calls and winner is not None:
         raise InvalidPosition("calls", "no call is recorded once the game is over")
     if calls and phase == "PLAY" and not is_stuck(state):
-        raise InvalidPosition("calls", "a stalemate call is recorded only while stuck (§3.2)")
+        raise InvalidPosition(
+            "calls", "a stalemate call is recorded only while stuck (docs/games/speed.md#stalemate)"
+        )
 
     scores, wins = state.scores, state.wins
     for p in (0, 1):

@@ -129,6 +129,9 @@ def test_citations_in_cardcore_name_existing_sections() -> None:
                 line = text.count("\n", 0, m.start()) + 1
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {m.group(0)}")
         assert "rules.md" not in text, f"{path.relative_to(ROOT)} cites rules.md"
+        # Error messages reach users too: a bare "§1.2" numbers a file they do not have.
+        for m in re.finditer("§", text):
+            bad.append(f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: §")
         for doc in re.findall(r"docs/[\w/-]+\.md", text):
             if not (ROOT / doc).is_file():
                 bad.append(f"{path.relative_to(ROOT)}: {doc} does not exist")
