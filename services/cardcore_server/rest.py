@@ -60,7 +60,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 from litestar.response import Stream
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -765,15 +765,16 @@ _ALLOW: Final[Mapping[str | None, str]] = {
 """The methods of ``/v1/games`` (None) and of ``/v1/games/{game_id}/<operation>`` (others: GET)."""
 _BEARER: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
 _GAME_ID = Annotated[
-    str, Parameter(description="The game's id (32 lowercase hex digits).", max_length=64)
+    str, PathParameter(description="The game's id (32 lowercase hex digits).", max_length=64)
 ]
 _INVITE = Annotated[
-    str, Parameter(description="An invite code (from CreateGame's `invites`).", max_length=64)
+    str,
+    PathParameter(description="An invite code (from CreateGame's `invites`).", max_length=64),
 ]
 _ADMIN_KEY = Annotated[
     str,
-    Parameter(
-        header=ADMIN_KEY_HEADER,
+    HeaderParameter(
+        name=ADMIN_KEY_HEADER,
         required=False,
         description="The admin key, when the server requires one.",
         max_length=1024,
@@ -836,7 +837,7 @@ class RestApi:
             responses=_errors(400, 401, 403, 413, 415, 422, 503),
         )
         async def create_game(
-            request: Request[Any, Any, Any], data: CreateGame, admin_key: _ADMIN_KEY = ""
+            request: Request[Any, Any, Any], data: JSONBody[CreateGame], admin_key: _ADMIN_KEY = ""
         ) -> CreatedGame:
             _note(rpc="CreateGame")
             spec = GameSpec(
@@ -882,7 +883,7 @@ class RestApi:
             responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
         )
         async def submit_action(
-            request: Request[Any, Any, Any], game_id: _GAME_ID, data: SubmitAction
+            request: Request[Any, Any, Any], game_id: _GAME_ID, data: JSONBody[SubmitAction]
         ) -> Submitted:
             _note(rpc="SubmitAction")
             kind = data.command.get("kind")
@@ -963,16 +964,16 @@ class RestApi:
             game_id: _GAME_ID,
             from_seq: Annotated[
                 int,
-                Parameter(
-                    query="from_seq",
+                QueryParameter(
+                    name="from_seq",
                     ge=0,
                     description="The first seq wanted (0 = from the deal).",
                 ),
             ] = 0,
             last_event_id: Annotated[
                 str,
-                Parameter(
-                    header="Last-Event-ID",
+                HeaderParameter(
+                    name="Last-Event-ID",
                     required=False,
                     pattern=r"^[0-9]{0,19}$",
                     description="The last seq received: resume after it (wins over from_seq).",
@@ -1015,7 +1016,7 @@ class RestApi:
             security=[{}],
             responses=_errors(400, 404, 409, 413, 415, 422, 503),
         )
-        async def join_table(data: JoinTable) -> Joined:
+        async def join_table(data: JSONBody[JoinTable]) -> Joined:
             _note(rpc="JoinTable")
             j = await api.app.lobby.join(
                 data.invite, data.game_id, data.seat, bytes.fromhex(data.entropy)
@@ -1050,7 +1051,9 @@ class RestApi:
             security=[{}],
             responses=_errors(400, 404, 409, 413, 415, 422, 503),
         )
-        async def accept_invite(code: _INVITE, data: AcceptInvite | None = None) -> Joined:
+        async def accept_invite(
+            code: _INVITE, data: JSONBody[AcceptInvite | None] = None
+        ) -> Joined:
             _note(rpc="JoinTable")
             entropy = bytes.fromhex(data.entropy) if data is not None else b""
             j = await api.app.lobby.join(code, "", None, entropy)
@@ -1068,7 +1071,9 @@ class RestApi:
             responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
         )
         async def start_table(
-            request: Request[Any, Any, Any], game_id: _GAME_ID, data: StartTable | None = None
+            request: Request[Any, Any, Any],
+            game_id: _GAME_ID,
+            data: JSONBody[StartTable | None] = None,
         ) -> Table:
             _note(rpc="StartTable")
             fill = data.fill_with if data is not None else "reaction"
@@ -1121,8 +1126,8 @@ class RestApi:
         async def list_tables(
             game: Annotated[
                 str,
-                Parameter(
-                    query="game",
+                QueryParameter(
+                    name="game",
                     required=False,
                     max_length=64,
                     description="Only tables of this game (empty = every game).",
@@ -1130,8 +1135,8 @@ class RestApi:
             ] = "",
             page_size: Annotated[
                 int,
-                Parameter(
-                    query="page_size",
+                QueryParameter(
+                    name="page_size",
                     required=False,
                     ge=0,
                     le=2**32 - 1,
@@ -1140,8 +1145,8 @@ class RestApi:
             ] = 0,
             page_token: Annotated[
                 str,
-                Parameter(
-                    query="page_token",
+                QueryParameter(
+                    name="page_token",
                     required=False,
                     max_length=1024,
                     description="The previous page's next_page_token (empty = the newest).",
@@ -1177,7 +1182,7 @@ class RestApi:
             security=[{}],
             responses=_errors(400, 401, 413, 415, 422, 503),
         )
-        async def list_my_games(data: MyGamesQuery) -> MyGames:
+        async def list_my_games(data: JSONBody[MyGamesQuery]) -> MyGames:
             _note(rpc="ListMyGames")
             games = await api.app.lobby.my_games(data.tokens)
             return MyGames([MyGame(v, _table(t)) for v, t in games])

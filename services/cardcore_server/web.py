@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from litestar import Response, get
 from litestar.enums import ScopeType
+from litestar.params import FromPath
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 WEB_DIR: Final = Path(__file__).with_name("web")
@@ -146,7 +147,7 @@ def index() -> Response[bytes]:
 
 
 @get(WEB_PREFIX + "/{path:path}", include_in_schema=False, sync_to_thread=False)
-def static(path: str) -> Response[bytes]:
+def static(path: FromPath[str]) -> Response[bytes]:
     """The page's files, the Pyodide runtime and the zipped cardcore sources."""
     rel = path.lstrip("/")
     if rel == "cardcore.zip":
