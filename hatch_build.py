@@ -11,7 +11,9 @@ pyodide`` is gitignored. A wheel must carry it, so this hook fills that folder â
 ``$CARDCORE_PYODIDE_DIR`` or the checkout's ``node_modules/pyodide`` (``npm ci``) â€” whenever a
 file is missing or differs from the source's, and fails the build, saying what to do, when no
 complete runtime is found anywhere. ``make web-vendor`` does the same copy by hand. Editable
-installs (``make setup``, before ``npm ci`` has run) skip it: they serve the checkout itself.
+installs (``make setup``, before ``npm ci`` has run) skip it: they serve the checkout itself. The
+sdist ships the vendor copy as well, so that a wheel built from it (``python -m build``, or pip
+installing the sdist) finds a complete runtime there.
 """
 
 from __future__ import annotations
@@ -78,9 +80,15 @@ def vendor_pyodide(root: Path, environ: dict[str, str] | None = None) -> Path:
 
 class ProtoStubsHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        root = Path(self.root)
+        if self.target_name == "sdist":
+            # The sdist carries the runtime too: a wheel built from it (`python -m build`, or
+            # pip installing the sdist) has no node_modules to take it from.
+            vendor_pyodide(root)
+            build_data["artifacts"].append(VENDOR.as_posix() + "/*")
+            return
         if self.target_name != "wheel":
             return
-        root = Path(self.root)
         # an editable install serves the checkout's own node_modules/pyodide (web.py)
         if version != "editable":
             vendor_pyodide(root)  # first: a build that cannot ship the runtime stops at once

@@ -3,10 +3,11 @@ which ``hatch_build.py`` copies from ``node_modules/pyodide`` when the package's
 missing, and without either the build fails saying what to do.
 
 One real build, on a copy of the tracked files (so the checkout's own vendor copy and stubs play
-no part), as ``pip wheel`` builds for anyone: an isolated build environment with hatchling and
-the pinned grpcio-tools from the configured index (10-20 s, most of it that environment). The
-hook's copying step is also run in-process on small fake runtimes, hatchling stubbed (it is a
-build dependency, not in the virtualenv)."""
+no part), as a release builds: ``python -m build``, the sdist first and then the wheel from the
+unpacked sdist, which has no ``node_modules`` (so the sdist must carry the runtime), each in an
+isolated environment with hatchling and the pinned grpcio-tools from the configured index (20-40
+s, most of it those environments). The hook's copying step is also run in-process on small fake
+runtimes, hatchling stubbed (it is a build dependency, not in the virtualenv)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -46,7 +48,7 @@ def _copy_tracked(dest: Path) -> None:
 def _build(src: Path, out: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "CARDCORE_PYODIDE_DIR"}
     return subprocess.Popen(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", str(src), "-w", str(out)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(src)],
         cwd=src,
         env=env,
         stdout=subprocess.PIPE,
@@ -68,7 +70,13 @@ def test_the_wheel_ships_the_page_and_the_pyodide_runtime(tmp_path: Path) -> Non
     build = _build(src, tmp_path / "dist")
     output = build.communicate(timeout=300)[0]
     assert build.returncode == 0, output
-    (wheel,) = (tmp_path / "dist").glob("cardcore-*.whl")
+    (sdist,) = (tmp_path / "dist").glob("cardcore-*.tar.gz")
+    with tarfile.open(sdist) as tf:
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    assert {f"services/{WEB}vendor/pyodide/{n}" for n in web.PYODIDE_FILES} <= members
+    assert "mkdocs.yml" in members and "tools/docs_hooks.py" in members
+    assert not [m for m in members if m.startswith("node_modules")]
+    (wheel,) = (tmp_path / "dist").glob("cardcore-*.whl")  # built from the unpacked sdist
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         source_web = ROOT / "services" / "cardcore_server" / "web"
