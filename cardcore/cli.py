@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from . import codec, log, registry
 from .bots import BOT_KINDS, play_out, seat_bots
@@ -529,6 +529,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+DASHED_VALUES: Final = frozenset({"--server-key"})
+"""Options whose value may begin with ``-``: a base64url key does one time in 64, and argparse
+takes ``--server-key -Abc…`` for a missing value followed by an unknown option."""
+
+
+def attach_values(argv: Sequence[str], options: frozenset[str]) -> list[str]:
+    """``--server-key -Abc…`` → ``--server-key=-Abc…`` for each of ``options`` (what argparse
+    then reads as meant); the service's command line uses it for its own keys."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        value = next(it, None) if arg in options else None
+        out.append(arg if value is None else f"{arg}={value}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -542,7 +558,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             )
             return EXIT_USAGE
         return int(server_cli.main(argv))
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(attach_values(argv, DASHED_VALUES))
     if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) <= MAX_SEED:
         print("cardcore: --seed must be in [0, 2**64)", file=sys.stderr)
         return EXIT_USAGE

@@ -1081,7 +1081,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     if len(last) > 1 or (last and n - len(out) != 2):
         raise InvalidPosition(
             "resigned",
-            "a resigner is eliminated, unless it was one of the last two (docs/games/ratscrew.md#leaving)",
+            "a resigner is eliminated, unless it was one of the last two "
+            "(docs/games/ratscrew.md#leaving)",
         )
     if out - resigned and rules.slap_in and rules.zero_card_false_slap == "ignore":
         raise InvalidPosition("eliminated", "no rule eliminates anybody under these rules")

@@ -78,7 +78,8 @@ class Rules:
 
     slap_targets: frozenset[SlapTarget] = flag(
         frozenset({"jack"}),
-        "what may be slapped: the jack, plus double / sandwich (docs/games/ratscrew.md#slap-patterns)",
+        "what may be slapped: the jack, plus double / sandwich "
+        "(docs/games/ratscrew.md#slap-patterns)",
     )
     shuffle_after_win: bool = flag(True, "a won pile is shuffled into the winner's whole stack")
     false_slap_penalty: int = flag(1, "cards a false slapper gives away", min=0, max=52)
@@ -895,7 +896,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     if state.burned and not eliminated:
         raise InvalidPosition(
             "burned",
-            "only a resigner's cards are burned, and none resigned (docs/games/slapjack.md#leaving)",
+            "only a resigner's cards are burned, and none resigned "
+            "(docs/games/slapjack.md#leaving)",
         )
     resigned = state.resigned
     if resigned is not None:
@@ -903,7 +905,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         if resigned not in eliminated or len(eliminated) != n - 1:
             raise InvalidPosition(
                 "resigned",
-                "names the eliminated seat that ended the game with two left (docs/games/slapjack.md#leaving)",
+                "names the eliminated seat that ended the game with two left "
+                "(docs/games/slapjack.md#leaving)",
             )
         if not allow_over:
             raise InvalidPosition("resigned", "the game is already over")
@@ -918,7 +921,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         if slap_target(pile, setup.rules.slap_targets) is None:
             raise InvalidPosition(
                 "current",
-                "is none only while a target waits on the pile to be slapped (docs/games/slapjack.md#playing-a-card)",
+                "is none only while a target waits on the pile to be slapped "
+                "(docs/games/slapjack.md#playing-a-card)",
             )
     else:
         nt.check_seat_field(current, n, "current")

@@ -112,7 +112,8 @@ class Rules:
             if self.target_score is not None:
                 raise InvalidSetup(
                     "rules.best_of",
-                    "best_of and target_score are mutually exclusive (docs/games/speed.md#variant-flags)",
+                    "best_of and target_score are mutually exclusive "
+                    "(docs/games/speed.md#variant-flags)",
                 )
             if self.best_of % 2 == 0:
                 raise InvalidSetup("rules.best_of", f"must be odd, got {self.best_of}")
@@ -1144,7 +1145,8 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         if phase != "OVER" and not hand and not draw:
             raise InvalidPosition(
                 f"hands[{p}]",
-                "a seat without cards would have won the round (docs/games/speed.md#end-of-the-game)",
+                "a seat without cards would have won the round "
+                "(docs/games/speed.md#end-of-the-game)",
             )
     if len(calls) == 2:
         raise InvalidPosition("calls", "the second call takes effect and clears the calls")

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from cardcore.cli import attach_values
+
 from .app import ServiceConfig
 from .connections import ConnectionLimits
 
@@ -241,7 +243,8 @@ def serve_main(args: list[str]) -> int:
     except ValueError as exc:
         print(f"cardcore serve: {exc}", file=sys.stderr)
         return 2
-    ns = parser.parse_args(args)
+    # keys may begin with "-" (base64url, or whatever an operator chose)
+    ns = parser.parse_args(attach_values(args, frozenset({"--admin-key", "--secrets-key"})))
     if ns.print_config:
         print(json.dumps(effective_config(ns), indent=2, sort_keys=True))
         return 0

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from cardcore.cli import main
+from cardcore.cli import DASHED_VALUES, attach_values, main
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -90,3 +90,20 @@ def test_replay_at_prints_the_position(tmp_path: Path) -> None:
 def test_bad_rule_is_a_usage_error(capsys: object) -> None:
     code, _ = run("simulate", "ratscrew", "--rule", "false_slap_penalty=-3")
     assert code == 2
+
+
+def test_a_server_key_may_begin_with_a_dash(tmp_path: Path, capsys: object) -> None:
+    """base64url keys begin with "-" one time in 64: ``--server-key -Abc…`` is the key, not a
+    missing value (argparse alone says "expected one argument")."""
+    run("simulate", "ratscrew", "--seed", "1", "--games", "1", "--log-dir", str(tmp_path))
+    path = next(tmp_path.iterdir())
+    key = "-" + "A" * 42  # 32 bytes in base64url, unpadded
+    code, text = run("verify", "--server-key", key, str(path))
+    assert code != 2, text
+    assert "expected one argument" not in capsys.readouterr().err  # type: ignore[attr-defined]
+    assert attach_values(["verify", "--server-key", key, "x"], DASHED_VALUES) == [
+        "verify",
+        f"--server-key={key}",
+        "x",
+    ]
+    assert attach_values(["--server-key"], DASHED_VALUES) == ["--server-key"]
