@@ -983,7 +983,7 @@ class Application:
             legal_commands=redaction.legal_commands(durable, viewer),
             outcome=durable.outcome,
             seat=viewer if isinstance(viewer, int) else None,
-            present=self.lobby.present_seats(game_id),
+            present=tuple(sorted((await self.lobby.present_seats(game_id))[game_id])),
             head_hash=str(live.entry_line(durable.seq - 1)["hash"]) if durable.seq else "",
         )
 

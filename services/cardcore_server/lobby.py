@@ -413,7 +413,8 @@ class Lobby:
             raise _unavailable() from None
         page = TablePage(rows[:limit], None)
         more = len(rows) > limit
-        infos = tuple([self._table_info(t, None) for t in page.tables])
+        present = await self.present_seats(*(t.game_id for t in page.tables))
+        infos = tuple([self._table_info(t, None, present[t.game_id]) for t in page.tables])
         cursor = _cursor(page.tables[-1]) if more and page.tables else ""
         return TableListing(infos, cursor)
 
@@ -452,6 +453,7 @@ class Lobby:
     def stream_opened(self, game_id: str, viewer: object) -> None:
         if isinstance(viewer, int):
             self.present.setdefault(game_id, Counter())[viewer] += 1
+            self._publish(game_id)
 
     def stream_closed(self, game_id: str, viewer: object) -> None:
         if isinstance(viewer, int):
@@ -462,9 +464,25 @@ class Lobby:
                     del seen[viewer]
                 if not seen:
                     del self.present[game_id]
+                self._publish(game_id)
 
-    def present_seats(self, game_id: str) -> tuple[int, ...]:
-        return tuple(sorted(self.present.get(game_id, ())))
+    def _publish(self, game_id: str) -> None:
+        """Tell the other servers on the store (none on SQLite) which seats stream from here."""
+        if self.app.shared is not None:
+            self.app.shared.set_presence(game_id, frozenset(self.present.get(game_id, ())))
+
+    async def present_seats(self, *game_ids: str) -> dict[str, set[int]]:
+        """The seats of each game with an event stream open now, on this server or any other on
+        the store. Advisory: with the store away, this server's own."""
+        found = {g: set(self.present.get(g, ())) for g in game_ids}
+        if self.app.shared is not None and game_ids:
+            try:
+                elsewhere = await self.app.shared.present_seats(game_ids)
+            except StoreError:
+                elsewhere = {}
+            for g, seats in elsewhere.items():
+                found[g] |= seats
+        return found
 
     # ------------------------------------------------------------------ waiting for the deal
 
@@ -563,10 +581,11 @@ class Lobby:
         live = None
         if table is None or table.status is TableStatus.STARTED:
             live = await self.app.live(game_id)
-        return self._table_info(table, live)
+        return self._table_info(table, live, (await self.present_seats(game_id))[game_id])
 
-    def _table_info(self, table: TableRow | None, live: LiveGame | None) -> TableInfo:
-        present = set(self.present_seats(live.game_id if live else table.game_id))  # type: ignore[union-attr]
+    def _table_info(
+        self, table: TableRow | None, live: LiveGame | None, present: set[int]
+    ) -> TableInfo:
         if live is not None:
             record = live.record
             durable = live.durable

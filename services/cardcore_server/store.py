@@ -425,6 +425,17 @@ class SharedStore(EventStore, Protocol):
         """Give up this server's lease and games (a graceful stop: others take over at once)."""
         ...
 
+    def set_presence(self, game_id: str, seats: frozenset[int]) -> None:
+        """Publish, soon and in order, that ``seats`` of ``game_id`` hold an event stream on this
+        server now (empty: none does)."""
+        ...
+
+    async def present_seats(self, game_ids: Sequence[str]) -> dict[str, set[int]]:
+        """The seats of each of ``game_ids`` holding an event stream on any server with a live
+        lease, as published (this server's own latest changes may not be there yet); games with
+        none are left out."""
+        ...
+
 
 def open_store(db: str) -> EventStore:
     """The backend for ``--db``: ``postgresql://…`` (or ``postgres://…``) selects PostgreSQL
@@ -551,12 +562,13 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """The store's schema, as ``PRAGMA user_version`` records it: 1, the first service's tables
 (games, entries, rejections, tokens); 2, the compare-and-set heads; 3, the lobby's tables and
-invites, and the server's key. A store of an earlier version is brought forward at start (each
-step idempotent, so a store written before versions were recorded upgrades too); a store of a
-later version is refused."""
+invites, and the server's key; 4, PostgreSQL's ``presence`` (who streams from which server: a
+SQLite store has one server, which knows that in memory, so nothing changes there). A store of
+an earlier version is brought forward at start (each step idempotent, so a store written
+before versions were recorded upgrades too); a store of a later version is refused."""
 
 
 def _migrate(conn: sqlite3.Connection) -> None:

@@ -30,6 +30,13 @@ them into :meth:`~PostgresStore.watch` hints and the application re-reads the ga
 skips this process's own commits, a payload that does not parse hints every game, and so does a
 re-opened listener (notifications sent while it was down are lost).
 
+**Presence** (which seats hold an event stream open, for ``GetTable`` and ``GetView``): each
+server publishes the seats streaming from it as ``presence`` rows under its ``server_id``
+(:meth:`PostgresStore.set_presence`: written in order by one task, soon after each change), and
+a reader counts only the rows of servers whose lease is live, so a killed server's seats are
+absent within :data:`LEASE_TTL_S`. A server whose lease had lapsed when it renews it publishes
+all its rows again (others may have removed them meanwhile).
+
 **Reads** use a few connections of their own (``load`` and ``tail`` in one ``REPEATABLE READ``
 snapshot). Nothing here blocks the event loop: every call is psycopg's async API.
 """
@@ -177,6 +184,14 @@ CREATE TABLE IF NOT EXISTS schema_version(
     id INTEGER PRIMARY KEY CHECK (id = 1),
     version INTEGER NOT NULL
 );
+-- schema 4: who holds an event stream open on which server (presence)
+CREATE TABLE IF NOT EXISTS presence(
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    server_id TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat, server_id)
+);
+CREATE INDEX IF NOT EXISTS presence_server ON presence(server_id);
 """
 
 # Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
@@ -203,6 +218,8 @@ _SCHEMA_RELATIONS: Final = (
     "invites",
     "server_key",
     "schema_version",
+    "presence",
+    "presence_server",
 )
 _SCHEMA_CURRENT: Final = (
     "SELECT bool_and(to_regclass(r) IS NOT NULL) FROM unnest(%(relations)s::text[]) AS r"
@@ -254,9 +271,13 @@ SELECT version, pg_notify(%(channel)s, %(writer)s || ' ' || %(g)s || ' ' || vers
 """
 
 _RENEW: Final = """
-INSERT INTO servers(server_id, expires_at) VALUES (%s, now() + make_interval(secs => %s))
+WITH before AS (SELECT expires_at > now() AS live FROM servers WHERE server_id = %(me)s)
+INSERT INTO servers(server_id, expires_at) VALUES (%(me)s, now() + make_interval(secs => %(ttl)s))
 ON CONFLICT (server_id) DO UPDATE SET expires_at = excluded.expires_at
+RETURNING coalesce((SELECT live FROM before), false)
 """
+"""Extends the lease; returns whether it was still live (else others may have removed this
+server's presence rows, :data:`_FORGET_ABSENT`)."""
 _OWNED: Final = "SELECT game_id FROM games WHERE owner = %s AND end_line IS NULL"
 _CLAIM: Final = """
 WITH orphan AS (
@@ -282,6 +303,29 @@ SELECT g.version, g.end_line, g.owner,
 FROM games g WHERE g.game_id = %(g)s
 """
 _FORGET_DEAD: Final = "DELETE FROM servers WHERE expires_at < now() - interval '1 day'"
+_FORGET_ABSENT: Final = """
+DELETE FROM presence p WHERE NOT EXISTS (
+    SELECT 1 FROM servers s WHERE s.server_id = p.server_id
+    AND s.expires_at > now() - interval '10 seconds')
+"""
+"""The presence rows of servers gone for a while (readers already skip them once the lease
+lapses; the margin keeps a statement that started before a renewal from taking a live server's
+rows: a server back after longer than that publishes its rows again)."""
+_PRESENT: Final = """
+SELECT DISTINCT p.game_id, p.seat FROM presence p JOIN servers s ON s.server_id = p.server_id
+WHERE p.game_id = ANY(%s) AND s.expires_at > now()
+"""
+_UNPUBLISH: Final = (
+    "DELETE FROM presence WHERE server_id = %(me)s AND (%(all)s OR game_id = ANY(%(games)s))"
+)
+_PUBLISH: Final = """
+INSERT INTO presence(game_id, seat, server_id)
+SELECT u.g, u.s, %(me)s FROM unnest(%(g)s::text[], %(s)s::int[]) AS u(g, s)
+"""
+PRESENCE_RETRY_S: Final = 1.0
+"""How soon a presence publication that failed (the database away) is tried again."""
+PRESENCE_GC_EVERY: Final = 10
+"""Lease renewals between two sweeps of :data:`_FORGET_ABSENT`."""
 
 T = TypeVar("T")
 Conn = psycopg.AsyncConnection[Any]
@@ -418,6 +462,13 @@ class PostgresStore:
         self.on_commit: Callable[[int, float], None] | None = None
         self.sealer: Sealer = PLAINTEXT
         """Seals seeds and salts at rest (:mod:`.sealing`; the application sets it)."""
+        self._present: dict[str, frozenset[int]] = {}
+        """The seats holding an event stream on this server, by game (:meth:`set_presence`)."""
+        self._present_dirty: set[str] = set()
+        self._present_all = False
+        self._present_wake = asyncio.Event()
+        self._publisher: asyncio.Task[None] | None = None
+        self._renewals = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -447,7 +498,7 @@ class PostgresStore:
         try:
             await _upgrade_schema(conn)
             await conn.execute(_FORGET_DEAD)
-            await conn.execute(_RENEW, (self.server_id, LEASE_TTL_S))
+            await conn.execute(_RENEW, {"me": self.server_id, "ttl": LEASE_TTL_S})
         except psycopg.Error as exc:
             raise _unreachable(exc) from None
         finally:
@@ -459,12 +510,18 @@ class PostgresStore:
         except (TimeoutError, ConnectionError) as exc:
             await self.close()
             raise _unreachable(exc) from None
+        self._publisher = asyncio.create_task(self._publish_loop(), name="cardcore-pg-presence")
 
     async def close(self) -> None:
         """Let in-flight writes finish, then close every connection."""
         self._closing = True
         if self._inflight:
             await asyncio.gather(*self._inflight, return_exceptions=True)
+        if self._publisher is not None:
+            self._publisher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._publisher
+            self._publisher = None
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -663,7 +720,7 @@ class PostgresStore:
     async def delete_game(self, game_id: str) -> None:
         async def write(conn: Conn) -> None:
             async with conn.transaction():
-                for table in _GAME_TABLES:
+                for table in (*_GAME_TABLES, "presence"):
                     await conn.execute(f"DELETE FROM {table} WHERE game_id = %s", (game_id,))
 
         await self._writers.run(write, retry=False)
@@ -726,8 +783,17 @@ class PostgresStore:
     # ------------------------------------------------------------------ leases and owners
 
     async def renew_lease(self) -> set[str]:
+        self._renewals += 1
+        sweep = self._renewals % PRESENCE_GC_EVERY == 0
+
         async def renew(conn: Conn) -> set[str]:
-            await conn.execute(_RENEW, (self.server_id, LEASE_TTL_S))
+            cur = await conn.execute(_RENEW, {"me": self.server_id, "ttl": LEASE_TTL_S})
+            row = await cur.fetchone()
+            if row is not None and not row[0]:  # lapsed: our presence rows may be gone
+                self._present_all = True
+                self._present_wake.set()
+            if sweep:
+                await conn.execute(_FORGET_ABSENT)
             cur = await conn.execute(_OWNED, (self.server_id,))
             return {str(r[0]) for r in await cur.fetchall()}
 
@@ -748,8 +814,67 @@ class PostgresStore:
                     (self.server_id,),
                 )
                 await conn.execute("DELETE FROM servers WHERE server_id = %s", (self.server_id,))
+                await conn.execute("DELETE FROM presence WHERE server_id = %s", (self.server_id,))
 
         await self._writers.run(release, retry=False)
+
+    # ------------------------------------------------------------------ presence
+
+    def set_presence(self, game_id: str, seats: frozenset[int]) -> None:
+        if seats:
+            self._present[game_id] = seats
+        else:
+            self._present.pop(game_id, None)
+        self._present_dirty.add(game_id)
+        self._present_wake.set()
+
+    async def _publish_loop(self) -> None:
+        """Write this server's presence rows as :meth:`set_presence` changes them: each write
+        replaces the rows of the games changed since the last one (or all rows, after a lapsed
+        lease) with what is true now, so writes that fail are simply done again."""
+        while True:
+            await self._present_wake.wait()
+            self._present_wake.clear()
+            everything, self._present_all = self._present_all, False
+            games = sorted(self._present_dirty)
+            self._present_dirty.clear()
+            rows = [
+                (g, seat)
+                for g in (sorted(self._present) if everything else games)
+                for seat in sorted(self._present.get(g, ()))
+            ]
+            try:
+                await self._publish(everything, games, rows)
+            except StoreError as exc:
+                log.warning("presence_publish_failed", error=str(exc))
+                self._present_dirty.update(games)
+                self._present_all = self._present_all or everything
+                await asyncio.sleep(PRESENCE_RETRY_S)
+                self._present_wake.set()
+
+    async def _publish(
+        self, everything: bool, games: list[str], rows: list[tuple[str, int]]
+    ) -> None:
+        async def write(conn: Conn) -> None:
+            me = self.server_id
+            async with conn.transaction():
+                await conn.execute(_UNPUBLISH, {"me": me, "all": everything, "games": games})
+                if rows:
+                    await conn.execute(
+                        _PUBLISH, {"me": me, "g": [g for g, _ in rows], "s": [s for _, s in rows]}
+                    )
+
+        await self._writers.run(write, retry=False)
+
+    async def present_seats(self, game_ids: Sequence[str]) -> dict[str, set[int]]:
+        async def fetch(c: Conn) -> list[tuple[Any, ...]]:
+            cur = await c.execute(_PRESENT, (list(game_ids),))
+            return await cur.fetchall()
+
+        found: dict[str, set[int]] = {}
+        for game_id, seat in await self._read(fetch):
+            found.setdefault(str(game_id), set()).add(int(seat))
+        return found
 
     # ------------------------------------------------------------------ notifications
 

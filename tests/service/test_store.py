@@ -451,6 +451,51 @@ class TestPostgresStore(StoreContract):
 
         run(body())
 
+    def test_presence_follows_leases(self, factory: Factory, pg_url: str) -> None:
+        """Each server publishes its streaming seats; readers count only live leases; rows of a
+        server gone a while are swept, and that server publishes them again when it is back;
+        a graceful stop removes its rows."""
+        import psycopg
+
+        from cardcore_server import store_postgres
+
+        async def settled(store: SharedStore, gid: str, want: dict[str, set[int]]) -> None:
+            for _ in range(100):
+                if await store.present_seats([gid]) == want:
+                    return
+                await asyncio.sleep(0.02)
+            assert await store.present_seats([gid]) == want
+
+        async def body() -> None:
+            async with opened(factory) as a, opened(factory) as b:
+                assert isinstance(a, SharedStore) and isinstance(b, SharedStore)
+                gid = "f" * 32
+                a.set_presence(gid, frozenset({0, 2}))
+                b.set_presence(gid, frozenset({2}))
+                await settled(b, gid, {gid: {0, 2}})
+                a.set_presence(gid, frozenset({2}))
+                b.set_presence(gid, frozenset())
+                await settled(b, gid, {gid: {2}})
+                assert await a.present_seats(["0" * 32]) == {}
+                async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as c:
+                    await c.execute(
+                        "UPDATE servers SET expires_at = now() - interval '1 minute'"
+                        " WHERE server_id = %s",
+                        (a.server_id,),
+                    )
+                    assert await b.present_seats([gid]) == {}  # a's lease lapsed
+                    await c.execute(store_postgres._FORGET_ABSENT)
+                    cur = await c.execute(
+                        "SELECT count(*) FROM presence WHERE game_id = %s", (gid,)
+                    )
+                    assert (await cur.fetchone()) == (0,)  # swept
+                await a.renew_lease()  # back: it finds its lease had lapsed and publishes again
+                await settled(b, gid, {gid: {2}})
+                await a.release()
+                assert await b.present_seats([gid]) == {}
+
+        run(body())
+
     def test_unreachable_database_is_a_clean_error(self, pg_url: str) -> None:
         from cardcore_server.store_postgres import PostgresStore
 
