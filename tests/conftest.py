@@ -7,10 +7,11 @@
 
 1. ``-m "not solo"`` on two pytest-xdist workers (``-n 2 --dist loadgroup``). Every test has its
    own ports (0, or free ones the harness picks), ``tmp_path`` and PostgreSQL schema, so most
-   may run beside any other; an ``xdist_group`` keeps the rest on one worker, one at a time:
-   ``postgres``, every test on the PostgreSQL server (``pg_url``): NOTIFY, which carries the
-   stores' change hints, is per database, not per schema, so a test counting hints would see
-   another worker's.
+   may run beside any other. The tests on the PostgreSQL server (``pg_url``) run one at a time:
+   NOTIFY, which carries the stores' change hints, is per database, not per schema. The
+   ``pg_url`` fixture holds a lock for that (``tests/service/pg.py``); the ``xdist_group``
+   marked here would also keep them on one worker, but pytest 9.2 broke xdist 3.8's groups
+   (it can no longer rename the items it groups), so today they are spread like the rest.
 2. ``-m solo`` in one process, with the machine to itself: tests that hold timings to bounds
    (the scale-out tests mark themselves) and the browser tests (marked here: every test that
    drives Chromium, through tests/web's ``browser_ready`` fixture; they race bots in real time,

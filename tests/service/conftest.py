@@ -31,9 +31,9 @@ def fresh_server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A PostgreSQL URL with a fresh schema of this test's own (see :mod:`.pg`: skips when no
-    server is reachable, fails instead under ``CI``)."""
-    from .pg import scratch_schema
+    """A PostgreSQL URL with a fresh schema of this test's own, one such test at a time (see
+    :mod:`.pg`: skips when no server is reachable, fails instead under ``CI``)."""
+    from .pg import one_test_at_a_time, scratch_schema
 
-    with scratch_schema() as url:
+    with one_test_at_a_time(), scratch_schema() as url:
         yield url

@@ -4,11 +4,15 @@ fails: CI must never pass by skipping the PostgreSQL backend."""
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
@@ -60,6 +64,25 @@ def with_search_path(url: str, schema: str) -> str:
     query = [(k, v) for k, v in parse_qsl(parts.query) if k != "options"]
     query.append(("options", f"-csearch_path={schema}"))
     return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+@contextmanager
+def one_test_at_a_time() -> Iterator[None]:
+    """Hold this machine's lock on ``PG_URL`` (``flock``: released if the process dies).
+
+    Each test has a schema of its own, but NOTIFY, which carries the stores' change hints, and
+    the schema upgrade's advisory lock are per database, and the scale-out tests restart the
+    cluster. The tests on PostgreSQL therefore run one at a time, whichever xdist worker (or
+    other suite on this machine) runs them. ``--dist loadgroup`` was meant to do this, but under
+    pytest 9.2 xdist 3.8 can no longer rename the items it groups, so groups are ignored."""
+    digest = hashlib.sha256(PG_URL.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"cardcore-tests-pg-{digest}.lock"
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @contextmanager
