@@ -53,6 +53,9 @@ RETENTION_EVERY_S: Final = 3600.0
 MAX_MY_GAMES: Final = 50
 STREAM_POLL_S: Final = 0.5
 """How often a stream opened on a waiting table looks whether another server started it."""
+PRESENCE_READ_S: Final = 0.5
+"""How long an answer waits for the other servers' presence (a shared store) before it gives
+this server's own: GetView never otherwise waits on the store, and must not during an outage."""
 
 
 def invite_hash(code: str) -> str:
@@ -476,12 +479,16 @@ class Lobby:
         the store. Advisory: with the store away, this server's own."""
         found = {g: set(self.present.get(g, ())) for g in game_ids}
         if self.app.shared is not None and game_ids:
+            # shielded: a read cut short by the time-out runs to its end and gives its
+            # connection back in order (cancelling a query mid-flight would not)
+            read = asyncio.ensure_future(self.app.shared.present_seats(game_ids))
             try:
-                elsewhere = await self.app.shared.present_seats(game_ids)
-            except StoreError:
+                elsewhere = await asyncio.wait_for(asyncio.shield(read), PRESENCE_READ_S)
+            except (StoreError, TimeoutError):
+                read.add_done_callback(_ignore_outcome)
                 elsewhere = {}
-            for g, seats in elsewhere.items():
-                found[g] |= seats
+            for g in found:
+                found[g] |= elsewhere.get(g, set())
         return found
 
     # ------------------------------------------------------------------ waiting for the deal
@@ -716,3 +723,9 @@ def new_table(
         seats=tuple(TableSeat(o, False) for o in opens),
         watch_token=watch_token,
     )
+
+
+def _ignore_outcome(task: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a read nobody waits for any more (no "never retrieved" line)."""
+    if not task.cancelled():
+        task.exception()
