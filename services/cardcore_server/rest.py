@@ -519,14 +519,14 @@ def _rename(path: str) -> str:
     return path
 
 
-def _problem(
+def _problem_document(
     status: int,
     code: str,
     detail: str,
     violations: tuple[FieldViolation, ...] = (),
     metadata: Mapping[str, str] | None = None,
-) -> Response[Problem]:
-    body = Problem(
+) -> Problem:
+    return Problem(
         type=PROBLEM_TYPE + code,
         title=_TITLES.get(status, "Error"),
         status=status,
@@ -535,6 +535,16 @@ def _problem(
         errors=[FieldError(_rename(v.field), _rename_text(v.description)) for v in violations],
         metadata=dict(metadata or {}),
     )
+
+
+def _problem(
+    status: int,
+    code: str,
+    detail: str,
+    violations: tuple[FieldViolation, ...] = (),
+    metadata: Mapping[str, str] | None = None,
+) -> Response[Problem]:
+    body = _problem_document(status, code, detail, violations, metadata)
     headers = {"Retry-After": "1"} if status == 503 else None
     if status == 429:
         headers = {"Retry-After": str((metadata or {}).get("retry_after_s", "1"))}
@@ -698,15 +708,7 @@ def _closing_answer(status: int, code: str, detail: str) -> bytes:
     """A whole response that closes its connection, written by the connection layer itself
     (:mod:`.connections`: a deadline passed, the cap, the server stopping) when no request is
     there to answer: the same problem document every other error is."""
-    body = msgspec.json.encode(
-        Problem(
-            type=PROBLEM_TYPE + code,
-            title=_TITLES.get(status, "Error"),
-            status=status,
-            detail=detail,
-            code=code,
-        )
-    )
+    body = msgspec.json.encode(_problem_document(status, code, detail))
     retry = b"retry-after: 1\r\n" if status == 503 else b""
     phrase = {408: b"Request Timeout", 503: b"Service Unavailable"}.get(status, b"Error")
     head = (
