@@ -18,6 +18,7 @@ import contextlib
 import hmac
 import os
 import secrets
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -56,6 +57,13 @@ STREAM_POLL_S: Final = 0.5
 PRESENCE_READ_S: Final = 0.5
 """How long an answer waits for the other servers' presence (a shared store) before it gives
 this server's own: GetView never otherwise waits on the store, and must not during an outage."""
+PRESENCE_CACHED_MAX: Final = 4096
+"""Games kept in that memory before the expired ones are dropped."""
+PRESENCE_FRESH_S: Final = 0.25
+"""How long the other servers' presence, once read, answers for a game: the web table asks
+for its view after every entry, and every viewer of a game would otherwise cost the store a
+read per entry (a read that failed or timed out stands as "none" as long). This server's own
+streams are always current."""
 
 
 def invite_hash(code: str) -> str:
@@ -115,6 +123,8 @@ class Lobby:
         self._started: dict[str, asyncio.Event] = {}
         self._deadlines: dict[str, asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._elsewhere: dict[str, tuple[float, set[int]]] = {}
+        """Per game, the presence the store last gave, and until when (monotonic) it stands."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -478,17 +488,27 @@ class Lobby:
         """The seats of each game with an event stream open now, on this server or any other on
         the store. Advisory: with the store away, this server's own."""
         found = {g: set(self.present.get(g, ())) for g in game_ids}
-        if self.app.shared is not None and game_ids:
+        if self.app.shared is None:
+            return found
+        now = time.monotonic()
+        cached = self._elsewhere
+        stale = [g for g in found if cached.get(g, (0.0, set()))[0] <= now]
+        if stale:
             # shielded: a read cut short by the time-out runs to its end and gives its
             # connection back in order (cancelling a query mid-flight would not)
-            read = asyncio.ensure_future(self.app.shared.present_seats(game_ids))
+            read = asyncio.ensure_future(self.app.shared.present_seats(stale))
             try:
                 elsewhere = await asyncio.wait_for(asyncio.shield(read), PRESENCE_READ_S)
             except (StoreError, TimeoutError):
                 read.add_done_callback(_ignore_outcome)
                 elsewhere = {}
-            for g in found:
-                found[g] |= elsewhere.get(g, set())
+            if len(cached) > PRESENCE_CACHED_MAX:
+                self._elsewhere = cached = {g: c for g, c in cached.items() if c[0] > now}
+            until = time.monotonic() + PRESENCE_FRESH_S
+            for g in stale:
+                cached[g] = (until, elsewhere.get(g, set()))
+        for g in found:
+            found[g] |= cached[g][1]
         return found
 
     # ------------------------------------------------------------------ waiting for the deal

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from cardcore_server.lobby import PRESENCE_READ_S, Lobby
+from cardcore_server.lobby import PRESENCE_FRESH_S, PRESENCE_READ_S, Lobby
 from cardcore_server.store import StoreError
 
 
@@ -18,11 +18,13 @@ class Shared:
     def __init__(self, answer: Any) -> None:
         self.answer = answer
         self.published: list[tuple[str, frozenset[int]]] = []
+        self.reads: list[list[str]] = []
 
     def set_presence(self, game_id: str, seats: frozenset[int]) -> None:
         self.published.append((game_id, seats))
 
     async def present_seats(self, game_ids: Any) -> dict[str, set[int]]:
+        self.reads.append(list(game_ids))
         if self.answer == "hang":
             await asyncio.Event().wait()
         if self.answer == "fail":
@@ -53,5 +55,25 @@ def test_own_streams_merge_with_the_stores_and_an_outage_never_holds_an_answer()
                 ("g", frozenset({0})),
                 ("g", frozenset()),
             ]
+
+    asyncio.run(main())
+
+
+def test_the_stores_answer_stands_a_moment_and_own_streams_are_always_current() -> None:
+    """Every viewer's page asks for its view after every entry: the other servers' presence is
+    read once per game per PRESENCE_FRESH_S, not once per question."""
+
+    async def main() -> None:
+        shared = Shared({"g": {1}})
+        lobby = Lobby(SimpleNamespace(shared=shared))  # type: ignore[arg-type]
+        assert await lobby.present_seats("g") == {"g": {1}}
+        lobby.stream_opened("g", 0)
+        shared.answer = {"g": {2}}
+        assert await lobby.present_seats("g") == {"g": {0, 1}}  # own at once, the store's kept
+        assert await lobby.present_seats("g", "h") == {"g": {0, 1}, "h": set()}
+        assert shared.reads == [["g"], ["h"]]  # only the game not yet read
+        await asyncio.sleep(PRESENCE_FRESH_S + 0.05)
+        assert await lobby.present_seats("g") == {"g": {0, 2}}
+        assert shared.reads == [["g"], ["h"], ["g"]]
 
     asyncio.run(main())
