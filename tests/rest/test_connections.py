@@ -85,13 +85,6 @@ def problem(raw: bytes) -> tuple[int, dict[str, str], dict[str, object]]:
     return int(status_line.split()[1]), headers, json.loads(body)
 
 
-def records(server: RestServer) -> list[dict[str, object]]:
-    lines = server.log_text().splitlines()
-    strays = [line for line in lines if not line.startswith("{")]
-    assert not strays, strays[:10]  # no traceback, no "Task exception was never retrieved"
-    return [json.loads(line) for line in lines]
-
-
 def open_descriptors(server: RestServer) -> int:
     assert server.proc is not None
     return len(os.listdir(f"/proc/{server.proc.pid}/fd"))
@@ -135,7 +128,7 @@ def test_requests_that_arrive_too_slowly_meet_their_deadlines(tmp_path: Path) ->
         )
     finally:
         assert server.stop() == 0
-    lines = records(server)
+    lines = server.log_records()
     assert not [r for r in lines if r["level"] in ("warning", "error")]
     # The 20 bodies that timed out are logged as the 408 they were answered, not as hang-ups.
     timed_out = [r for r in lines if r.get("event") == "request" and r.get("code") == "408"]
@@ -220,7 +213,7 @@ def test_a_connection_flood_keeps_no_client_out(tmp_path: Path) -> None:
         for sock in held:
             sock.close()
         assert server.stop() == 0
-    lines = records(server)
+    lines = server.log_records()
     lowered = [r for r in lines if r.get("event") == "max_connections_lowered"]
     assert lowered and lowered[0]["now"] == cap, lowered
     text = server.log_text()
@@ -261,7 +254,7 @@ def test_a_stop_answers_requests_still_arriving_at_once(tmp_path: Path) -> None:
     assert b"event: closing" in closed[stream][0]
     for sock in [*heads, *bodies, stream]:
         sock.close()
-    lines = records(server)  # no ASGI traceback
+    lines = server.log_records()  # no ASGI traceback
     assert not [r for r in lines if r["level"] in ("warning", "error")], [
         r for r in lines if r["level"] in ("warning", "error")
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -112,6 +113,14 @@ class ServerProcess:
         except FileNotFoundError:
             return ""
 
+    def log_records(self) -> list[dict[str, Any]]:
+        """The log's lines, parsed, asserting first that every one is JSON (no traceback, no
+        "Task exception was never retrieved", nothing a library printed on its own)."""
+        lines = self.log_text().splitlines()
+        strays = [line for line in lines if not line.startswith("{")]
+        assert not strays, strays[:10]
+        return [json.loads(line) for line in lines]
+
 
 def stub(target: str) -> tuple[grpc.Channel, Any]:
     channel = grpc.insecure_channel(target)
@@ -146,8 +155,6 @@ def create(
 
 
 def command(kind: str, **fields: Any) -> pb.GameValue:
-    import json
-
     data = {"kind": kind, **fields}
     return pb.GameValue(kind=kind, json=json.dumps(data, sort_keys=True, separators=(",", ":")))
 
