@@ -28,6 +28,7 @@ from .engine import (
     Viewer,
     parse_viewer,
     rule_flags,
+    seats_phrase,
 )
 from .errors import CardcoreError, CorruptLog
 from .match import Match
@@ -80,10 +81,9 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     for entry in catalogue:
         aliases = f" (alias {', '.join(entry['aliases'])})" if entry["aliases"] else ""
-        lo, hi = entry["seats"]
         print(
             f"{entry['name']}{aliases} — {entry['title']}, rules_version {entry['rules_version']}, "
-            f"{lo}–{hi} seats{', real-time' if entry['realtime'] else ''}",
+            f"{seats_phrase(*entry['seats'])}{', real-time' if entry['realtime'] else ''}",
             file=out,
         )
         for f in entry["flags"]:

@@ -81,6 +81,7 @@ from ..engine import (
     check_rules,
     check_seat,
     flag,
+    seats_phrase,
 )
 from ..errors import InvalidPosition, InvalidSeat, InvalidSetup, RejectCode, Rejected
 from ..rng import shuffled
@@ -1775,7 +1776,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     info = GAME.info
     if type(n) is not int or not info.min_seats <= n <= info.max_seats:
         raise InvalidPosition(
-            "setup", f"Palace takes {info.min_seats} to {info.max_seats} seats, got {n!r}"
+            "setup", f"Palace takes {seats_phrase(info.min_seats, info.max_seats)}, got {n!r}"
         )
     rules = setup.rules
     k = rules.cards_per_area
@@ -2074,7 +2075,7 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     info = GAME.info
     if not info.min_seats <= n <= info.max_seats:
         raise InvalidPosition(
-            "hands", f"Palace takes {info.min_seats} to {info.max_seats} seats, got {n}"
+            "hands", f"Palace takes {seats_phrase(info.min_seats, info.max_seats)}, got {n}"
         )
     up = nt.parse_per_seat(up_t, "up", nt.parse_cards)
     down = nt.parse_per_seat(down_t, "down", nt.parse_cards)

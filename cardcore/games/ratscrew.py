@@ -47,6 +47,7 @@ from ..engine import (
     check_rules,
     check_seat,
     flag,
+    seats_phrase,
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import double_or_sandwich, next_holder, next_in_game
@@ -1220,7 +1221,9 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
     stacks = nt.parse_per_seat(stacks_t, "stacks", nt.parse_cards)
     n = len(stacks)
     if not MIN_SEATS <= n <= MAX_SEATS:
-        raise InvalidPosition("stacks", f"ratscrew takes {MIN_SEATS}..{MAX_SEATS} seats, got {n}")
+        raise InvalidPosition(
+            "stacks", f"ratscrew takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n}"
+        )
     if rules is None:
         rules = Rules()
     elif not isinstance(rules, Rules):

@@ -54,6 +54,7 @@ from ..engine import (
     check_rules,
     check_seat,
     flag,
+    seats_phrase,
 )
 from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
 from ..kit import double_or_sandwich, next_holder, next_in_game
@@ -854,7 +855,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     n = setup.seats
     if type(n) is not int or not MIN_SEATS <= n <= MAX_SEATS:
         raise InvalidPosition(
-            "setup", f"Slapjack takes {MIN_SEATS} to {MAX_SEATS} seats, got {n!r}"
+            "setup", f"Slapjack takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n!r}"
         )
     stacks = state.stacks
     if type(stacks) is not tuple or len(stacks) != n:
@@ -992,7 +993,9 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     stacks = nt.parse_per_seat(fields[0], "stacks", nt.parse_cards)
     n = len(stacks)
     if not MIN_SEATS <= n <= MAX_SEATS:
-        raise InvalidPosition("stacks", f"Slapjack takes {MIN_SEATS} to {MAX_SEATS} seats, got {n}")
+        raise InvalidPosition(
+            "stacks", f"Slapjack takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n}"
+        )
     pile = nt.parse_cards(fields[1], "pile")
     by_text = fields[2]
     played_by = (

@@ -28,7 +28,14 @@ from typing import Any, Final
 import structlog
 
 from cardcore import codec, registry
-from cardcore.engine import DEFAULT_EVENT_LIMIT, Outcome, Role, Viewer, rule_flags
+from cardcore.engine import (
+    DEFAULT_EVENT_LIMIT,
+    Outcome,
+    Role,
+    Viewer,
+    rule_flags,
+    seats_phrase,
+)
 from cardcore.errors import DecodeError, InvalidSetup, Rejected, UnknownGame
 from cardcore.kit import Resign
 from cardcore.log import SALT_BYTES, commitment, dumps
@@ -628,7 +635,9 @@ class Application:
             raise invalid("game", f"unknown game; known: {known}") from None
         lo, hi = game.info.min_seats, game.info.max_seats
         if not lo <= len(spec.seats) <= hi:  # first: the count bounds every later loop
-            raise invalid("seats", f"{game.name} takes {lo} to {hi} seats, got {len(spec.seats)}")
+            raise invalid(
+                "seats", f"{game.name} takes {seats_phrase(lo, hi)}, got {len(spec.seats)}"
+            )
         if len(spec.timeouts_ms) > MAX_TIMEOUTS:
             raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         rules = _parse_json_object(spec.rules_json, "rules_json")

@@ -6,7 +6,13 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from cardcore.cli import DASHED_VALUES, attach_values, main
+from cardcore.engine import Role
+from cardcore.errors import InvalidPosition
+from cardcore.match import Match
+from cardcore.registry import get_game
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -107,3 +113,31 @@ def test_a_server_key_may_begin_with_a_dash(tmp_path: Path, capsys: object) -> N
         "x",
     ]
     assert attach_values(["--server-key"], DASHED_VALUES) == ["--server-key"]
+
+
+# --------------------------------------------------------------------------- issue 21, item 10
+
+
+def test_a_fixed_seat_count_reads_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    """ "spit takes 2 to 2 seats" read as a slip: a game of one seat count says "exactly", and
+    every message and listing says a range one way (engine.seats_phrase)."""
+    code, _ = run("simulate", "spit", "--seats", "3")
+    assert code == 2 and "spit takes exactly 2 seats, got 3" in capsys.readouterr().err
+    code, _ = run("simulate", "ratscrew", "--seats", "9")
+    assert code == 2 and "ratscrew takes 2 to 8 seats, got 9" in capsys.readouterr().err
+    _, listing = run("games")
+    assert "spit — Spit, rules_version" in listing and "2–2" not in listing
+    assert next(line for line in listing.splitlines() if line.startswith("spit ")).endswith(
+        "exactly 2 seats, real-time"
+    )
+
+
+@pytest.mark.parametrize(("name", "field"), [("ratscrew", 1), ("slapjack", 1), ("palace", 2)])
+def test_a_position_of_one_seat_says_how_many_the_game_takes(name: str, field: int) -> None:
+    game = get_game(name)
+    match = Match(game, game.make_setup(2, 1), game_id=None)
+    assert game.format_position is not None and game.parse_position is not None
+    fields = game.format_position(match.state, Role.REFEREE).split(" ")
+    fields[field] = fields[field].split("/")[0]  # one seat's part of a per-seat field
+    with pytest.raises(InvalidPosition, match=r"takes 2 to 8 seats, got 1$"):
+        game.parse_position(" ".join(fields), None)
