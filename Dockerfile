@@ -2,28 +2,31 @@
 # runs as an unprivileged user. Untested on the build machine (it has no container runtime):
 # tests/unit/test_deploy.py checks this file statically.
 
-# The web table's Pyodide runtime, from npm as package-lock.json pins it: the wheel build
-# (hatch_build.py) copies it into the package and refuses to build without it.
-FROM node:22-slim AS web
-WORKDIR /src
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
-
+# The three distributions of the repository, as wheels: the engine, the client with the gRPC stubs
+# and the service. The service's wheel build (services/hatch_build.py) takes the web table's
+# Pyodide runtime from the npm registry (the tarball package-lock.json pins, every file checked
+# against its hash): no Node stage. Pass --build-arg npm_config_registry=URL for a mirror.
 FROM python:3.12-slim AS build
 WORKDIR /src
-COPY --from=web /src/node_modules/pyodide ./node_modules/pyodide
-COPY pyproject.toml README.md LICENSE CHANGELOG.md hatch_build.py ./
+COPY pyproject.toml README.md LICENSE CHANGELOG.md ./
 COPY cardcore ./cardcore
-COPY services ./services
 COPY clients/python ./clients/python
 COPY proto ./proto
-RUN pip install --no-cache-dir build && python -m build --wheel --outdir /wheels
+COPY services ./services
+ARG npm_config_registry=https://registry.npmjs.org/
+RUN pip install --no-cache-dir build \
+    && for dist in . clients/python services; do \
+        python -m build --wheel --outdir /wheels "$dist" || exit 1; \
+    done
 
 FROM python:3.12-slim
 RUN useradd --create-home --uid 10001 cardcore && mkdir -p /var/lib/cardcore \
     && chown cardcore /var/lib/cardcore
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir "$(ls /wheels/cardcore-*.whl)[postgres]" && rm -rf /wheels
+# the wheel files by name: the engine and the client come from this build, never from an index
+RUN pip install --no-cache-dir /wheels/cardcore-*.whl /wheels/cardcore_client-*.whl \
+        "$(ls /wheels/cardcore_server-*.whl)[postgres]" \
+    && rm -rf /wheels
 USER cardcore
 WORKDIR /var/lib/cardcore
 EXPOSE 50051 50052

@@ -3,8 +3,8 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-# The service's generated stubs (never committed) and the local buf install (npm ci).
-PB := services/cardcore_server/_pb/__init__.py
+# The generated gRPC stubs (never committed) and the local buf install (npm ci).
+PB := clients/python/cardcore_proto/__init__.py
 NODE_STAMP := node_modules/.installed-stamp
 # The Node client (clients/node): its own package and lockfile (npm ci).
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
@@ -14,18 +14,21 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 setup: $(STAMP) $(PB)
 
-$(STAMP): pyproject.toml
+# The repository's three distributions, editable: the engine (.), the Python client with the
+# stubs (clients/python) and the service (services), with the dev tools (pyproject.toml's
+# dependency group; pip 25.1 or later reads it).
+$(STAMP): pyproject.toml clients/python/pyproject.toml services/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e . -e clients/python -e 'services[postgres]' --group dev
 	touch $(STAMP)
 
 ## proto: regenerate the Python stubs of proto/ with the pinned grpcio-tools
 proto: $(STAMP)
-	$(BIN)/python services/cardcore_server/_protogen.py
+	$(BIN)/python clients/python/_protogen.py
 
-$(PB): $(STAMP) $(wildcard proto/cardcore/v1/*.proto) services/cardcore_server/_protogen.py
-	$(BIN)/python services/cardcore_server/_protogen.py
+$(PB): $(STAMP) $(wildcard proto/cardcore/v1/*.proto) clients/python/_protogen.py
+	$(BIN)/python clients/python/_protogen.py
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -38,7 +41,7 @@ $(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json
 ## serve: the gRPC and REST server with the embedded SQLite store, kept out of the source tree
 ## (SERVE_DB, default ~/.local/share/cardcore/cardcore.db); SERVE_ARGS=... to add flags
 SERVE_DB ?= $(HOME)/.local/share/cardcore/cardcore.db
-serve: $(STAMP) $(PB)
+serve: $(STAMP) $(PB) web-vendor
 	mkdir -p "$(dir $(SERVE_DB))"
 	$(BIN)/cardcore serve --db "$(SERVE_DB)" $(SERVE_ARGS)
 
@@ -59,9 +62,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check cardcore services clients tests benchmarks tools
 	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools
 
+# Each distribution's build hook is a top-level `hatch_build` module: checked one at a time.
 typecheck: $(STAMP) $(PB)
 	$(BIN)/mypy --strict cardcore
-	$(BIN)/mypy --strict services clients/python
+	$(BIN)/mypy --strict services/cardcore_server clients/python/cardcore_client clients/python/_protogen.py
+	$(BIN)/mypy --strict services/hatch_build.py
+	$(BIN)/mypy --strict clients/python/hatch_build.py
 
 buflint: $(NODE_STAMP)
 	node_modules/.bin/buf lint
@@ -79,14 +85,12 @@ test: check pytest nodetest docs
 docs: $(STAMP) $(PB)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
 
-## web-vendor: the Pyodide runtime (npm `pyodide`) copied into the package, where `cardcore
-## serve` serves it to the web table (/web/pyodide/) and wheels ship it; a checkout without the
-## copy serves node_modules/pyodide
-PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
-WEB_VENDOR := services/cardcore_server/web/vendor/pyodide
-web-vendor: $(NODE_STAMP)
-	mkdir -p $(WEB_VENDOR)
-	cd node_modules/pyodide && cp $(PYODIDE_FILES) $(abspath $(WEB_VENDOR))/
+## web-vendor: the web table's Pyodide runtime (npm `pyodide`, as package-lock.json pins it) in
+## the service's package, where `cardcore serve` serves it (/web/pyodide/) and wheels ship it:
+## from node_modules/pyodide after `npm ci`, else downloaded from the npm registry (no Node
+## needed), every file checked against the pin (services/cardcore_server/pyodide_runtime.py)
+web-vendor: $(STAMP)
+	$(BIN)/python services/cardcore_server/pyodide_runtime.py
 
 # Two runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
 # pytest-xdist workers, then the `solo` ones (timings held to bounds; the browser tests) in one
@@ -121,4 +125,4 @@ bench: $(STAMP)
 		-p no:cacheprovider -o testpaths=benchmarks
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules clients/node/node_modules services/cardcore_server/_pb
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules clients/node/node_modules clients/python/cardcore_proto services/cardcore_server/web/vendor

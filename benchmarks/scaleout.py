@@ -12,7 +12,7 @@ the servers from a ``git archive`` of that revision (e.g. to compare two commits
 the last commit while the working tree is being edited); by default they run this checkout's
 working tree as it is. Run it on an otherwise idle machine: the header warns when the whole
 machine was busier than our processes, or when PostgreSQL restarted during the run.
-Stdlib + the cardcore venv only (grpcio, psycopg, the generated stubs ``cardcore_server._pb``); it
+Stdlib + the cardcore venv only (grpcio, psycopg, the generated stubs ``cardcore_proto``); it
 talks to the servers through the public gRPC API only, so it runs against any version of the
 service that keeps the proto.
 
@@ -93,7 +93,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_PG = os.environ.get(

@@ -37,8 +37,8 @@ import pytest
 from cardcore import registry
 from cardcore.match import Match
 from cardcore_client import Client
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.service.helpers import ServerProcess

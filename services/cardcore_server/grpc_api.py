@@ -23,9 +23,9 @@ from google.protobuf import any_pb2, message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from cardcore.engine import Outcome
+from cardcore_proto import game_service_pb2 as pb
 
 from . import logs
-from ._pb import game_service_pb2 as pb
 from .app import MAX_SEATS, MAX_TIMEOUTS, Application, GameSpec, StreamBatch, request_fields
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
 from .lobby import TableInfo

@@ -439,13 +439,15 @@ class SharedStore(EventStore, Protocol):
 
 def open_store(db: str) -> EventStore:
     """The backend for ``--db``: ``postgresql://…`` (or ``postgres://…``) selects PostgreSQL
-    (needs ``cardcore[postgres]``); ``sqlite:PATH`` or a plain path selects SQLite."""
+    (needs the ``postgres`` extra: ``cardcore-server[postgres]``); ``sqlite:PATH`` or a plain path
+    selects SQLite."""
     if db.startswith(("postgresql://", "postgres://")):
         try:
             from .store_postgres import PostgresStore
         except ImportError:
             raise ValueError(
-                "a postgresql:// database needs psycopg: install cardcore[postgres]"
+                "a postgresql:// database needs psycopg, the service's postgres extra: from a "
+                "clone, pip install './services[postgres]'"
             ) from None
         return PostgresStore(db)
     db = db.removeprefix("sqlite:")

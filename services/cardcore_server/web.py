@@ -5,9 +5,9 @@ through the public REST API and its event stream, like any other client. Besides
 files the server hands it two things it needs to check games without trusting the server:
 
 * ``/web/pyodide/…`` — the Pyodide runtime (CPython compiled to WebAssembly) from the npm
-  ``pyodide`` package: copied into ``web/vendor/pyodide`` at packaging time
-  (``make web-vendor``), or read from the checkout's ``node_modules/pyodide`` (``npm ci``), or
-  from ``CARDCORE_PYODIDE_DIR``;
+  ``pyodide`` package (:mod:`.pyodide_runtime`: the pin, and how a build or ``make web-vendor``
+  fills ``web/vendor/pyodide``), or from ``CARDCORE_PYODIDE_DIR``, or the checkout's
+  ``node_modules/pyodide``; without one it answers 404 with what to do, and the page says so;
 * ``/web/cardcore.zip`` — the ``cardcore`` package's own sources (stdlib-only), zipped once,
   which the page unpacks into Pyodide to run :func:`cardcore.log.verify` and
   :func:`cardcore.log.check_copy` on its receipts and the final log.
@@ -32,19 +32,12 @@ from litestar.enums import ScopeType
 from litestar.params import FromPath
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import pyodide_runtime
+
 WEB_DIR: Final = Path(__file__).with_name("web")
 """The frontend's files (index.html, js/, css, svg)."""
-VENDOR_PYODIDE: Final = WEB_DIR / "vendor" / "pyodide"
-"""Where the packaging step copies the Pyodide runtime (``make web-vendor``)."""
-PYODIDE_FILES: Final = (
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-)
+PYODIDE_FILES: Final = tuple(pyodide_runtime.FILES)
 """The runtime files the page loads (``loadPyodide`` fetches exactly these)."""
-PYODIDE_ENV: Final = "CARDCORE_PYODIDE_DIR"
 WEB_PREFIX: Final = "/web"
 API_PREFIX: Final = "/v1"
 
@@ -80,11 +73,9 @@ def pyodide_dir() -> Path | None:
     """Where the Pyodide runtime is: ``$CARDCORE_PYODIDE_DIR``, the copy inside the package,
     or the checkout's ``node_modules/pyodide``; None when none holds it."""
     candidates: list[Path] = []
-    if os.environ.get(PYODIDE_ENV):
-        candidates.append(Path(os.environ[PYODIDE_ENV]))
-    candidates.append(VENDOR_PYODIDE)
-    # a source checkout: services/cardcore_server/web.py -> <root>/node_modules/pyodide
-    candidates.append(Path(__file__).resolve().parents[2] / "node_modules" / "pyodide")
+    if os.environ.get(pyodide_runtime.ENV):
+        candidates.append(Path(os.environ[pyodide_runtime.ENV]))
+    candidates += [pyodide_runtime.VENDOR, pyodide_runtime.CHECKOUT_NODE_MODULES]
     for path in candidates:
         if (path / "pyodide.asm.wasm").is_file():
             return path
@@ -119,8 +110,15 @@ def _file(path: Path, *, cache: str) -> Response[bytes]:
     return Response(path.read_bytes(), media_type=media, headers=headers)
 
 
-def _not_found() -> Response[bytes]:
-    return Response(b"not found\n", status_code=404, media_type="text/plain", headers=_HEADERS)
+RUNTIME_MISSING: Final = (
+    "this server has no Pyodide runtime, so the page cannot check games: "
+    "run `make web-vendor` in its checkout (or `npm ci`), or set CARDCORE_PYODIDE_DIR"
+)
+
+
+def _not_found(why: str = "not found") -> Response[bytes]:
+    body = (why + "\n").encode()
+    return Response(body, status_code=404, media_type="text/plain", headers=_HEADERS)
 
 
 def _inside(base: Path, rel: str) -> Path | None:
@@ -159,8 +157,10 @@ def static(path: FromPath[str]) -> Response[bytes]:
     if rel.startswith("pyodide/"):
         base = pyodide_dir()
         name = rel.removeprefix("pyodide/")
-        if base is None or name not in PYODIDE_FILES:
+        if name not in PYODIDE_FILES:
             return _not_found()
+        if base is None:
+            return _not_found(RUNTIME_MISSING)
         return _file(base / name, cache="public, max-age=86400")
     if rel.startswith("vendor/"):
         return _not_found()

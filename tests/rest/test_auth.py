@@ -17,8 +17,8 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 from .helpers import RestServer, bearer, create
 

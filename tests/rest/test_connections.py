@@ -17,8 +17,8 @@ import grpc
 import httpx
 import pytest
 
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 from cardcore_server.connections import FD_RESERVE
 
 from .helpers import RestServer, bearer, create

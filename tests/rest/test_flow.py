@@ -13,8 +13,8 @@ import httpx
 
 from cardcore import codec, registry
 from cardcore import log as clog
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 from .helpers import Event, RestServer, bearer, create, sse_events
 

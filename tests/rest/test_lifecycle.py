@@ -23,8 +23,8 @@ from grpc_status import rpc_status
 
 from cardcore import log as clog
 from cardcore import registry
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 from .helpers import Event, RestServer, bearer, sse_events
 

@@ -14,8 +14,8 @@ from typing import Any, Self
 
 import grpc
 
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 READY_TIMEOUT_S = 30.0
 

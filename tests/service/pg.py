@@ -35,7 +35,7 @@ def _unreachable_reason() -> str | None:
     try:
         import psycopg
     except ImportError:
-        return "psycopg is not installed (pip install -e '.[dev]')"
+        return "psycopg is not installed (make setup installs it)"
     try:
         with psycopg.connect(PG_URL, connect_timeout=3) as conn:
             conn.execute("SELECT 1")

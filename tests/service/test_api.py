@@ -16,7 +16,7 @@ from grpc_status import rpc_status
 
 from cardcore import log as clog
 from cardcore import registry
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess, auth, command, create, stub
 

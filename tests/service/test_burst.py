@@ -18,8 +18,8 @@ import grpc
 import pytest
 
 from cardcore_client import Client
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 from .helpers import ServerProcess
 

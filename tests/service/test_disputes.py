@@ -23,7 +23,7 @@ from cardcore import log as clog
 from cardcore.errors import CorruptLog
 from cardcore.rng import DERIVATION, derive_deal_seed
 from cardcore_client import Client, GameClient, Rejection
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess
 

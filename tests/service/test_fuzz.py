@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess, auth, create, stub
 

@@ -17,7 +17,7 @@ import pytest
 
 from cardcore import codec, registry
 from cardcore import log as clog
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess, auth, create, stub
 

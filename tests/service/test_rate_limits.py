@@ -11,7 +11,7 @@ import grpc
 import httpx
 import pytest
 
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 from cardcore_server.errors import ServiceError
 from cardcore_server.limits import Limiter, RateLimits
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import grpc
 
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 from cardcore_server.server import ServerOptions, start
 
 from .helpers import auth, command, hang_store_commits

@@ -6,7 +6,7 @@ games do not write one info line per card."""
 
 from __future__ import annotations
 
-from cardcore_server._pb import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess, auth, create, stub
 

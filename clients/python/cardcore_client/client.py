@@ -2,8 +2,8 @@
 
 Errors come back as :class:`Rejection` (the game's ``RejectCode`` in ``code``) or
 :class:`CallError` (``status`` = the gRPC code name, ``reason`` from the ``ErrorInfo``, ``fields``
-from the ``BadRequest``). The stubs are the ones generated for the server
-(``cardcore_server._pb``), shipped in the same wheel.
+from the ``BadRequest``). The stubs are generated from ``proto/`` into ``cardcore_proto``, which
+this client's distribution (``cardcore-client``) ships and the server imports too.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any, Final
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
-from cardcore_server._pb import game_service_pb2 as pb
-from cardcore_server._pb import game_service_pb2_grpc as pb_grpc
+from cardcore_proto import game_service_pb2 as pb
+from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 ENTROPY_BYTES: Final = 16
 """What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed")."""
