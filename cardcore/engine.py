@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
-from . import codec, commands
+from . import codec
 from .cards import Card
 from .errors import DecodeError, InvalidSeat, InvalidSetup
 from .rng import MAX_SEED, Rng
@@ -87,32 +87,12 @@ class Termination(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game as data. ``losers`` matters where the game names one (Palace).
-
-    ``str(outcome)`` is one line in the log's words, e.g. ``"out of cards: seat 0 wins"``,
-    ``"out of cards: seats 2, 0 win; seat 1 loses"`` (seats in the outcome's order, best first),
-    ``"target score: seat 1 wins; scores 3/5"`` (per seat, seat 0 first, as in the notation),
-    ``"event limit: no winner"``. Two different outcomes never read alike; ``repr`` reads back."""
+    """The end of a game as data. ``losers`` matters where the game names one (Palace)."""
 
     termination: Termination
     winners: tuple[int, ...] = ()
     losers: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
-
-    def __str__(self) -> str:
-        parts = [_seats_phrase(self.winners, "wins", "win") if self.winners else "no winner"]
-        if self.losers:
-            parts.append(_seats_phrase(self.losers, "loses", "lose"))
-        if self.scores:
-            parts.append("scores " + "/".join(str(s) for s in self.scores))
-        return f"{self.termination.value.replace('_', ' ')}: {'; '.join(parts)}"
-
-
-def _seats_phrase(seats: Sequence[int], one: str, many: str) -> str:
-    """``"seat 0 wins"``, ``"seats 2, 0 win"``."""
-    if len(seats) == 1:
-        return f"seat {seats[0]} {one}"
-    return f"seats {', '.join(str(s) for s in seats)} {many}"
 
 
 # --------------------------------------------------------------------------- rules and setup
@@ -257,9 +237,8 @@ def with_setup(state: S, setup: Setup[Any]) -> S:
 
 @functools.cache
 def _int_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a command class declared ``int`` (or ``int | None``); none for a class that
-    checks its fields' types at construction (:func:`cardcore.kit.command`)."""
-    if not dataclasses.is_dataclass(cls) or commands.syntax_of(cls) is not None:
+    """The fields of a command class declared ``int`` (or ``int | None``)."""
+    if not dataclasses.is_dataclass(cls):
         return ()
     hints = get_type_hints(cls)
     return tuple(
@@ -273,8 +252,7 @@ def check_command(command: object) -> None:
     """Refuse a command whose integer field holds a ``bool``: ``True == 1`` would pass every
     rule, then the log would record ``true`` where a number belongs and fail ``verify``.
     Raises :class:`DecodeError` naming ``command.<field>`` (a JSON command never gets here:
-    the codec refuses it first; a command of :func:`cardcore.kit.command` neither: its
-    constructor refused it)."""
+    the codec refuses it first)."""
     for name in _int_fields(cast(type, type(command))):
         if type(getattr(command, name)) is bool:
             raise DecodeError(f"command.{name}", "expected an integer, got bool")
@@ -401,32 +379,6 @@ class Game(Generic[S, C, E, V, R]):
         if self.check_setup is not None:
             self.check_setup(setup)
 
-    def parse_command(self, state: S, seat: int, text: str) -> C:
-        """The command ``text`` describes in this game's command syntax (docs/notation.md#commands),
-        e.g. ``"play 4S 4H"`` in Palace, ``"slap epoch 3"`` in Egyptian Ratscrew; the inverse of
-        :meth:`format_command`. ``state`` and ``seat`` are where it would be played: ``seat``
-        must be a seat of it (:class:`~cardcore.errors.InvalidSeat`) and each card one of its
-        setup's decks. Raises :class:`~cardcore.commands.CommandSyntaxError` (a ``ValueError``)
-        quoting the text and saying what was expected. Whether the command is legal there is
-        :attr:`decide`'s to say, as for any command."""
-        setup: Setup[Any] = state.setup  # type: ignore[attr-defined]
-        check_seat(setup.seats, seat)
-        texts = _command_texts(self.name, self.command_types)
-        return texts.parse(text, frozenset(self.deck(setup)))  # type: ignore[no-any-return]
-
-    def format_command(self, command: C) -> str:
-        """``command`` in this game's command syntax: the text :meth:`parse_command` reads back
-        as ``command`` (also ``str(command)``). Raises ``TypeError`` for a value that is not
-        one of this game's commands."""
-        if type(command) not in self.command_types:
-            raise TypeError(f"not a {self.name} command: {command!r:.80}")
-        return commands.format_command(command)
-
-    @property
-    def command_usage(self) -> str:
-        """Every command's syntax, ``|``-separated: ``"play | slap [epoch EXPECT_EPOCH] ..."``."""
-        return _command_texts(self.name, self.command_types).usage
-
     def decode_command(self, data: codec.JSON, path: str = "command") -> C:
         """A command of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.command_types))(data, path)  # type: ignore[no-any-return]
@@ -434,12 +386,6 @@ class Game(Generic[S, C, E, V, R]):
     def decode_event(self, data: codec.JSON, path: str = "event") -> E:
         """An event of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.event_types))(data, path)  # type: ignore[no-any-return]
-
-
-@functools.cache
-def _command_texts(game: str, command_types: tuple[type, ...]) -> commands.CommandTexts:
-    """A game's commands by verb, compiled once per game."""
-    return commands.CommandTexts(game, command_types)
 
 
 @functools.cache
