@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
@@ -26,6 +27,7 @@ from .engine import (
     Setup,
     Termination,
     Viewer,
+    check_seat,
     parse_viewer,
     rule_flags,
     seats_phrase,
@@ -46,6 +48,8 @@ EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
 EXIT_UNREVEALED = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports `tool | head` for a C tool
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -376,14 +380,34 @@ def _who(entry: log.LogLine) -> str:
     return "deal" if by is None else f"aborted by the host ({by})"
 
 
+def _check_replay_args(lines: list[log.LogLine], args: argparse.Namespace) -> Viewer | None:
+    """``--as`` and ``--at`` held against the log, before anything is printed: a narration
+    followed by a refusal reads as if the narration were the answer."""
+    header = lines[0] if lines else {}
+    if header.get("type") != "header":
+        raise CorruptLog(None, "empty log" if not lines else "the first line is not a header")
+    setup = header.get("setup")
+    seats = setup.get("seats") if isinstance(setup, dict) else None
+    if type(seats) is not int:
+        raise CorruptLog(None, "the header's setup has no seat count")
+    viewer = None if args.as_ is None else parse_viewer(args.as_)
+    if isinstance(viewer, int):
+        check_seat(seats, viewer)
+    last = lines[-1].get("seq") if len(lines) > 1 else None
+    if args.at is not None and isinstance(last, int) and args.at > last:
+        raise ValueError(f"--at {args.at} is past the end of the log: its last seq is {last}")
+    if args.at is not None and last is None:
+        raise ValueError(f"--at {args.at}: the log has no entries yet")
+    return viewer
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     lines = _read_log(args.log)
-    game = get_game(str(lines[0].get("game"))) if lines else None
-    if game is None:
-        raise CorruptLog(None, "empty log")
+    asked = _check_replay_args(lines, args)
+    game = get_game(str(lines[0].get("game")))
     if log.copy_of(lines) is not None:
         return _replay_copy(game, lines, args, out)
-    viewer = parse_viewer(args.as_ or Role.REFEREE.value)
+    viewer = Role.REFEREE if asked is None else asked
     start_ms: int | None = None
     last_state = None
     for step in log.replay(lines):
@@ -460,27 +484,134 @@ def _replay_copy(
 # --------------------------------------------------------------------------- main
 
 
+def whole_number(low: int, high: int | None = None, span: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` (to ``high``); a value out of range is
+    a usage error naming the option (exit 2), never a run that quietly does nothing."""
+    span = span or (f"{low} or more" if high is None else f"{low} to {high}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
+        return value
+
+    return parse
+
+
+SEED: Final = whole_number(0, MAX_SEED, "in [0, 2**64)")
+
+
+def _add_simulate(sub: Any) -> None:
+    s = sub.add_parser(
+        "simulate",
+        help="play seeded bot games and report how they ended",
+        description="Play seeded games between bots and report how they ended. The same "
+        "command always plays the same games. Exit 0 when every game finished, 1 when some "
+        "ended at the event limit or stalled, 2 on a usage error.",
+    )
+    s.add_argument("game", help="the game, by name or alias (cardcore games lists them)")
+    s.add_argument(
+        "--seats", type=int, metavar="N", help="players at the table (default: the game's fewest)"
+    )
+    s.add_argument(
+        "--seed",
+        type=SEED,
+        default=0,
+        metavar="N",
+        help="the run's seed; each game's seed derives from it, so a run replays exactly "
+        "(default %(default)s)",
+    )
+    s.add_argument(
+        "--games",
+        type=whole_number(1),
+        default=100,
+        metavar="N",
+        help="how many games to play (default %(default)s)",
+    )
+    s.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule flag for every game; repeatable; the value is JSON or a bare word, a "
+        "list flag takes a,b,c (default: each flag's default, as cardcore games lists them)",
+    )
+    s.add_argument(
+        "--bots",
+        choices=sorted(BOT_KINDS),
+        default="reaction",
+        help="who plays: random (any legal command, false slaps included) or reaction "
+        "(sensible play at a human-like pace, an occasional blunder) (default %(default)s)",
+    )
+    s.add_argument(
+        "--event-limit",
+        type=whole_number(1),
+        default=DEFAULT_EVENT_LIMIT,
+        metavar="N",
+        help="events after which a game ends unfinished (default %(default)s)",
+    )
+    s.add_argument(
+        "--log-dir",
+        metavar="DIR",
+        help="write each game's log into DIR (made if missing), one .jsonl file per game "
+        "(default: no logs)",
+    )
+    s.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
+def _add_replay(sub: Any) -> None:
+    r = sub.add_parser(
+        "replay",
+        help="narrate a log and show the state from one viewer",
+        description="Narrate a log entry by entry, then show the state and the position as one "
+        "viewer sees it. A viewer's copy is narrated as its viewer was shown it.",
+    )
+    r.add_argument("log", help="a .jsonl log or a viewer's copy, or - for standard input")
+    r.add_argument(
+        "--as",
+        dest="as_",
+        default=None,
+        metavar="SEAT|spectator|referee",
+        help="whose view (default: the referee's; a copy's own viewer for a copy)",
+    )
+    r.add_argument(
+        "--at",
+        type=whole_number(0),
+        default=None,
+        metavar="SEQ",
+        help="stop after entry SEQ and show the state there (default: the whole log)",
+    )
+
+
+SERVICE_HELP: Final = {
+    "serve": "run the gRPC and REST server and its web table",
+    "demo": "play one game of every game against a local server, and verify each log",
+    "backup": "copy the server's SQLite store while it serves",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="cardcore", description="Deterministic, replayable card game engines."
+        prog="cardcore",
+        description="Deterministic, replayable card game engines. cardcore COMMAND --help "
+        "says more about each command.",
     )
     p.add_argument("--version", action="version", version=f"cardcore {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    g = sub.add_parser("games", help="list the games, their rules versions and flags")
-    g.add_argument("--json", action="store_true")
+    g = sub.add_parser(
+        "games",
+        help="list the games, their rules versions and flags",
+        description="List the games: names, aliases, rules versions, seats, and each rule "
+        "flag with its default (what simulate --rule sets).",
+    )
+    g.add_argument("--json", action="store_true", help="the same catalogue as JSON, for programs")
     g.add_argument("--names", action="store_true", help="names only, one per line")
 
-    s = sub.add_parser("simulate", help="play seeded bot games")
-    s.add_argument("game")
-    s.add_argument("--seats", type=int)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--games", type=int, default=100)
-    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
-    s.add_argument("--bots", choices=sorted(BOT_KINDS), default="reaction")
-    s.add_argument("--event-limit", type=int, default=DEFAULT_EVENT_LIMIT)
-    s.add_argument("--log-dir")
-    s.add_argument("--json", action="store_true")
+    _add_simulate(sub)
 
     v = sub.add_parser(
         "verify",
@@ -512,19 +643,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="whose MINE is, for a copy that does not say (downloaded before copies were marked)",
     )
 
-    r = sub.add_parser("replay", help="narrate a log and show the state from one viewer")
-    r.add_argument("log")
-    r.add_argument(
-        "--as",
-        dest="as_",
-        default=None,
-        metavar="SEAT|spectator|referee",
-        help="whose view (default: the referee's; a copy's own viewer for a copy)",
-    )
-    r.add_argument("--at", type=int, default=None, metavar="SEQ", help="stop after entry SEQ")
-
+    _add_replay(sub)
     for name in SERVICE_COMMANDS:
-        sp = sub.add_parser(name, help=f"{name} (needs cardcore[server])", add_help=False)
+        sp = sub.add_parser(name, help=SERVICE_HELP[name], add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
     return p
 
@@ -559,9 +680,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return EXIT_USAGE
         return int(server_cli.main(argv))
     args = build_parser().parse_args(attach_values(argv, DASHED_VALUES))
-    if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) <= MAX_SEED:
-        print("cardcore: --seed must be in [0, 2**64)", file=sys.stderr)
-        return EXIT_USAGE
     handlers = {
         "games": cmd_games,
         "simulate": cmd_simulate,
@@ -573,9 +691,39 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except CorruptLog as exc:
         print(f"cardcore: invalid log: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except (CardcoreError, ValueError, OSError) as exc:
+    except BrokenPipeError:  # the reader left (| head): no message, as a tool killed by SIGPIPE
+        if out is sys.stdout:
+            _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        print(f"cardcore: {os_error_text(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except (CardcoreError, ValueError) as exc:
         print(f"cardcore: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("cardcore: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def os_error_text(exc: OSError) -> str:
+    """``/x.jsonl: No such file or directory``, not ``[Errno 2] No such file or directory:
+    '/x.jsonl'``: the file first, as other command-line tools say it."""
+    if exc.strerror is None:
+        return str(exc)
+    if exc.filename is None:
+        return exc.strerror
+    return f"{exc.filename}: {exc.strerror}"
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit does not fail on
+    the closed pipe a second time (and print "Exception ignored")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's): nothing to flush
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from cardcore.cli import DASHED_VALUES, attach_values, main
+from cardcore.cli import DASHED_VALUES, SERVICE_COMMANDS, attach_values, build_parser, main
 from cardcore.engine import Role
 from cardcore.errors import InvalidPosition
 from cardcore.match import Match
@@ -141,3 +143,136 @@ def test_a_position_of_one_seat_says_how_many_the_game_takes(name: str, field: i
     fields[field] = fields[field].split("/")[0]  # one seat's part of a per-seat field
     with pytest.raises(InvalidPosition, match=r"takes 2 to 8 seats, got 1$"):
         game.parse_position(" ".join(fields), None)
+
+
+def _options(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.Action]]:
+    """Every argument of ``parser`` and of its subcommands, named ``command option``."""
+    for action in parser._actions:  # argparse has no public list of its arguments
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if name not in SERVICE_COMMANDS:  # their own parsers: tests/service/test_cli_serve
+                    yield from ((f"{name} {n}", a) for n, a in _options(sub))
+        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+            yield (action.option_strings or [action.dest])[0], action
+
+
+def test_every_option_says_what_it_does_and_its_default() -> None:
+    """``simulate --help`` listed ``--games GAMES`` and nothing more: every argument has a help
+    text, and one whose default is a value (not "off", not "none") shows it."""
+    found = dict(_options(build_parser()))
+    assert "simulate --games" in found and "replay --at" in found and "verify --as" in found
+    for name, action in found.items():
+        assert action.help, f"{name} has no help"
+        if action.default not in (None, False, []):
+            assert "default" in action.help, f"{name} does not show its default"
+    text = io.StringIO()
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    sub.choices["simulate"].print_help(text)
+    assert "how many games to play (default 100)" in " ".join(text.getvalue().split())
+
+
+def _a_log(tmp_path: Path) -> Path:
+    run("simulate", "ratscrew", "--seed", "1", "--games", "1", "--log-dir", str(tmp_path))
+    return next(tmp_path.iterdir())
+
+
+def test_replay_refuses_a_negative_at(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--at -5`` printed nothing and exited 0."""
+    path = _a_log(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        run("replay", str(path), "--at", "-5")
+    assert stopped.value.code == 2
+    assert "argument --at: must be 0 or more, got -5" in capsys.readouterr().err
+
+
+def test_replay_refuses_an_at_past_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--at`` beyond the last entry printed the whole game as if it were the state asked
+    for; it is refused, naming where the log ends (the end line's seq is still accepted)."""
+    path = _a_log(tmp_path)
+    last = json.loads(path.read_text().splitlines()[-1])["seq"]
+    code, text = run("replay", str(path), "--at", str(last + 1))
+    err = capsys.readouterr().err
+    assert code == 2 and text == ""
+    assert err == f"cardcore: --at {last + 1} is past the end of the log: its last seq is {last}\n"
+    code, text = run("replay", str(path), "--at", str(last))
+    assert code == 0 and "\nend: " in text
+
+
+def test_replay_refuses_a_seat_the_game_lacks_before_printing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--as 5`` on a two-seat game printed the whole narration, then refused the seat."""
+    path = _a_log(tmp_path)
+    code, text = run("replay", str(path), "--as", "5")
+    assert code == 2 and text == ""
+    assert capsys.readouterr().err == "cardcore: no seat 5 in a 2-seat game\n"
+
+
+def test_replay_of_a_file_that_is_no_log_is_an_invalid_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A first line that is not a header said "unknown game 'None'" (exit 2)."""
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"type": "entry", "seq": 0}\n')
+    code, text = run("replay", str(path))
+    assert code == 1 and text == ""
+    assert (
+        capsys.readouterr().err == "cardcore: invalid log: header: the first line is not a header\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--games", "-1", "must be 1 or more, got -1"),
+        ("--games", "0", "must be 1 or more, got 0"),  # a report of no games answers nothing
+        ("--event-limit", "0", "must be 1 or more, got 0"),
+        ("--seed", "-1", "must be in [0, 2**64), got -1"),
+        ("--games", "many", "not a whole number: 'many'"),
+    ],
+)
+def test_simulate_refuses_counts_out_of_range(
+    option: str, value: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--games -1`` played no game and exited 0."""
+    with pytest.raises(SystemExit) as stopped:
+        run("simulate", "ratscrew", option, value)
+    assert stopped.value.code == 2
+    assert f"argument {option}: {says}" in capsys.readouterr().err
+
+
+def test_a_missing_file_is_named_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python's ``[Errno 2] No such file or directory: '…'`` becomes the file, then why."""
+    code, _ = run("replay", str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert (
+        capsys.readouterr().err == f"cardcore: {tmp_path}/nope.jsonl: No such file or directory\n"
+    )
+
+
+class _Closed(io.StringIO):
+    """Standard output whose reader is gone (``| head``), or a Ctrl-C while writing to it."""
+
+    def __init__(self, error: type[BaseException]) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, _text: str) -> int:
+        raise self.error
+
+
+def test_a_closed_pipe_or_ctrl_c_ends_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardcore replay LOG | head`` said "cardcore: [Errno 32] Broken pipe" (exit 2); Ctrl-C
+    printed a traceback. Now: silence and 141, as a shell reports a command SIGPIPE stopped;
+    "interrupted" and 130 (SIGINT)."""
+    path = _a_log(tmp_path)
+    assert main(["replay", str(path)], _Closed(BrokenPipeError)) == 141
+    assert capsys.readouterr().err == ""
+    assert main(["replay", str(path)], _Closed(KeyboardInterrupt)) == 130
+    assert capsys.readouterr().err == "cardcore: interrupted\n"
