@@ -8,70 +8,114 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
+import sqlite3
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
-from cardcore.cli import attach_values
+from cardcore.cli import attach_values, os_error_text, whole_number
 
-from .app import ServiceConfig
+from .app import MAX_DELAY_MS, MAX_TIMER_MS, ServiceConfig
 from .connections import ConnectionLimits
 
 _LIMITS: Final = ConnectionLimits()
+PORT: Final = whole_number(0, 65535)
+
+
+def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number, ``low`` or more (more than ``low`` if ``above``);
+    else a usage error naming the option, not a server that starts and misbehaves."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r:.40}") from None
+        if not math.isfinite(value) or value < low or (above and value == low):
+            raise argparse.ArgumentTypeError(
+                f"must be {'more than' if above else 'at least'} {low:g}, got {text:.40}"
+            )
+        return value
+
+    return parse
 
 
 def _serve_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cardcore serve", description="Run the cardcore gRPC and REST server."
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind; beyond loopback needs --admin-key (default %(default)s)",
+    )
+    p.add_argument(
+        "--port",
+        type=PORT,
+        default=50051,
+        help="gRPC port (0 = any free port; default %(default)s)",
+    )
     p.add_argument(
         "--rest-port",
-        type=int,
+        type=PORT,
         default=None,
+        metavar="PORT",
         help="REST API port (default: the gRPC port + 1, i.e. 50052; any free port when --port "
         "is 0; 0 = any free port); OpenAPI at /v1/openapi.json",
     )
-    p.add_argument("--no-rest", action="store_true", help="serve gRPC only")
+    p.add_argument("--no-rest", action="store_true", help="serve gRPC only (default: REST too)")
     p.add_argument(
         "--db",
         default="cardcore.db",
+        metavar="PATH|URL",
         help="the event store: a SQLite file (PATH or sqlite:PATH; default cardcore.db), or "
         "postgresql://USER:PASSWORD@HOST:PORT/DB to let several servers serve the same games "
-        "(needs cardcore[postgres])",
+        "(needs pip install 'cardcore-server[postgres]')",
     )
     p.add_argument(
         "--admin-key",
         default=None,
-        help="key needed to create games and to abort any game (required beyond loopback)",
+        metavar="KEY",
+        help="key needed to create games and to abort any game (required beyond loopback; "
+        "default: none, anyone on loopback may)",
     )
     p.add_argument(
         "--allow-client-seed",
         action="store_true",
         help="accept client-chosen seeds (tests, tournaments); never for real games",
     )
-    p.add_argument("--grace", type=float, default=5.0, help="seconds in-flight calls get on stop")
+    p.add_argument(
+        "--grace",
+        type=real_number(0),
+        default=5.0,
+        metavar="S",
+        help="seconds in-flight calls get to finish on stop (default %(default)s)",
+    )
     p.add_argument(
         "--collect-window-ms",
-        type=int,
+        type=whole_number(0, MAX_DELAY_MS),
         default=2000,
-        help="timed Collect for an idle owed seat (ERS collect window; 0 = off)",
+        metavar="MS",
+        help="an idle seat owed the pile collects it after this long (Egyptian Ratscrew's "
+        "collect window; 0 = off; default %(default)s)",
     )
     p.add_argument(
         "--start-deadline-ms",
-        type=int,
+        type=whole_number(1, MAX_TIMER_MS, f"1 to {MAX_TIMER_MS} ms (a week)"),
         default=15 * 60_000,
+        metavar="MS",
         help="how long a table with open seats waits for players before it is cancelled "
         "(default 15 minutes; a table may ask for its own)",
     )
     p.add_argument(
         "--retain-days",
-        type=float,
+        type=real_number(0, above=True),
         default=None,
+        metavar="DAYS",
         help="archive and remove finished games (and cancelled tables) older than this many "
         "days; unfinished games idle that long are aborted first (default: keep everything)",
     )
@@ -79,7 +123,8 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--archive",
         default=None,
         metavar="DIR",
-        help="with --retain-days: write each removed game's final log to DIR/<game_id>.jsonl",
+        help="with --retain-days: write each removed game's final log to DIR/<game_id>.jsonl "
+        "(default: removed games are not kept)",
     )
     p.add_argument(
         "--server-key",
@@ -94,13 +139,14 @@ def _serve_parser() -> argparse.ArgumentParser:
         metavar="KEY",
         help="seal the seeds and salts of games at rest with this AES-256 key (64 hex digits or "
         "base64 of 32 bytes, or a file holding it; better CARDCORE_SECRETS_KEY_FILE): a copy of "
-        "the database alone then does not reveal a game still in play",
+        "the database alone then does not reveal a game still in play (default: not sealed)",
     )
     p.add_argument(
         "--tls-cert",
         default=None,
         metavar="PEM",
-        help="serve gRPC and REST over TLS with this certificate chain (with --tls-key)",
+        help="serve gRPC and REST over TLS with this certificate chain (with --tls-key; "
+        "default: plain TCP)",
     )
     p.add_argument(
         "--tls-key",
@@ -118,7 +164,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rate-limit",
-        type=float,
+        type=real_number(0),
         default=0.0,
         metavar="PER_S",
         help="requests per second per bearer token (a token bucket, bursts of twice that); "
@@ -126,14 +172,14 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rate-limit-address",
-        type=float,
+        type=real_number(0),
         default=0.0,
         metavar="PER_S",
         help="requests per second per client address, likewise (default 0: off)",
     )
     p.add_argument(
         "--max-connections",
-        type=int,
+        type=whole_number(1),
         default=_LIMITS.max_connections,
         metavar="N",
         help="open client connections per listener (gRPC, REST); at the cap REST closes the "
@@ -142,7 +188,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--header-timeout",
-        type=float,
+        type=real_number(0, above=True),
         default=_LIMITS.header_timeout_s,
         metavar="S",
         help="seconds a connection has to send its request's headers (REST) or finish its "
@@ -150,12 +196,17 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--body-timeout",
-        type=float,
+        type=real_number(0, above=True),
         default=_LIMITS.body_timeout_s,
         metavar="S",
         help="seconds a REST request has to send its body after its headers (default %(default)s)",
     )
-    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="the least severe log record written, as JSON lines on stderr (default %(default)s)",
+    )
     p.add_argument(
         "--print-config",
         action="store_true",
@@ -206,7 +257,7 @@ def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str
                 value = action.type(raw) if callable(action.type) else raw
                 if action.choices is not None and value not in action.choices:
                     raise ValueError(f"one of {', '.join(map(str, action.choices))}")
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, argparse.ArgumentTypeError) as exc:
             raise ValueError(f"{name}: {raw[:40]!r} is not a valid value ({exc})") from None
         parser.set_defaults(**{action.dest: value})
 
@@ -270,14 +321,18 @@ def serve_main(args: list[str]) -> int:
     if ns.archive is not None and ns.retain_days is None:
         print("cardcore serve: --archive needs --retain-days", file=sys.stderr)
         return 2
-    if ns.retain_days is not None and ns.retain_days <= 0:
-        print("cardcore serve: --retain-days must be positive", file=sys.stderr)
-        return 2
     rest_port: int | None = ns.rest_port
     if ns.no_rest:
         rest_port = None
     elif rest_port is None:
         rest_port = ns.port + 1 if ns.port else 0
+        if rest_port > 65535:
+            print(
+                f"cardcore serve: REST's default port is --port + 1, and {ns.port} has none "
+                "after it: give --rest-port, or --no-rest",
+                file=sys.stderr,
+            )
+            return 2
         try:  # REST is on by default, but only where the `rest` extra is installed
             import litestar  # noqa: F401
             import uvicorn  # noqa: F401
@@ -302,8 +357,14 @@ def serve_main(args: list[str]) -> int:
     )
     try:
         return asyncio.run(serve(options))
-    except (ValueError, OSError) as exc:
+    except OSError as exc:  # a port in use (server.port_unavailable), a TLS file, PostgreSQL
+        print(f"cardcore serve: {os_error_text(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # a SQLite store that cannot be opened or is not one
+        print(f"cardcore serve: the store {ns.db}: {exc}", file=sys.stderr)
         return 2
 
 
@@ -312,13 +373,14 @@ def backup_main(args: list[str]) -> int:
     while a server runs on it (SQLite's online backup: the copy is one snapshot, and the server
     is never stopped). Restore by starting a server on the copy. PostgreSQL: use ``pg_dump``
     (docs/operations.md)."""
-    import sqlite3
-
     p = argparse.ArgumentParser(
         prog="cardcore backup", description="Back up the embedded SQLite store while it serves."
     )
     p.add_argument(
-        "--db", default="cardcore.db", help="the store (a SQLite file; default cardcore.db)"
+        "--db",
+        default="cardcore.db",
+        metavar="PATH",
+        help="the store (a SQLite file; default %(default)s)",
     )
     p.add_argument("--to", required=True, metavar="FILE", help="the backup file (must not exist)")
     ns = p.parse_args(args)
@@ -332,8 +394,28 @@ def backup_main(args: list[str]) -> int:
     if os.path.exists(ns.to):
         print(f"cardcore backup: {ns.to} exists (a backup never overwrites)", file=sys.stderr)
         return 2
+    try:
+        check, games = _backup(db, ns.to)
+    except sqlite3.Error as exc:  # not a store, or a target that cannot be written
+        if os.path.isfile(ns.to):  # ours (it did not exist): a partial copy is no backup
+            os.unlink(ns.to)
+        print(f"cardcore backup: {db} to {ns.to}: {exc}", file=sys.stderr)
+        return 2
+    if check is None or check[0] != "ok":
+        print(f"cardcore backup: the copy fails its integrity check: {check}", file=sys.stderr)
+        return 1
+    print(f"backed up {db} to {ns.to}: {games[0]} games")
+    return 0
+
+
+def _backup(db: str, to: str) -> tuple[Any, Any]:
+    """SQLite's online backup of ``db`` into ``to``: its integrity check and its games' count."""
     source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    target = sqlite3.connect(ns.to)
+    try:
+        target = sqlite3.connect(to)
+    except sqlite3.Error:
+        source.close()
+        raise
     try:
         source.backup(target)  # one read transaction: a consistent snapshot of every table
         target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
@@ -343,11 +425,7 @@ def backup_main(args: list[str]) -> int:
     finally:
         target.close()
         source.close()
-    if check is None or check[0] != "ok":
-        print(f"cardcore backup: the copy fails its integrity check: {check}", file=sys.stderr)
-        return 1
-    print(f"backed up {db} to {ns.to}: {games[0]} games")
-    return 0
+    return check, games
 
 
 def main(argv: list[str]) -> int:

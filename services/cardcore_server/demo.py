@@ -17,8 +17,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import Final
 
 from cardcore import registry
+from cardcore.cli import whole_number
+
+from .app import MAX_EVENT_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +149,38 @@ def _line(r: GameReport) -> str:
     )
 
 
+DESCRIPTION: Final = (
+    "Start a server on a free port and play one game of every game on it: one seat played by "
+    "this process through the Python client (a random legal command each time, races "
+    "included), the others by the server's bots. Each finished log is downloaded and checked "
+    "with cardcore verify. Exit 0 when every log verifies, 1 otherwise."
+)
+"""``cardcore demo --help``: plain text (the module's docstring is reStructuredText)."""
+
+
 def demo_main(args: list[str]) -> int:
     """``cardcore demo [--seed N] [--event-limit N]``; exits non-zero if a log fails to verify."""
-    p = argparse.ArgumentParser(prog="cardcore demo", description=__doc__)
-    p.add_argument("--seed", type=int, default=1, help="seed of the client's choices")
-    p.add_argument("--event-limit", type=int, default=3000, help="events after which a game ends")
-    p.add_argument("--db", default=None, help="keep the server's database at this path")
+    p = argparse.ArgumentParser(prog="cardcore demo", description=DESCRIPTION)
+    p.add_argument(
+        "--seed",
+        type=whole_number(0),
+        default=1,
+        metavar="N",
+        help="seed of the client's choices; game i uses N + i (default %(default)s)",
+    )
+    p.add_argument(
+        "--event-limit",
+        type=whole_number(1, MAX_EVENT_LIMIT),
+        default=3000,
+        metavar="N",
+        help="events after which a game ends unfinished (default %(default)s)",
+    )
+    p.add_argument(
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="keep the server's SQLite database at PATH (default: a temporary one)",
+    )
     ns = p.parse_args(args)
     from . import logs
 

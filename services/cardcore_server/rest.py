@@ -1586,9 +1586,9 @@ async def start_rest(
         sock.bind((host.strip("[]"), port))
         sock.listen(LISTEN_BACKLOG)
         sock.setblocking(False)
-    except OSError as exc:
+    except OSError:
         sock.close()
-        raise OSError(f"cannot bind the REST port {host}:{port}: {exc.strerror}") from None
+        raise  # with its errno: server.port_unavailable words it, as it words gRPC's
     bound = int(sock.getsockname()[1])
     api = RestApi(app)
     connections = Connections(

@@ -11,8 +11,10 @@ calls get ``grace`` seconds, timers stop, every enqueued write is committed, the
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
 import signal
+import socket
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -110,6 +112,48 @@ class Running:
         log.info("stopped")
 
 
+class PortUnavailable(OSError):
+    """A listener's address cannot be bound. Its text is the one line ``cardcore serve`` prints
+    (exit 2): which listener and port, why, and the flag that changes it."""
+
+
+def port_unavailable(
+    listener: str, host: str, port: int, flag: str, exc: BaseException | None
+) -> PortUnavailable:
+    """The one wording of a failed bind, gRPC's and REST's alike."""
+    where = f"{host}:{port}" if port else f"{host} (any free port)"
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return PortUnavailable(f"the {listener} port {where} is in use: choose another with {flag}")
+    why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc or "gRPC refused it")
+    return PortUnavailable(f"cannot listen for {listener} on {where}: {why} (see --host, {flag})")
+
+
+def bind_error(host: str, port: int) -> OSError | None:
+    """Why ``host:port`` cannot be bound now, or ``None``. Asked before gRPC binds: gRPC core
+    says only "Failed to bind" (after logging its own reason to stderr), never which errno."""
+    try:
+        found = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as exc:  # an unknown host name
+        return exc
+    first: OSError | None = None
+    for family, kind, proto, _, address in found:  # gRPC serves if any of them binds
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC and REST
+                sock.bind(address)
+            return None
+        except OSError as exc:  # in use, not this host's, or a family this host lacks
+            first = first or exc
+    return first
+
+
+def _listeners(options: ServerOptions) -> list[tuple[str, int, str]]:
+    rest = [] if options.rest_port is None else [("REST", options.rest_port, "--rest-port")]
+    return [("gRPC", options.port, "--port"), *rest]
+
+
 async def start(options: ServerOptions) -> Running:
     if not is_loopback(options.host) and options.config.admin_key is None:
         raise ValueError(
@@ -117,6 +161,9 @@ async def start(options: ServerOptions) -> Running:
             "CARDCORE_ADMIN_KEY"
         )
     tls = _tls(options)
+    for listener, port, flag in _listeners(options):  # before the store opens and games rebuild
+        if (exc := bind_error(options.host, port)) is not None:
+            raise port_unavailable(listener, options.host, port, flag, exc)
     limits = fit_descriptors(options.limits, listeners=1 if options.rest_port is None else 2)
     app = Application(open_store(options.db), options.config)
     rebuilt = await app.start()
@@ -137,14 +184,17 @@ async def start(options: ServerOptions) -> Running:
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     address = f"{options.host}:{options.port}"
-    if tls is not None:
-        chain, key = (open(path, "rb").read() for path in tls)  # noqa: SIM115 — read once
-        port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, chain)]))
-    else:
-        port = server.add_insecure_port(address)
+    try:
+        if tls is not None:
+            chain, key = (open(path, "rb").read() for path in tls)  # noqa: SIM115 — read once
+            port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, chain)]))
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:  # taken since bind_error looked: gRPC tells no more than that
+        port = 0
     if port == 0:
         await app.close()
-        raise OSError(f"cannot bind {options.host}:{options.port}")
+        raise port_unavailable("gRPC", options.host, options.port, "--port", None)
     rest = None
     if options.rest_port is not None:
         from .rest import start_rest
@@ -153,9 +203,11 @@ async def start(options: ServerOptions) -> Running:
             rest = await start_rest(
                 app, options.host, options.rest_port, options.grace_s, tls, limits=limits
             )
-        except OSError:
+        except OSError as exc:
             await app.close()
-            raise
+            raise port_unavailable(
+                "REST", options.host, options.rest_port, "--rest-port", exc
+            ) from None
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
