@@ -2,27 +2,26 @@
 
 This is the one module of the package that touches files, the terminal and a clock (only to
 report steps per second; no time ever reaches a game or a log). ``serve`` and ``demo`` hand over
-to the service package, installed with ``pip install 'cardcore[server]'``.
+to the service's distribution (``cardcore-server``, from ``services/``), found by its entry points.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from . import codec, log, registry
+from . import codec, log, registry, signatures, verdicts
 from .bots import BOT_KINDS, play_out, seat_bots
 from .engine import (
     DEFAULT_EVENT_LIMIT,
-    Outcome,
     Role,
     Setup,
     Termination,
@@ -43,7 +42,8 @@ if TYPE_CHECKING:
     from .registry import AnyGame
 
 SERVICE_COMMANDS = ("serve", "demo", "backup")
-"""Subcommands of the service (``cardcore_server.cli``), present with ``cardcore[server]``."""
+"""Subcommands of the service, present when its distribution (``cardcore-server``) is."""
+COMMANDS_GROUP: Final = "cardcore.commands"
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
@@ -224,79 +224,47 @@ def _read_log(path: str) -> list[log.LogLine]:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    """``verify``: :func:`cardcore.verdicts.judge`'s verdict, printed as it words it (the web
+    page and the Node verifier run this same command, so they say the same), with its exit
+    code; ``--json`` prints it as an object."""
     key = None
     if args.server_key is not None:
-        from . import signatures
-
         key = signatures.parse_key(_key_text(args.server_key))
+    mine, final = args.log, args.final
     if args.receipts is not None:
         if args.log is not None or args.final is not None:
             raise ValueError("verify --receipts MINE FINAL takes no other log (nor --final)")
-        return _check_copy(args.receipts[0], args.receipts[1], args.as_, out, key)
-    if args.log is None:
+        mine, final = args.receipts
+    if mine is None:
         raise ValueError("verify needs a LOG (or --receipts MINE FINAL)")
-    if args.final is not None:
-        return _check_copy(args.log, args.final, args.as_, out, key)
-    if args.as_ is not None:
+    if args.as_ is not None and final is None:
         raise ValueError("--as names whose copy MINE is: it goes with --receipts or --final")
-    try:
-        report = log.verify(_read_log(args.log), server_key=key)
-    except CorruptLog as exc:
-        where = "header" if exc.seq is None else f"seq {exc.seq}"
-        print(f"INVALID at {where}: {exc.reason}", file=out)
-        return EXIT_INVALID
-    except RuntimeError as exc:  # signatures.NoCrypto: checking needs cryptography
-        print(f"cardcore verify: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    outcome = report.outcome
-    signed = ""
-    if report.signatures_checked:
-        signed = f"; signed by the server key ({report.signatures_checked} signatures ok)"
-    elif report.signed_by:
-        signed = f"; signed by {report.signed_by} (not checked: pass --server-key)"
-    if report.copy is not None and report.revealed:
-        print(
-            f"valid: {report.game}, {log.whose(report.copy)} own copy settles it: "
-            f"{report.entries} entries rebuilt from the revealed seed and the actions, every "
-            f"hash and every event shown checked{_ending(outcome)}{signed}",
-            file=out,
-        )
-        return EXIT_OK
-    if report.copy is not None:
-        whose = log.whose(report.copy) if report.copy else "a redacted (unmarked)"
-        text = (
-            f"consistent so far: {report.game}, {whose} copy, {report.entries} entries; "
-            f"not checked yet: {', '.join(report.not_checked)}"
-        )
-        for note in report.notes:
-            text += f"; {note}"
-        print(text + signed, file=out)
-        return EXIT_UNREVEALED
-    if not report.revealed:
-        print(
-            f"consistent so far: {report.game}, {report.entries} entries; the seed is not yet "
-            "revealed, so the deal, the hashes and "
-            f"{report.unchecked} shuffling entries cannot be checked",
-            file=out,
-        )
-        return EXIT_UNREVEALED
-    print(
-        f"valid: {report.game}, {report.entries} entries, seed commitment ok"
-        f"{_ending(outcome)}{signed}",
-        file=out,
+    viewer = None if args.as_ is None else parse_viewer(args.as_)
+    read: list[list[log.LogLine]] = []
+    for path, what in ((mine, "this file" if final is None else "your copy"), (final, "")):
+        if path is None:
+            continue
+        try:
+            read.append(_read_log(path))
+        except CorruptLog as exc:  # not JSON Lines: nothing a log could be judged on
+            what = what or "the final log"
+            verdict = verdicts.Verdict(
+                verdicts.Status.UNSUPPORTED,
+                f"unsupported: {what} ({path}) is not JSON Lines: {exc.reason}",
+            )
+            return _print_verdict(verdict, args, out)
+    verdict = verdicts.judge(
+        read[0], final=read[1] if final is not None else None, viewer=viewer, server_key=key
     )
-    return EXIT_OK
+    return _print_verdict(verdict, args, out)
 
 
-def _ending(outcome: Outcome | None) -> str:
-    if outcome is None:
-        return ""
-    ending = f"; {outcome.termination.value}"
-    if outcome.winners:
-        ending += ", winners " + ", ".join(f"seat {s}" for s in outcome.winners)
-    if outcome.losers:
-        ending += ", losers " + ", ".join(f"seat {s}" for s in outcome.losers)
-    return ending
+def _print_verdict(verdict: verdicts.Verdict, args: argparse.Namespace, out: TextIO) -> int:
+    if getattr(args, "json", False):
+        print(json.dumps(verdict.as_json(), ensure_ascii=False), file=out)
+    else:
+        print(verdict.text, file=out)
+    return verdict.exit_code
 
 
 def _key_text(given: str) -> str:
@@ -305,41 +273,6 @@ def _key_text(given: str) -> str:
     if len(given) < 200 and path.is_file():
         return path.read_text(encoding="utf-8").strip()
     return given
-
-
-def _check_copy(
-    mine_path: str, final_path: str, as_: str | None, out: TextIO, key: bytes | None = None
-) -> int:
-    """``verify --receipts MINE FINAL`` (and ``verify MINE --final FINAL``): what a viewer was
-    shown (a copy or a receipts file) against the final log."""
-    viewer = None if as_ is None else parse_viewer(as_)
-    read: list[list[log.LogLine]] = []
-    for path, what in ((mine_path, "your copy"), (final_path, "the final log")):
-        try:
-            read.append(_read_log(path))
-        except CorruptLog as exc:
-            print(f"INVALID: {what} ({path}) is unreadable: {exc.reason}", file=out)
-            return EXIT_INVALID
-    try:
-        report = log.check_copy(read[0], read[1], viewer=viewer)
-        if key is not None:  # the final log must be the server's own
-            log.verify(read[1], server_key=key)
-    except CorruptLog as exc:
-        where = "header" if exc.seq is None else f"entry {exc.seq}"
-        print(f"INVALID at {where}: {exc.reason}", file=out)
-        return EXIT_INVALID
-    except RuntimeError as exc:  # signatures.NoCrypto
-        print(f"cardcore verify: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    span = "" if report.first_seq is None else f" (seq {report.first_seq}–{report.last_seq})"
-    print(
-        f"your {report.entries} entries{span} are in the final log, unchanged: {report.game}, "
-        f"{log.whose(report.viewer)} {report.source}; the final log is valid "
-        f"({report.final_entries} entries, seed commitment ok"
-        f"{', signed by the server key' if key is not None else ''})",
-        file=out,
-    )
-    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- replay
@@ -615,10 +548,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser(
         "verify",
-        help="check a log: exit 0 if valid, 1 naming the first bad entry, 3 consistent so far",
-        description="Check a log, or a viewer's copy of one (exit 3: consistent so far). With "
-        "--receipts MINE FINAL (or MINE --final FINAL): check that the entries a viewer was "
-        "shown (a copy or a receipts file) are in the final log, unchanged.",
+        help="settle a game from its log, a viewer's copy or your receipts",
+        description="Judge a log, a viewer's copy or a receipts file, or (--receipts MINE "
+        "FINAL) what a viewer was shown against the final log. The verdict's first words say "
+        "how far it goes: 'valid' (authenticated by the server's signatures or your "
+        "receipts), 'self-consistent' (a complete log with nothing to show who wrote it), "
+        "'consistent so far' (a game not over yet), 'INVALID at seq N' (the first line that "
+        "differs from what the evidence shows) or 'unsupported'. Exit codes: 0 valid or "
+        "self-consistent, 1 invalid, 2 unsupported input or usage, 3 consistent so far.",
     )
     v.add_argument("log", nargs="?", help="a .jsonl log or copy, or - for standard input")
     v.add_argument(
@@ -632,8 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--server-key",
         metavar="KEY",
         help="the server's Ed25519 public key (base64url, as ListGames and /v1/server publish "
-        "it; or a file holding it): the log's header and end line must be signed by it "
-        "(needs the cryptography package: pip install 'cardcore[verify]')",
+        "it; or a file holding it): the log's header and end line must be signed by it",
     )
     v.add_argument(
         "--as",
@@ -641,6 +577,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SEAT|spectator",
         help="whose MINE is, for a copy that does not say (downloaded before copies were marked)",
+    )
+    v.add_argument(
+        "--json",
+        action="store_true",
+        help='the verdict as one JSON object: {"status", "at" (the first bad seq, "header" or '
+        'null), "exit", "text"}',
     )
 
     _add_replay(sub)
@@ -666,19 +608,26 @@ def attach_values(argv: Sequence[str], options: frozenset[str]) -> list[str]:
     return out
 
 
+def _service_command(argv: list[str]) -> int:
+    """``serve``, ``demo``, ``backup``: the service's own commands, found by the entry points
+    its distribution (``cardcore-server``) declares in the ``cardcore.commands`` group — the
+    engine never imports the service by name."""
+    found = [ep for ep in entry_points(group=COMMANDS_GROUP) if ep.name == argv[0]]
+    if not found:
+        print(
+            f"cardcore {argv[0]} is a command of the service, which is not installed: from a "
+            "clone of cardcore, pip install . ./clients/python ./services",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return int(found[0].load()(argv))
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SERVICE_COMMANDS:
-        try:
-            server_cli = importlib.import_module("cardcore_server.cli")
-        except ImportError as exc:
-            print(
-                f"cardcore {argv[0]} needs the service: pip install 'cardcore[server]' ({exc})",
-                file=sys.stderr,
-            )
-            return EXIT_USAGE
-        return int(server_cli.main(argv))
+        return _service_command(argv)
     args = build_parser().parse_args(attach_values(argv, DASHED_VALUES))
     handlers = {
         "games": cmd_games,

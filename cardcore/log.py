@@ -769,17 +769,25 @@ def verify(
     registry, e.g. one of your own; otherwise the header's game is looked up by name.
 
     ``server_key`` (32 bytes): the key the server publishes; the header's and the end line's
-    signatures must be by it (:func:`cardcore.signatures.check`, which needs the
-    ``cryptography`` package: :class:`~cardcore.signatures.NoCrypto` when it is missing)."""
+    signatures must be by it (:func:`cardcore.signatures.check_line`) — the header's checked
+    first, the end line's last, so that the first bad line is the one named. For a receipts file
+    they are its kept header's and end line's.
+
+    :func:`cardcore.verdicts.judge` turns this report into the dispute tool's verdict."""
     at: list[int | None] = [None]  # the seq being checked, for a fault that escapes the checks
     try:
+        header = next((ln for ln in lines if ln.get("type") == "header"), None)
+        if server_key is not None and header is not None:
+            signatures.check_line(header, server_key, None)
         report = _verify(lines, game, at)
-        report = dataclasses.replace(report, signed_by=signatures.signer_of(lines))
+        report = dataclasses.replace(report, signed_by=signatures.signer_of([header or {}]))
         if server_key is not None:
-            checked = signatures.check(lines, server_key)
-            report = dataclasses.replace(report, signatures_checked=checked)
+            end = lines[-1] if lines[-1].get("type") == "end" else None
+            if end is not None:
+                signatures.check_line(end, server_key, end.get("seq"))
+            report = dataclasses.replace(report, signatures_checked=1 + (end is not None))
         return report
-    except (CorruptLog, signatures.NoCrypto):
+    except CorruptLog:
         raise
     except Exception as exc:  # any input gets a verdict, never a crash
         raise CorruptLog(
@@ -917,15 +925,7 @@ def _verify(
             raise CorruptLog(end_seq, "hash chain broken: prev does not match the previous line")
         if end.get("hash") != _plain_hash(end):
             raise CorruptLog(end_seq, "hash mismatch: the end line was altered")
-        outcome = match.outcome if match is not None else None
-        if outcome is None:
-            raise CorruptLog(end_seq, "the log ends but the game is not over")
-        try:
-            logged = decode_outcome(end.get("outcome"))
-        except DecodeError as exc:
-            raise CorruptLog(end_seq, f"outcome does not decode: {exc}") from None
-        if logged != outcome:
-            raise CorruptLog(end_seq, f"logged outcome {logged} differs from the game's {outcome}")
+        _check_outcome(end, match.outcome if match is not None else None)
     elif match is not None and match.outcome is not None:
         raise CorruptLog(len(body), "the game is over but the log has no end line")
     if match is None:
@@ -1212,14 +1212,7 @@ def _settle(
         raise CorruptLog(0, "the copy has no deal entry")
     if end_seq != len(body) or end.get("prev") != prev:
         raise CorruptLog(end_seq, "the end line does not follow your copy's last entry")
-    try:
-        logged = decode_outcome(end.get("outcome"))
-    except DecodeError as exc:
-        raise CorruptLog(end_seq, f"outcome does not decode: {exc}") from None
-    if match.outcome != logged:
-        raise CorruptLog(
-            end_seq, f"logged outcome {logged} differs from the game's {match.outcome}"
-        )
+    _check_outcome(end, match.outcome)
     return Report(
         game.name,
         len(body),
@@ -1229,6 +1222,23 @@ def _settle(
         copy=viewer_text(viewer),
         checked=("header", "commitment", "every entry rebuilt from the seed", "hashes", "end"),
     )
+
+
+def _check_outcome(end: LogLine, outcome: Outcome | None) -> None:
+    """The end line's outcome must be the game's, written exactly as the writer writes it (a
+    field dropped or added that decodes to the same outcome is still a changed line)."""
+    end_seq = end.get("seq")
+    at = end_seq if isinstance(end_seq, int) and not isinstance(end_seq, bool) else None
+    if outcome is None:
+        raise CorruptLog(at, "the log ends but the game is not over")
+    try:
+        logged = decode_outcome(end.get("outcome"))
+    except DecodeError as exc:
+        raise CorruptLog(at, f"outcome does not decode: {exc}") from None
+    if logged != outcome:
+        raise CorruptLog(at, f"logged outcome {logged} differs from the game's {outcome}")
+    if not _json_eq(end.get("outcome"), encode_outcome(outcome)):
+        raise CorruptLog(at, "the end line's outcome is not written as the game's outcome is")
 
 
 def _seats_of(header: LogLine) -> int:
@@ -1353,11 +1363,6 @@ def check_copy(
     own = _mine_of(mine, game, seats, viewer)
     fbody = final[1:-1]
     red_viewer = own.viewer
-    if own.end is not None and not _json_eq(own.end, final[-1]):
-        raise CorruptLog(
-            final[-1].get("seq"),
-            "the final log's end line differs from the one the stream sent you",
-        )
     if own.header is not None:
         try:
             shown = redact_log(final[:1], red_viewer, game=game)[0]
@@ -1391,9 +1396,6 @@ def check_copy(
         if not isinstance(f, dict) or f.get("type") != "entry" or not _json_eq(f.get("seq"), seq):
             found = f.get("seq") if isinstance(f, dict) else None
             raise CorruptLog(seq, f"the final log has seq {found!r} in this entry's place")
-        for key, what in (("seat", "seat"), ("action", "action"), ("at_ms", "time (at_ms)")):
-            if not _json_eq(f.get(key), entry.get(key)):
-                raise CorruptLog(seq, f"the final log's {what} differs from the one you were shown")
         try:
             expected = [
                 codec.encode(game.redact(decode_event(e, "events"), red_viewer))
@@ -1403,12 +1405,26 @@ def check_copy(
             raise CorruptLog(
                 seq, f"the final log is invalid: its events do not decode ({exc})"
             ) from None
-        if not isinstance(f.get("events"), list) or not _json_eq(expected, entry.get("events")):
-            raise CorruptLog(seq, "you were shown different events")
-        if not _json_eq(f.get("hash"), entry.get("hash")):
-            raise CorruptLog(seq, "the final log's hash differs from the one you were shown")
-        if not _json_eq(f.get("prev"), entry.get("prev")):
-            raise CorruptLog(seq, "the final log's prev differs from the one you were shown")
+        if not isinstance(f.get("events"), list):
+            expected = []
+        differs = _differences(f, entry, expected)
+        if differs:
+            raise CorruptLog(
+                seq, f"the final log's entry is not the one you were shown: {'; '.join(differs)}"
+            )
+    # the end line last: a line changed anywhere changes every hash after it, so the first entry
+    # that differs from yours is where the final log was altered, not its end
+    if own.end is not None and not _json_eq(own.end, final[-1]):
+        keys = sorted(
+            k
+            for k in set(own.end) | set(final[-1])
+            if not _json_eq(own.end.get(k), final[-1].get(k))
+        )
+        raise CorruptLog(
+            final[-1].get("seq"),
+            "the final log's end line is not the one the stream sent you "
+            f"({', '.join(map(str, keys))[:80]} differ)",
+        )
     try:
         report = verify(final, game=game)
     except CorruptLog as exc:
@@ -1424,6 +1440,34 @@ def check_copy(
         report.entries,
         report.outcome,
     )
+
+
+def _differences(final: LogLine, mine: LogLine, shown: list[Any]) -> list[str]:
+    """What differs between the final log's entry and the one a viewer holds, in words, values
+    quoted where the viewer saw them (bounded); ``shown``: the final entry's events as that
+    viewer would have been shown them."""
+    out = [
+        f"{key} {_short(final.get(key))} (yours {_short(mine.get(key))})"
+        for key in ("seat", "action", "at_ms")
+        if not _json_eq(final.get(key), mine.get(key))
+    ]
+    if not _json_eq(shown, mine.get("events")):
+        out.append("other events than the ones you were shown")
+    if not _json_eq(final.get("hash"), mine.get("hash")):
+        out.append(
+            "another hash than you were sent (so not the entry you received, hidden cards too)"
+        )
+    if not _json_eq(final.get("prev"), mine.get("prev")):
+        out.append("another link (prev) to the entry before")
+    return out
+
+
+def _short(value: Any) -> str:
+    try:
+        text = codec.canonical_text(value)
+    except (TypeError, ValueError):
+        text = "?"
+    return text if len(text) <= 48 else text[:45] + "..."
 
 
 def _mine_of(

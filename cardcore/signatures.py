@@ -7,8 +7,10 @@ the ``signature`` key, so adding it changes no hash); ``K`` is the server's publ
 base64url without padding). The header's signature proves which server committed to the seed;
 the end line's, by the hash chain, every line of the log.
 
-Checking needs the ``cryptography`` package (``pip install 'cardcore[verify]'``): it is imported
-only here, only when a signature is checked; the rest of cardcore stays stdlib-only.
+Checking uses cardcore's own Ed25519 verifier (:mod:`cardcore.ed25519`, standard library only),
+so the ``cardcore`` command, the web page and the Node verifier (both running cardcore under
+Pyodide) check signatures alike, with no ``cryptography`` package. Signing stays the server's
+(``cardcore_server.signing``).
 """
 
 from __future__ import annotations
@@ -18,16 +20,13 @@ import binascii
 from collections.abc import Sequence
 from typing import Any, Final
 
+from . import ed25519
 from .errors import CorruptLog
 
 ALG: Final = "ed25519"
 DOMAIN: Final = b"cardcore-log-signature/1\n"
 """Prefixed to the hash signed, so a signature on a log line is never one on anything else."""
 SIGNATURE_KEY: Final = "signature"
-
-
-class NoCrypto(RuntimeError):
-    """Checking a signature needs the ``cryptography`` package."""
 
 
 def message(line_hash: str) -> bytes:
@@ -74,27 +73,39 @@ def signer_of(lines: Sequence[dict[str, Any]]) -> str | None:
 def check(lines: Sequence[dict[str, Any]], key: bytes) -> int:
     """Check the signatures of a log's header and (if present) end line against ``key``;
     returns how many were checked. Raises :class:`~cardcore.errors.CorruptLog` naming the line
-    (an unsigned line, another key, a bad signature) or :class:`NoCrypto`."""
-    try:
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    except ImportError:
-        raise NoCrypto(
-            "checking a signature needs the cryptography package: pip install 'cardcore[verify]'"
-        ) from None
-    public = Ed25519PublicKey.from_public_bytes(key)
-    signed = [(None, lines[0])]
+    (an unsigned line, another key, a bad signature)."""
+    check_line(lines[0], key, None)
     if lines and lines[-1].get("type") == "end":
-        signed.append((lines[-1].get("seq"), lines[-1]))
-    for seq, line in signed:
-        where = "the header" if seq is None else "the end line"
-        sig = line.get(SIGNATURE_KEY)
-        if not isinstance(sig, dict) or set(sig) != {"alg", "key", "sig"} or sig["alg"] != ALG:
-            raise CorruptLog(seq, f"{where} is not signed (an Ed25519 signature was expected)")
-        if sig.get("key") != b64(key):
-            raise CorruptLog(seq, f"{where} is signed by another key: {sig.get('key')!r}")
-        try:
-            public.verify(unb64(str(sig.get("sig"))), message(str(line.get("hash"))))
-        except (InvalidSignature, ValueError, binascii.Error):
-            raise CorruptLog(seq, f"{where}'s signature does not match it") from None
-    return len(signed)
+        check_line(lines[-1], key, lines[-1].get("seq"))
+        return 2
+    return 1
+
+
+def check_line(line: dict[str, Any], key: bytes, seq: Any) -> None:
+    """Check one signed line — the header (``seq`` None) or the end line — against ``key``;
+    raises :class:`~cardcore.errors.CorruptLog` at ``seq`` saying what the failure means."""
+    where = "the header" if seq is None else "the end line"
+    at = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+    sig = line.get(SIGNATURE_KEY)
+    if not isinstance(sig, dict) or set(sig) != {"alg", "key", "sig"} or sig["alg"] != ALG:
+        raise CorruptLog(at, f"{where} is not signed (an Ed25519 signature was expected)")
+    if sig.get("key") != b64(key):
+        raise CorruptLog(at, f"{where} is signed by another key: {str(sig.get('key'))[:60]!r}")
+    try:
+        raw = unb64(str(sig.get("sig")))
+    except (ValueError, binascii.Error):
+        raw = b""
+    if ed25519.verify(key, raw, message(str(line.get("hash")))):
+        return
+    if seq is None:
+        raise CorruptLog(
+            None,
+            "the header is not the one the server signed: it was changed after signing (and "
+            "with it, maybe, the seed it commits to)",
+        )
+    raise CorruptLog(
+        at,
+        "the end line is not the one the server signed: a line of this log was changed after "
+        "signing (through the hash chain, the end line's signature covers every line; which "
+        "one, the receipts of a player can show: --receipts MINE FINAL)",
+    )

@@ -39,7 +39,7 @@ def _plugin(name: str) -> str | None:
 
 
 def _up_to_date() -> bool:
-    """Whether ``cardcore_proto`` was generated after every ``.proto`` and this script last changed."""
+    """Whether ``cardcore_proto`` is newer than every ``.proto`` and this script."""
     stamp = OUT / "__init__.py"
     if not stamp.exists():
         return False

@@ -200,7 +200,7 @@ def test_the_cli_on_copies(name: str, tmp_path: Path, capsys: pytest.CaptureFixt
     final = final_log(name)
     final_path = write(tmp_path / "final.jsonl", final)
     code, text = run("verify", final_path)
-    assert code == 0 and text.startswith(f"valid: {name}")
+    assert code == 0 and text.startswith(f"self-consistent, not authenticated: {name}")
     for k in points(final):
         for v in viewers(game):
             path = write(tmp_path / f"copy-{k}-{v}.jsonl", log.redact_log(final[:k], v))
@@ -210,16 +210,20 @@ def test_the_cli_on_copies(name: str, tmp_path: Path, capsys: pytest.CaptureFixt
             assert text == (
                 f"consistent so far: {name}, {whose} copy, {k - 1} entries; not checked yet: "
                 f"{log._count(k - 1, 'decision')} (hidden cards), "
-                f"{log._count(k - 1, 'entry hash', 'entry hashes')} (salt secret)\n"
+                f"{log._count(k - 1, 'entry hash', 'entry hashes')} (salt secret); unsigned\n"
             )
             code, text = run("verify", "--receipts", path, final_path)
             assert code == 0, text
-            assert text.startswith(f"your {k - 1} entries (seq 0–{k - 2}) are in the final log")
+            assert text.startswith(
+                f"valid against your copy: {whose} {k - 1} entries (seq 0–{k - 2}) are in the "
+                "final log unchanged"
+            )
             assert run("verify", path, "--final", final_path)[0] == 0
             code, text = run("replay", path)
             assert code == 0 and text.startswith("seq 0 +0 ms deal\n")
             assert f"{whose} copy of a game in progress" in text
-            assert run("replay", path, "--as", log.viewer_text(v), "--at", "3")[0] == 0
+            at = str(min(3, k - 2))  # an entry the copy holds
+            assert run("replay", path, "--as", log.viewer_text(v), "--at", at)[0] == 0
             other = "1" if v == 0 else "0"
             assert run("replay", path, "--as", other)[0] == 2
             assert f"cardcore: this is {whose} copy; it cannot show seat {other}'s view" in (
@@ -243,7 +247,9 @@ def test_the_cli_in_a_process(tmp_path: Path) -> None:
         check=False,
     )
     assert got.returncode == 0
-    assert got.stdout.startswith("your 11 entries (seq 0–10) are in the final log, unchanged")
+    assert got.stdout.startswith(
+        "valid against your copy: seat 1's 11 entries (seq 0–10) are in the final log unchanged"
+    )
     assert "Traceback" not in got.stdout + got.stderr
 
 
@@ -254,10 +260,10 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert run("verify")[0] == 2
     assert run("verify", mine, "--receipts", mine, final_path)[0] == 2
     assert run("verify", mine, "--as", "1")[0] == 2
-    assert run("verify", "--receipts", final_path, mine)[0] == 2  # FINAL is not final
-    assert "the final log has no end line" in capsys.readouterr().err
-    assert run("verify", "--receipts", mine, final_path, "--as", "0")[0] == 2
-    assert "this is seat 1's copy; it cannot be seat 0's" in capsys.readouterr().err
+    code, text = run("verify", "--receipts", final_path, mine)  # FINAL is not final
+    assert code == 2 and text.startswith("unsupported: the final log must be the server's complete")
+    code, text = run("verify", "--receipts", mine, final_path, "--as", "0")
+    assert code == 2 and "this is seat 1's copy; it cannot be seat 0's" in text
     assert run("verify", "--receipts", mine, final_path, "--as", "1")[0] == 0
     # a complete log replays as before, --as any viewer
     assert run("replay", final_path, "--as", "0", "--at", "4")[0] == 0
@@ -278,7 +284,7 @@ def test_a_copy_of_an_old_server_is_checked_as_an_unmarked_copy(tmp_path: Path) 
         log.check_copy(old, final)
     assert log.check_copy(old, final, viewer=1).entries == 29
     assert (
-        "you were shown different events"
+        "other events than the ones you were shown"
         in corrupt(lambda: log.check_copy(old, final, viewer=0)).reason
     )
     # the referee's log in progress is a log, not a copy: compared unredacted
@@ -375,7 +381,7 @@ def test_a_copy_of_a_game_started_from_a_position(name: str, tmp_path: Path) -> 
         report = log.verify(mine)
         assert report.notes == (log.POSITION_HIDDEN,) and report.checked[0] == "setup"
         code, text = run("verify", write(tmp_path / "mine.jsonl", mine))
-        assert code == 3 and text.endswith(f"; {log.POSITION_HIDDEN}\n")
+        assert code == 3 and text.endswith(f"; {log.POSITION_HIDDEN}; unsigned\n")
         assert log.check_copy(mine, final).entries == len(mine) - 1
         other = copy.deepcopy(mine)
         other[0]["game_id"] = "other"
@@ -396,7 +402,11 @@ def test_a_rewritten_entry_the_viewer_saw_is_named(name: str) -> None:
         put(bad[i]["events"][j], path, other_card(get(bad[i]["events"][j], path)))
         reseal(bad, salt_of(final), i)
         got = corrupt(lambda b=bad, m=mine: log.check_copy(m, b))
-        assert (got.seq, got.reason) == (i - 1, "you were shown different events")
+        assert got.seq == i - 1 and got.reason == (
+            "the final log's entry is not the one you were shown: other events than the ones "
+            "you were shown; another hash than you were sent (so not the entry you received, "
+            "hidden cards too)"
+        )
         # the time of an entry: no rule sees it, the hash does
         bad = copy.deepcopy(final)
         bad[i]["at_ms"] += 1
@@ -405,9 +415,9 @@ def test_a_rewritten_entry_the_viewer_saw_is_named(name: str) -> None:
         reseal(bad, salt_of(final), i)
         log.verify(bad)  # the final log alone cannot tell
         got = corrupt(lambda b=bad, m=mine: log.check_copy(m, b))
-        assert (got.seq, got.reason) == (
-            i - 1,
-            "the final log's time (at_ms) differs from the one you were shown",
+        assert got.seq == i - 1 and got.reason.startswith(
+            "the final log's entry is not the one you were shown: "
+            f"at_ms {bad[i]['at_ms']} (yours {final[i]['at_ms']}); another hash"
         )
 
 
@@ -428,7 +438,8 @@ def test_a_changed_card_the_viewer_did_not_see_is_caught_by_its_hash(name: str) 
         got = corrupt(lambda b=bad, m=mine: log.check_copy(m, b))
         assert (got.seq, got.reason) == (
             i - 1,
-            "the final log's hash differs from the one you were shown",
+            "the final log's entry is not the one you were shown: another hash than you were "
+            "sent (so not the entry you received, hidden cards too)",
         )
         # the receipts of that one entry are enough
         receipts = receipts_of(mine, v, range(i - 1, i))

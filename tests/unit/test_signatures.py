@@ -89,7 +89,7 @@ def test_the_cli_checks_signatures_with_receipts_too(
     copy.write_bytes(log.dumps(log.redact_log(lines[:10], 0)))
     good, bad = signatures.b64(key), "A" * 43
     assert main(["verify", "--server-key", good, str(final)]) == 0
-    assert "2 signatures ok" in capsys.readouterr().out
+    assert "; header and end line signed by the server key" in capsys.readouterr().out
     assert main(["verify", "--receipts", str(copy), str(final), "--server-key", good]) == 0
     assert "signed by the server key" in capsys.readouterr().out
     assert main(["verify", "--receipts", str(copy), str(final), "--server-key", bad]) == 1

@@ -1,0 +1,94 @@
+"""Ed25519 signature verification (RFC 8032, section 5.1.7) in plain Python.
+
+Why cardcore carries its own: the server's signatures on a log are checked by whoever holds the
+log — the ``cardcore`` command, the web page and the Node verifier, the last two by running
+cardcore's own Python under Pyodide, which has no ``cryptography`` package. One checker, in the
+engine's standard-library-only code, gives the three the same verdict word for word. Only
+verification is here: nothing secret is handled, so the arithmetic need not be constant-time.
+
+It follows RFC 8032's reference verification: the key and ``R`` must decode to points of the
+curve (canonical encodings only), ``S`` must be below the group order, and
+``[S]B == R + [k]A`` with ``k = SHA-512(R ‖ A ‖ M) mod L`` — the same cofactorless equation
+OpenSSL (and so ``cryptography``) checks; a test holds the two to the same answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Final
+
+P: Final = 2**255 - 19
+"""The field's prime."""
+L: Final = 2**252 + 27742317777372353535851937790883648493
+"""The order of the base point's group."""
+D: Final = -121665 * pow(121666, P - 2, P) % P
+SQRT_M1: Final = pow(2, (P - 1) // 4, P)
+
+Point = tuple[int, int, int, int]
+"""Extended homogeneous coordinates (X, Y, Z, T), x = X/Z, y = Y/Z, x*y = T/Z."""
+
+
+def _add(p: Point, q: Point) -> Point:
+    a = (p[1] - p[0]) * (q[1] - q[0]) % P
+    b = (p[1] + p[0]) * (q[1] + q[0]) % P
+    c = 2 * p[3] * q[3] * D % P
+    d = 2 * p[2] * q[2] % P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % P, g * h % P, f * g % P, e * h % P)
+
+
+def _multiply(s: int, p: Point) -> Point:
+    q: Point = (0, 1, 1, 0)  # the neutral element
+    while s:
+        if s & 1:
+            q = _add(q, p)
+        p = _add(p, p)
+        s >>= 1
+    return q
+
+
+def _equal(p: Point, q: Point) -> bool:
+    return (p[0] * q[2] - q[0] * p[2]) % P == 0 and (p[1] * q[2] - q[1] * p[2]) % P == 0
+
+
+def _recover_x(y: int, sign: int) -> int | None:
+    if y >= P:
+        return None
+    x2 = (y * y - 1) * pow(D * y * y + 1, P - 2, P) % P
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (P + 3) // 8, P)
+    if (x * x - x2) % P != 0:
+        x = x * SQRT_M1 % P
+    if (x * x - x2) % P != 0:
+        return None
+    return P - x if (x & 1) != sign else x
+
+
+def _decode(data: bytes) -> Point | None:
+    """A point from its 32-byte encoding, or None for a non-canonical or off-curve one."""
+    if len(data) != 32:
+        return None
+    y = int.from_bytes(data, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % P)
+
+
+_BY: Final = 4 * pow(5, P - 2, P) % P
+B: Final[Point] = (_recover_x(_BY, 0) or 0, _BY, 1, (_recover_x(_BY, 0) or 0) * _BY % P)
+"""The base point."""
+
+
+def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
+    """Whether ``signature`` (64 bytes) is ``public_key``'s (32 bytes) on ``message``."""
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    a = _decode(public_key)
+    r = _decode(signature[:32])
+    s = int.from_bytes(signature[32:], "little")
+    if a is None or r is None or s >= L:
+        return False
+    k = int.from_bytes(hashlib.sha512(signature[:32] + public_key + message).digest(), "little")
+    return _equal(_multiply(s, B), _add(r, _multiply(k % L, a)))
