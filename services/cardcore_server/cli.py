@@ -333,12 +333,6 @@ def serve_main(args: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
-        try:  # REST is on by default, but only where the `rest` extra is installed
-            import litestar  # noqa: F401
-            import uvicorn  # noqa: F401
-        except ImportError:
-            print("cardcore serve: REST is off (install cardcore[rest])", file=sys.stderr)
-            rest_port = None
     try:
         limits = ConnectionLimits(ns.max_connections, ns.header_timeout, ns.body_timeout)
     except ValueError as exc:
