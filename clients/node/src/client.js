@@ -30,7 +30,7 @@ import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 
-import { canonical, parseJson } from './verify.js';
+import { canonical, parseJson } from './json.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PROTO_ROOT = path.resolve(here, '../../../proto');

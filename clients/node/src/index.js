@@ -1,22 +1,15 @@
 export { CardcoreClient, CardcoreError, ENTROPY_BYTES, GameSession, PROTO_ROOT } from './client.js';
+export { REPO_CARDCORE, Verifier, cardcoreDir, createVerifier } from './verify.js';
+export { crossCheck } from './crosscheck.js';
+export { canonical, parseJson } from './json.js';
 export {
-  UsageError,
-  VerifyError,
-  canonical,
-  checkDeal,
-  checkDerivationVectors,
-  checkReceipts,
-  checkRngVectors,
-  checkSignatures,
-  deriveDealSeed,
-  derivationVectorsFromMarkdown,
-  mix64,
-  parseJson,
-  parseServerKey,
+  DERIVATION,
+  RNG_ALGORITHM,
   Rng,
-  rngVectorsFromMarkdown,
+  dealSeedInput,
+  deriveDealSeed,
+  mix64,
   shuffled,
   standardDeck,
   streamKey,
-  verifyLog,
-} from './verify.js';
+} from './rng.js';

@@ -1,329 +1,289 @@
-// Cross-language verification, without Python: the RNG known-answer vectors of docs/rng.md (and
-// format 2's deal-seed derivation), every golden log (hash chain, commitment, re-dealt first
-// shuffle), tampering detection, Ed25519 signatures, and what a viewer's copy can prove. Logs
-// from a live server (format 2, signed, copies, receipts): verify-live.test.js.
+// The Node verifier is cardcore's own `cardcore verify` run under Pyodide: over the golden logs,
+// and forgeries of them re-hashed with the revealed salt (as anyone holding a log after its end
+// can), its exit status and output are the Python CLI's, word for word — so a forged winner, a
+// dropped entry, a rewritten event or deal are INVALID in Node too (the JavaScript verifier it
+// replaces called the first three valid). Node's own check (crosscheck.js) only ever adds doubt.
+// The command line's --batch, --version and --help, in process. One boot of Pyodide.
 import assert from 'node:assert/strict';
-import { createHash, createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 
+import { main } from '../src/cli.js';
+import { crossCheck } from '../src/crosscheck.js';
+import { createVerifier, withCrossCheck } from '../src/verify.js';
 import {
-  VerifyError,
-  canonical,
-  checkDerivationVectors,
-  checkRngVectors,
-  checkSignatures,
-  dealSeedInput,
-  deriveDealSeed,
-  derivationVectorsFromMarkdown,
-  endHash,
-  headerHash,
-  parseJson,
-  parseServerKey,
-  rngVectorsFromMarkdown,
-  signatureMessage,
-  verifyLog,
-} from '../src/verify.js';
-import { REPO } from './server.js';
+  FORGERIES,
+  GOLDEN,
+  both as bothOf,
+  clone,
+  forge,
+  goldenLogs,
+  linesOf,
+  pythonVerify,
+  same,
+  sameKeyed,
+  signingKey,
+  textOf,
+} from './logs.js';
 
-const GOLDEN = path.join(REPO, 'tests/golden');
-const goldenLogs = readdirSync(GOLDEN, { withFileTypes: true })
-  .filter((d) => d.isDirectory() && !d.name.startsWith('_'))
-  .flatMap((d) =>
-    readdirSync(path.join(GOLDEN, d.name))
-      .filter((f) => f.endsWith('.jsonl'))
-      .map((f) => path.join(GOLDEN, d.name, f)),
-  );
-
-test('the RNG reproduces every known-answer vector of docs/rng.md', () => {
-  const vectors = rngVectorsFromMarkdown(readFileSync(path.join(REPO, 'docs/rng.md'), 'utf8'));
-  const checked = checkRngVectors(vectors);
-  assert.ok(checked >= 40, `only ${checked} values checked`);
+let verifier;
+before(async () => {
+  verifier = await createVerifier();
 });
 
-test('the deal seed reproduces every derivation vector of docs/rng.md (format 2)', () => {
-  const block = derivationVectorsFromMarkdown(readFileSync(path.join(REPO, 'docs/rng.md'), 'utf8'));
-  assert.equal(block.derivation, 'sha256-deal-seed/1');
-  assert.ok(block.vectors.length >= 3);
-  // hashed bytes, digest, deal seed and the deck it deals, for each vector
-  assert.equal(checkDerivationVectors(block), 4 * block.vectors.length);
-  // spelled out once: contributions are hashed in seat order whatever order they come in
-  const v = block.vectors.find((x) => x.contributions.length > 1);
-  const input = dealSeedInput(BigInt(v.server_seed), v.contributions);
-  assert.equal(input.toString('hex'), v.hashed_hex);
-  assert.equal(createHash('sha256').update(input).digest('hex'), v.sha256);
-  const reversed = [...v.contributions].reverse();
-  assert.equal(deriveDealSeed(BigInt(v.server_seed), reversed), BigInt(v.deal_seed));
-  assert.throws(() => deriveDealSeed(0n, [{ seat: 1, entropy: 'ab' }]), RangeError);
-  const twice = [1, 1].map((seat, k) => ({ seat, entropy: String(k).repeat(32) }));
-  assert.throws(() => deriveDealSeed(0n, twice), RangeError);
-});
+const RATSCREW = readFileSync(path.join(GOLDEN, 'ratscrew/default-2p-seed11.jsonl'), 'utf8');
+const BASES = ['ratscrew/default-2p-seed11', 'palace/bga-2p-seed54', 'speed/default-2p-seed31'];
 
-test('there are golden logs to check', () => {
+const both = (...args) => bothOf(verifier, ...args);
+
+test('every golden log: valid, in the words of the CLI', async () => {
   assert.ok(goldenLogs.length >= 10, goldenLogs.join(', '));
-});
-
-for (const file of goldenLogs) {
-  test(`golden ${path.relative(GOLDEN, file)} verifies and re-deals`, () => {
-    const text = readFileSync(file, 'utf8');
-    const r = verifyLog(text);
-    assert.equal(r.complete, true);
-    assert.equal(r.dealChecked, true);
-    assert.equal(r.format, 1);
-    assert.equal(r.dealSeed, r.seed, 'format 1 deals from the revealed seed itself');
-    assert.equal(r.signedBy, null);
-    // canonical JSON is byte-identical to what Python wrote
-    for (const line of text.split('\n').filter(Boolean)) assert.equal(canonical(parseJson(line)), line);
-  });
-}
-
-test('tampering is named at the first bad line', () => {
-  const file = goldenLogs.find((f) => f.includes('ratscrew'));
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  const at = (mutated) => {
-    try {
-      verifyLog(mutated.join('\n'));
-    } catch (e) {
-      assert.ok(e instanceof VerifyError, e.message);
-      return e.at;
-    }
-    return 'valid';
-  };
-  assert.equal(at(lines), 'valid');
-  // an altered event (seq 3)
-  const altered = [...lines];
-  const entry = parseJson(altered[4]);
-  entry.at_ms += 1;
-  altered[4] = canonical(entry);
-  assert.equal(at(altered), 3);
-  // a dropped entry
-  assert.equal(at([...lines.slice(0, 5), ...lines.slice(6)]), 4);
-  // two entries swapped
-  const swapped = [...lines];
-  [swapped[6], swapped[7]] = [swapped[7], swapped[6]];
-  assert.equal(at(swapped), 5);
-  // another seed revealed: the end line's reveal does not match the header's commitment
-  const end = parseJson(lines[lines.length - 1]);
-  end.seed = BigInt(end.seed) + 1n;
-  assert.equal(at([...lines.slice(0, -1), canonical(end)]), 'end');
-  // a forged deal whose whole chain is re-hashed with the revealed salt: only re-dealing the
-  // seed can tell
-  const parsed = lines.map(parseJson);
-  const stacks = parsed[1].events[0].stacks;
-  [stacks[0][0], stacks[1][0]] = [stacks[1][0], stacks[0][0]];
-  const salt = Buffer.from(parsed[parsed.length - 1].salt, 'hex');
-  for (let k = 1; k < parsed.length; k++) {
-    const line = parsed[k];
-    line.prev = parsed[k - 1].hash;
-    delete line.hash;
-    line.hash =
-      line.type === 'end'
-        ? createHash('sha256').update(canonical(line)).digest('hex')
-        : createHmac('sha256', salt).update(canonical(line)).digest('hex');
-  }
-  const forged = parsed.map(canonical);
-  assert.equal(at(forged), 0);
-  assert.match(
-    (() => {
-      try {
-        verifyLog(forged.join('\n'));
-      } catch (e) {
-        return e.message;
-      }
-      return '';
-    })(),
-    /deal differs/,
+  await Promise.all(
+    goldenLogs.map(async (file) => {
+      const name = path.basename(file);
+      const run = await both([name], { [name]: readFileSync(file, 'utf8') });
+      same(run, file);
+      assert.equal(run.node.exit, 0, `${file}: ${run.node.stdout}`);
+      assert.equal(run.node.crosschecked[0].fault, null, file);
+    }),
   );
 });
 
-test('seeds beyond 2^53 survive parsing and printing', () => {
-  const text = '{"seed":18446744073709551615,"x":[1,-2]}';
-  const v = parseJson(text);
-  assert.equal(v.seed, 18446744073709551615n);
-  assert.equal(canonical(v), text);
-  assert.throws(() => parseJson('{"x":1.5}'), /floats/);
+test('forgeries re-hashed with the revealed salt: the CLI verdict; forged ends are INVALID', async () => {
+  const cases = BASES.flatMap((base) => Object.keys(FORGERIES).map((name) => [base, name]));
+  await Promise.all(
+    cases.map(async ([base, name]) => {
+      const text = forge(readFileSync(path.join(GOLDEN, `${base}.jsonl`), 'utf8'), name);
+      const run = await both(['forged.jsonl'], { 'forged.jsonl': text });
+      same(run, `${base}, ${name}`);
+      if (name !== 'at_ms changed') {
+        // the rules decide the winner, every entry's events and the deal: a forgery of them is
+        // caught, however well re-hashed (a changed time is not theirs to judge)
+        assert.equal(run.node.exit, 1, `${base}, ${name}: ${run.node.stdout}`);
+        assert.match(run.node.stdout, /^INVALID/, `${base}, ${name}`);
+      }
+    }),
+  );
 });
 
-// --------------------------------------------------------------------------- signatures, offline
+test('--receipts: the genuine log held against a forged one and back, as the CLI says', async () => {
+  const files = { 'genuine.jsonl': RATSCREW };
+  for (const name of Object.keys(FORGERIES)) files[`${name}.jsonl`] = forge(RATSCREW, name);
+  const pairs = Object.keys(FORGERIES).flatMap((name) => [
+    ['--receipts', 'genuine.jsonl', `${name}.jsonl`],
+    [`${name}.jsonl`, '--final', 'genuine.jsonl'],
+  ]);
+  await Promise.all(pairs.map(async (args) => same(await both(args, files), args.join(' '))));
+  const forgedWinner = await both(['--receipts', 'genuine.jsonl', 'winner forged.jsonl'], files);
+  assert.equal(forgedWinner.node.exit, 1, forgedWinner.node.stdout);
+});
 
-/** A golden log signed here by a key of our own, as a signing server would sign it. */
-function signedGolden() {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const key = publicKey.export({ format: 'jwk' }).x;
-  const file = goldenLogs.find((f) => f.includes('speed'));
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map(parseJson);
-  for (const line of [lines[0], lines[lines.length - 1]]) {
-    const sig = sign(null, signatureMessage(line.hash), privateKey).toString('base64url');
-    line.signature = { alg: 'ed25519', key, sig };
+test('standard input, missing and unreadable files, usage errors: as the CLI says', async () => {
+  same(await both(['-'], {}, RATSCREW), 'a log on standard input');
+  const cases = [
+    [['-'], {}, 'not a log'],
+    [['missing.jsonl'], {}, ''],
+    [['.'], {}, ''],
+    [['bytes.jsonl'], { 'bytes.jsonl': Buffer.from([0xff, 0xfe, 0x0a]) }, ''],
+    [[], {}, ''],
+    [['--receipts', 'a.jsonl'], {}, ''],
+    [['--as', '0', 'a.jsonl'], { 'a.jsonl': RATSCREW }, ''],
+    [['--receipts', 'a.jsonl', 'b.jsonl', 'c.jsonl'], {}, ''],
+  ];
+  for (const [args, files, stdin] of cases) {
+    const run = await both(args, files, stdin);
+    same(run, args.join(' '));
+    assert.notEqual(run.node.exit, 0, args.join(' '));
   }
-  return { key, lines };
+});
+
+test('--server-key: the CLI verdict (or, without an Ed25519 of cardcore, exit 2)', async () => {
+  const { key, sign } = signingKey();
+  const other = signingKey().key;
+  const signed = textOf(sign(linesOf(RATSCREW)));
+  const files = {
+    'signed.jsonl': signed,
+    'winner.jsonl': textOf(sign(linesOf(forge(RATSCREW, 'winner forged')))),
+    // re-hashed after signing, as a forger without the key can: the signatures no longer match
+    'dropped.jsonl': forge(signed, 'entry dropped, the rest renumbered'),
+    'unsigned.jsonl': RATSCREW,
+  };
+  const cases = [
+    [key, 'signed.jsonl', 0],
+    [other, 'signed.jsonl', 1],
+    [key, 'winner.jsonl', 1],
+    [key, 'dropped.jsonl', 1],
+    [key, 'unsigned.jsonl', 1],
+  ];
+  for (const [k, file, exit] of cases) {
+    const run = await both(['--server-key', k, file], files);
+    assert.equal(run.python.exit, exit, `${file}: ${run.python.stdout}${run.python.stderr}`);
+    sameKeyed(run, file);
+  }
+});
+
+// ------------------------------------------------------------------------- Node's own check
+
+test("Node's own check: golden logs hold; an altered entry, seed, deal or header is named", () => {
+  for (const file of goldenLogs) {
+    const c = crossCheck(readFileSync(file));
+    assert.equal(c.fault, null, `${file}: ${c.fault}`);
+    assert.match(c.checked, /the deal re-dealt from the revealed seed$/, file);
+  }
+  const lines = linesOf(RATSCREW);
+  const fault = (change) => {
+    const changed = clone(lines);
+    change(changed);
+    return crossCheck(textOf(changed))?.fault;
+  };
+  assert.equal(fault((l) => (l[5].at_ms += 1)), "seq 4: its keyed hash is not its content's");
+  assert.equal(fault((l) => l.splice(5, 1)), 'seq 4: not entry 4');
+  assert.equal(fault((l) => (l[7].prev = l[5].hash)), "seq 6: prev is not the previous line's hash");
+  const commitment = "end line: the revealed seed and salt are not the header's commitment";
+  assert.equal(fault((l) => (l.at(-1).seed += 1)), commitment);
+  assert.equal(fault((l) => (l[0].game_id = 'another')), "header: its hash is not its content's");
+  const end = "end line (seq 287): its hash is not its content's";
+  assert.equal(fault((l) => (l.at(-1).outcome.winners = [1])), end);
+  const deal = crossCheck(forge(RATSCREW, 'deal changed')).fault;
+  assert.match(deal, /^seq 0: card 1 dealt is "\w+", the re-dealt deck's is \w+$/);
+  // a forgery of what only the rules decide, re-hashed: the chain holds (cardcore's verdict is
+  // the one that re-decides)
+  assert.equal(crossCheck(forge(RATSCREW, 'winner forged')).fault, null);
+});
+
+test("Node's own check says nothing of what it cannot check", () => {
+  const lines = linesOf(RATSCREW);
+  const copy = clone(lines.slice(0, -1));
+  copy[0].copy = { viewer: '0' };
+  const redacted = clone(lines);
+  redacted[1].events[0].stacks[1][0] = '??';
+  const unknown = clone(lines);
+  unknown[0].format = 9;
+  for (const [what, text] of [
+    ['a log in progress', textOf(lines.slice(0, -1))],
+    ["a viewer's copy", textOf(copy)],
+    ['a redacted log', textOf(redacted)],
+    ['a format it does not know', textOf(unknown)],
+    ['not JSON', 'x'],
+    ['a receipts file', `{"type":"receipts","game_id":null,"viewer":"0"}\n${RATSCREW}`],
+  ]) {
+    assert.equal(crossCheck(text), null, what);
+  }
+  const position = clone(lines);
+  position[0].position = 'a position';
+  assert.match(crossCheck(textOf(position)).checked, /no deal \(the game starts from a position\)$/);
+});
+
+test("Node's own check turns valid into exit 1, saying why, and never INVALID into valid", () => {
+  // a log whose entry 4 changed after the end, not re-hashed: were cardcore to call it valid
+  const lines = linesOf(RATSCREW);
+  lines[5].at_ms += 1;
+  const files = { 'x.jsonl': textOf(lines) };
+  const valid = { exit: 0, stdout: 'valid: …\n', stderr: '' };
+  const doubted = withCrossCheck(valid, ['x.jsonl'], files, '');
+  assert.equal(doubted.exit, 1);
+  assert.equal(doubted.stdout, valid.stdout);
+  assert.match(doubted.stderr, /^cardcore-verify \(Node\): x\.jsonl: Node's own check disagrees .*seq 4/);
+  for (const exit of [1, 2]) {
+    const result = { exit, stdout: 'INVALID at seq 4: …\n', stderr: '' };
+    const kept = withCrossCheck(result, ['x.jsonl'], files, '');
+    assert.deepEqual([kept.exit, kept.stdout, kept.stderr], [exit, result.stdout, '']);
+  }
+  // the file must be one the arguments name (its text on standard input for "-")
+  assert.equal(withCrossCheck(valid, ['y.jsonl'], files, '').exit, 0);
+  assert.equal(withCrossCheck(valid, ['-'], {}, files['x.jsonl']).exit, 1);
+  assert.equal(withCrossCheck(valid, ['--final=x.jsonl'], files, '').exit, 1);
+  // the chain of a genuine log holds: nothing added
+  const genuine = withCrossCheck(valid, ['x.jsonl'], { 'x.jsonl': RATSCREW }, '');
+  assert.deepEqual([genuine.exit, genuine.stderr], [0, '']);
+});
+
+// ------------------------------------------------------------------------- the command line
+
+/** The command line, in process, on this file's verifier: { exit, stdout, stderr }. */
+async function cli(argv, stdin = '') {
+  const out = { stdout: '', stderr: '' };
+  const exit = await main(argv, {
+    stdout: (t) => (out.stdout += t),
+    stderr: (t) => (out.stderr += t),
+    readStdin: () => Buffer.from(stdin),
+    boot: async () => verifier,
+  });
+  return { exit, ...out };
 }
 
-const faultOf = (fn) => {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof VerifyError, e.stack);
-    return e;
+let dir;
+after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+test('the command line: files of the host by their paths, as the CLI names them', async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'cardcore-cli-'));
+  const genuine = path.join(dir, 'genuine.jsonl');
+  const forged = path.join(dir, 'forged.jsonl');
+  writeFileSync(genuine, RATSCREW);
+  writeFileSync(forged, forge(RATSCREW, 'entry dropped, the rest renumbered'));
+  for (const args of [
+    [genuine],
+    [forged],
+    ['--receipts', genuine, forged],
+    [`--final=${genuine}`, forged],
+    [path.join(dir, 'none')],
+  ]) {
+    const node = await cli(args);
+    const python = await pythonVerify(args);
+    same({ node, python }, args.join(' '));
   }
-  return null;
-};
-const copyOf = (lines) => lines.map((l) => parseJson(canonical(l)));
-
-test('signatures: the hashes leave them out; the key given must have made them', () => {
-  const { key, lines } = signedGolden();
-  assert.equal(headerHash(lines[0]), lines[0].hash, 'the header hash is computed without signature');
-  assert.equal(endHash(lines.at(-1)), lines.at(-1).hash, 'the end hash is computed without signature');
-  const r = verifyLog(lines, { serverKey: key });
-  assert.deepEqual([r.signedBy, r.signaturesChecked], [key, 2]);
-  assert.equal(verifyLog(lines).signaturesChecked, 0, 'not checked without a key');
-  const hex = parseServerKey(key).toString('hex');
-  assert.equal(verifyLog(lines, { serverKey: hex }).signaturesChecked, 2);
-
-  const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x;
-  const wrong = faultOf(() => verifyLog(lines, { serverKey: other }));
-  assert.equal(wrong.at, 'header');
-  assert.match(wrong.message, /^header: the header is signed by another key/);
-
-  const bad = copyOf(lines);
-  const sig = Buffer.from(bad.at(-1).signature.sig, 'base64url');
-  sig[10] ^= 1;
-  bad.at(-1).signature.sig = sig.toString('base64url');
-  const e = faultOf(() => verifyLog(bad, { serverKey: key }));
-  assert.equal(e.at, 'end');
-  assert.equal(e.seq, lines.length - 2);
-  assert.match(e.message, /end line \(seq \d+\): the end line's signature does not match it/);
-  // another spelling of the same bytes is not the signature either (base64url is read strictly)
-  const respelled = copyOf(lines);
-  const s0 = respelled[0].signature.sig;
-  respelled[0].signature.sig = s0.slice(0, -1) + (s0.at(-1) === 'A' ? 'B' : 'A');
-  const e2 = faultOf(() => verifyLog(respelled, { serverKey: key }));
-  assert.match(e2.message, /header's signature does not match/);
-
-  const unsigned = copyOf(lines);
-  delete unsigned[0].signature;
-  assert.equal(verifyLog(unsigned).signedBy, null, 'the header hash does not cover the signature');
-  const e3 = faultOf(() => verifyLog(unsigned, { serverKey: key }));
-  assert.match(e3.message, /the header is not signed/);
-  // a signed header whose content changed: the hash says so before any signature is looked at
-  const altered = copyOf(lines);
-  altered[0].game_id = 'another';
-  assert.match(faultOf(() => verifyLog(altered, { serverKey: key })).message, /header hash mismatch/);
-  assert.throws(() => checkSignatures(lines, 'not a key'), TypeError);
-  assert.throws(() => parseServerKey('ab'.repeat(31)), TypeError);
+  const stdin = await cli(['-'], RATSCREW);
+  const python = await pythonVerify(['-'], {}, RATSCREW);
+  assert.deepEqual([stdin.exit, stdin.stdout], [0, python.stdout]);
 });
 
-// --------------------------------------------------------------------------- copies, offline
-
-/** A golden log as a viewer's copy of it in progress: marked, no end line (its events are not
- *  redacted: the checks that follow are the structural ones). */
-function markedCopy(n = 6) {
-  const { lines } = signedGolden();
-  const copy = lines.slice(0, n + 1);
-  copy[0].copy = { viewer: '1' };
-  return copy;
-}
-
-test('a copy: consistent so far, whatever its events; its structure is checked', () => {
-  const copy = markedCopy();
-  const r = verifyLog(copy);
-  assert.deepEqual([r.copy, r.complete, r.entries], ['1', false, 6]);
-  assert.deepEqual(r.notChecked.slice(0, 2), [
-    '6 decisions (hidden cards)',
-    '6 entry hashes (salt secret)',
-  ]);
-  const fault = (mutate) => {
-    const c = copyOf(copy);
-    mutate(c);
-    const e = faultOf(() => verifyLog(c));
-    assert.ok(e, 'caught');
-    return e.message;
-  };
-  const end = signedGolden().lines.at(-1);
-  assert.match(fault((c) => c.push(end)), /^header: a viewer's copy .* has no end line/);
-  assert.match(fault((c) => (c[0].copy = { viewer: '7' })), /^header: the header's "copy" must be/);
-  assert.match(fault((c) => (c[0].copy = { viewer: 'referee' })), /^header: the header's "copy"/);
-  assert.match(fault((c) => (c[0].setup_hash = '0'.repeat(64))), /^header: setup_hash/);
-  assert.match(fault((c) => (c[0].rules_version = 'x')), /^header: header hash mismatch/);
-  assert.match(fault((c) => (c[3].seat = null)), /^seq 2: an entry without a seat must be the host/);
-  assert.match(fault((c) => (c[3].seat = 5)), /^seq 2: seat 5 is not a seat/);
-  assert.match(fault((c) => (c[1].seat = 0)), /^seq 0: entry 0 must be the deal/);
-  assert.match(fault((c) => (c[4].at_ms = -1)), /^seq 3: at_ms -1 is not a time/);
-  assert.match(fault((c) => (c[4].hash = 'x')), /^seq 3: the entry's hash is not a sha256 digest/);
-  assert.match(fault((c) => (c[5].prev = c[3].hash)), /^seq 4: hash chain broken/);
-  assert.match(fault((c) => c.splice(3, 1)), /^seq 2: entry missing or out of order/);
-  // the host's abort: no seat, no events, nothing after it
-  const abort = (c, k) =>
-    Object.assign(c[k], { seat: null, action: { kind: 'Abort', by: 'creator' }, events: [] });
-  const aborted = copyOf(copy);
-  abort(aborted, 6);
-  assert.equal(verifyLog(aborted).entries, 6);
-  assert.match(fault((c) => abort(c, 4)), /^seq 4: an entry after the host's abort at seq 3/);
-  const withEvents = (c) => abort(c, 6) && (c[6].events = [{ kind: 'X' }]);
-  assert.match(fault(withEvents), /^seq 5: an entry without a seat/);
-  assert.match(fault((c) => abort(c, 6) && (c[6].action.by = '')), /^seq 5: an entry without a seat/);
-  // a start position hidden from the viewer: the hash cannot be checked, and it says so
-  const positioned = copyOf(copy);
-  positioned[0].position = 'a position';
-  positioned[1].events = [];
-  assert.deepEqual(verifyLog(positioned).notes, [
-    'header not checked: the start position is hidden from this viewer',
-  ]);
+test('--batch: one result per case, in order, each what a run of its own gives', async () => {
+  const cases = [
+    { argv: ['g.jsonl'], files: { 'g.jsonl': RATSCREW } },
+    { argv: ['f.jsonl'], files: { 'f.jsonl': forge(RATSCREW, 'winner forged') } },
+    { argv: ['-'], stdin: RATSCREW },
+    { argv: ['g.jsonl'] }, // each case sees only its own files
+    { argv: ['--receipts', 'a'] },
+  ];
+  const out = await cli(['--batch'], JSON.stringify(cases));
+  assert.equal(out.exit, 0, out.stderr);
+  const results = JSON.parse(out.stdout);
+  assert.equal(results.length, cases.length);
+  for (const [i, c] of cases.entries()) {
+    const { exit, stdout, stderr } = await verifier.run(c.argv, c.files, { stdin: c.stdin });
+    assert.deepEqual(results[i], { exit, stdout, stderr }, `case ${i}`);
+  }
+  assert.deepEqual(results.map((r) => r.exit), [0, 1, 0, 2, 2]);
+  for (const bad of ['{}', '[{"argv": "x"}]', '[{"argv": [], "files": {"a": 1}}]', 'not json']) {
+    const refused = await cli(['--batch'], bad);
+    assert.equal(refused.exit, 2, bad);
+    assert.match(refused.stderr, /^cardcore-verify \(Node\): /, bad);
+  }
+  assert.equal((await cli(['--batch', 'x.jsonl'])).exit, 2);
 });
 
-test('a full log: a host abort is valid only as the last entry, with an "aborted" outcome', () => {
-  const file = goldenLogs.find((f) => f.includes('ratscrew'));
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map(parseJson);
-  const salt = Buffer.from(lines.at(-1).salt, 'hex');
-  const rehash = (ls) => {
-    for (let k = 1; k < ls.length; k++) {
-      ls[k].prev = ls[k - 1].hash;
-      delete ls[k].hash;
-      ls[k].hash =
-        ls[k].type === 'end'
-          ? createHash('sha256').update(canonical(ls[k])).digest('hex')
-          : createHmac('sha256', salt).update(canonical(ls[k])).digest('hex');
-    }
-    return ls;
-  };
-  // the game aborted by the host after seq 4
-  const abort = {
-    type: 'entry',
-    seq: 5,
-    at_ms: lines[5].at_ms,
-    seat: null,
-    action: { kind: 'Abort', by: 'admin' },
-    events: [],
-  };
-  const end = copyOf([lines.at(-1)])[0];
-  const ABORTED = { termination: 'aborted', winners: [], losers: [], scores: [] };
-  Object.assign(end, { seq: 6, outcome: ABORTED });
-  const cut = [...copyOf(lines.slice(0, 6)), abort];
-  const aborted = rehash([...cut, end]);
-  const r = verifyLog(aborted);
-  assert.deepEqual([r.complete, r.dealChecked, r.outcome.termination], [true, true, 'aborted']);
-  const e1 = faultOf(() => {
-    const x = copyOf(aborted);
-    x.at(-1).outcome = { termination: 'resigned', winners: [0], losers: [1], scores: [] };
-    verifyLog(rehash(x));
-  });
-  assert.match(e1.message, /^end line \(seq 6\): the host aborted at seq 5/);
-  const e2 = faultOf(() => {
-    const x = copyOf(lines);
-    x.at(-1).outcome = ABORTED;
-    verifyLog(rehash(x));
-  });
-  assert.match(e2.message, /the outcome is "aborted", but the log has no host abort/);
-  const e3 = faultOf(() => {
-    const x = copyOf(aborted);
-    x.splice(7, 0, { ...x[5], seq: 6 }); // an entry after the abort
-    x.at(-1).seq = 7;
-    verifyLog(rehash(x));
-  });
-  assert.match(e3.message, /^seq 6: an entry after the host's abort at seq 5/);
-  // a "copy" mark in a log with its end line
-  const marked = copyOf(lines);
-  marked[0].copy = { viewer: '0' };
-  assert.match(faultOf(() => verifyLog(marked)).message, /^header: a viewer's copy/);
+test('--version, --verbose and --help say which cardcore runs, and its own help', async () => {
+  const version = await cli(['--version']);
+  assert.equal(version.exit, 0);
+  const { cardcore, cardcoreDir, pyodide, python } = verifier.info;
+  const runs = `cardcore ${cardcore} from ${cardcoreDir}, on Pyodide ${pyodide} (Python ${python})`;
+  assert.equal(version.stdout, `cardcore-verify (Node): ${runs}\n`);
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url)));
+  assert.equal(pyodide, pkg.dependencies.pyodide, 'the Pyodide of package.json');
+  const verbose = await cli(['--verbose', '-'], RATSCREW);
+  assert.ok(verbose.stderr.startsWith(`cardcore-verify (Node): ${runs}, booted in `), verbose.stderr);
+  assert.match(verbose.stderr, /\nc.*: verified in \d+ ms\n/);
+  assert.match(verbose.stderr, /standard input: Node's own check: .*: no fault\n$/);
+  const help = await cli(['--help']);
+  assert.equal(help.exit, 0);
+  assert.match(help.stdout, /--batch {9}many verifications/);
+  const own = await pythonVerify(['--help']);
+  assert.ok(help.stdout.endsWith(own.stdout), 'then cardcore verify --help');
+  let said = '';
+  const io = { stdout: () => {}, stderr: (t) => (said += t), boot: createVerifier };
+  assert.equal(await main(['--cardcore', GOLDEN, 'x'], io), 2);
+  const why = `${GOLDEN}: not the cardcore package (no __init__.py and cli.py)`;
+  assert.equal(said, `cardcore-verify (Node): cannot run cardcore: ${why}\n`);
 });

@@ -1,0 +1,194 @@
+// Logs for the verifier's tests: the golden logs; forgeries of a log made as anyone holding it
+// after the end can make them (the end line reveals the salt: rewrite, then recompute every
+// keyed hash; nothing is re-signed); and Python's own `cardcore verify` to hold Node's to.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { endHash, entryHash, headerHash } from '../src/crosscheck.js';
+import { canonical, parseJson } from '../src/json.js';
+import { cardcoreDir, readSources } from '../src/verify.js';
+import { REPO } from './server.js';
+
+export const GOLDEN = path.join(REPO, 'tests/golden');
+/** Every golden log, tests/golden/<dir>/*.jsonl (legacy ones too). */
+export const goldenLogs = readdirSync(GOLDEN, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !d.name.startsWith('_'))
+  .flatMap((d) =>
+    readdirSync(path.join(GOLDEN, d.name))
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => path.join(GOLDEN, d.name, f)),
+  );
+
+export const linesOf = (text) => String(text).split('\n').filter(Boolean).map(parseJson);
+export const textOf = (lines) => lines.map((l) => `${canonical(l)}\n`).join('');
+export const clone = (lines) => lines.map((l) => parseJson(canonical(l)));
+
+/** Every hash of a complete log recomputed, links included, with its revealed salt. */
+export function rehash(lines) {
+  const salt = Buffer.from(lines.at(-1).salt, 'hex');
+  lines[0].hash = headerHash(lines[0]);
+  for (let k = 1; k < lines.length; k++) {
+    lines[k].prev = lines[k - 1].hash;
+    lines[k].hash = lines[k].type === 'end' ? endHash(lines[k]) : entryHash(salt, lines[k]);
+  }
+  return lines;
+}
+
+const CARD = /^(10|[2-9AJQK])[SHDC]$/;
+
+/** The paths of the card values in `value` (a JSON value), in order. */
+function cardPaths(value, at = []) {
+  if (typeof value === 'string') return CARD.test(value) ? [at] : [];
+  if (value === null || typeof value !== 'object') return [];
+  const key = (k) => (Array.isArray(value) ? Number(k) : k);
+  return Object.keys(value).flatMap((k) => cardPaths(value[k], [...at, key(k)]));
+}
+const getAt = (v, at) => at.reduce((x, k) => x[k], v);
+const setAt = (v, at, x) => (getAt(v, at.slice(0, -1))[at.at(-1)] = x);
+
+/** The first entry from the middle of the log on whose events `pick` finds something. */
+function middle(lines, pick) {
+  const entries = lines.slice(1, -1);
+  for (let k = Math.floor(entries.length / 3); k < entries.length; k++) {
+    if (pick(entries[k])) return entries[k];
+  }
+  throw new Error('no entry to forge');
+}
+
+/** Forgeries of a complete log, each re-hashed with its revealed salt: name → lines. */
+export const FORGERIES = {
+  // a later time for an entry, still in order: the rules never look at it
+  'at_ms changed': (lines) => {
+    const entry = middle(lines, (e) => lines[e.seq + 2].at_ms > e.at_ms);
+    entry.at_ms = lines[entry.seq + 2].at_ms;
+    return lines;
+  },
+  'winner forged': (lines) => {
+    const outcome = lines.at(-1).outcome;
+    const seats = lines[0].setup.seats;
+    outcome.winners = outcome.winners.length ? outcome.winners.map((s) => (s + 1) % seats) : [0];
+    return lines;
+  },
+  'entry dropped, the rest renumbered': (lines) => {
+    const entry = middle(lines, () => true);
+    lines.splice(entry.seq + 1, 1);
+    for (const line of lines.slice(entry.seq + 1)) line.seq -= 1;
+    return lines;
+  },
+  'deal changed': (lines) => {
+    const events = lines[1].events;
+    const [a, ...rest] = cardPaths(events);
+    const [x, b] = [getAt(events, a), rest.find((at) => getAt(events, at) !== getAt(events, a))];
+    setAt(events, a, getAt(events, b));
+    setAt(events, b, x);
+    return lines;
+  },
+  'event rewritten': (lines) => {
+    const entry = middle(lines, (e) => cardPaths(e.events).length > 0);
+    const at = cardPaths(entry.events)[0];
+    const card = getAt(entry.events, at);
+    setAt(entry.events, at, card === 'AS' ? 'KS' : 'AS');
+    return lines;
+  },
+};
+
+/** `name` forged into the log `text`: the forged log's text. */
+export const forge = (text, name) => textOf(rehash(FORGERIES[name](clone(linesOf(text)))));
+
+/** A new Ed25519 key: { key (the public key, base64url, as servers publish it), sign(lines) (the
+ *  header and end line signed as a signing server signs them: docs/log-format.md#signatures) }. */
+export function signingKey() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const key = publicKey.export({ format: 'jwk' }).x;
+  const signed = (line) => {
+    const message = Buffer.from(`cardcore-log-signature/1\n${line.hash}`, 'ascii');
+    const sig = sign(null, message, privateKey).toString('base64url');
+    return { ...line, signature: { alg: 'ed25519', key, sig } };
+  };
+  return {
+    key,
+    sign: (lines) => [signed(lines[0]), ...lines.slice(1, -1), signed(lines.at(-1))],
+  };
+}
+
+/** Whether the cardcore sources Node runs check Ed25519 by themselves. Pyodide has no
+ *  `cryptography`: until cardcore has an Ed25519 of its own, `--server-key` under Pyodide says
+ *  checking needs it, where the CLI (which has it) checks. Any such Ed25519 spells the field's
+ *  prime, 2^255 - 19. */
+export const OWN_ED25519 = readSources(cardcoreDir()).some(([, bytes]) =>
+  /2\s*\*\*\s*255\s*-\s*19|\(1\s*<<\s*255\)\s*-\s*19/.test(bytes.toString('utf8')),
+);
+
+const VENV_PYTHON = path.join(REPO, '.venv/bin/python');
+export const PYTHON = process.env.CARDCORE_PYTHON ?? (existsSync(VENV_PYTHON) ? VENV_PYTHON : 'python3');
+
+let running = 0;
+const waiting = [];
+const MAX_PYTHONS = 2; // the machine's cores are shared
+
+/**
+ * Python's `cardcore verify ARGS…` (the cardcore sources Node runs: `cardcoreDir()`), in a
+ * directory of its own holding `files` ({ name: text }), `stdin` on its standard input:
+ * resolves to { exit, stdout, stderr }.
+ */
+export async function pythonVerify(args, files = {}, stdin = '') {
+  if (running >= MAX_PYTHONS) await new Promise((go) => waiting.push(go));
+  running++;
+  const dir = mkdtempSync(path.join(tmpdir(), 'cardcore-py-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    return await new Promise((resolve, reject) => {
+      const env = { ...process.env, PYTHONPATH: path.dirname(cardcoreDir()) };
+      const child = spawn(PYTHON, ['-m', 'cardcore', 'verify', ...args], { cwd: dir, env });
+      const out = { stdout: '', stderr: '' };
+      child.stdout.on('data', (d) => (out.stdout += d));
+      child.stderr.on('data', (d) => (out.stderr += d));
+      child.on('error', reject);
+      child.on('close', (exit) => resolve({ exit, ...out }));
+      child.stdin.end(stdin);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/** Assert that `verifier` (a Verifier) calls the complete log `text` valid, and that Node's own
+ *  check agrees, the deal re-dealt; resolves to the log's lines. */
+export async function assertValid(verifier, text, what) {
+  const r = await verifier.run(['game.jsonl'], { 'game.jsonl': text });
+  assert.equal(r.exit, 0, `${what}: ${r.stdout}${r.stderr}`);
+  const [own] = r.crosschecked;
+  assert.equal(own.fault, null, what);
+  assert.match(own.checked, /the deal re-dealt from the revealed seed$/, what);
+  return linesOf(text);
+}
+
+/** Node's (`verifier`'s) and Python's `cardcore verify ARGS…` on `files` ({ name: text }) and
+ *  `stdin`: { node, python }. */
+export async function both(verifier, args, files = {}, stdin = '') {
+  const [node, python] = await Promise.all([
+    verifier.run(args, files, { stdin }),
+    pythonVerify(args, files, stdin),
+  ]);
+  return { node, python };
+}
+
+/** Node said what Python said: exit status and standard output; standard error too, unless
+ *  it is a crash's traceback (whose file paths differ). */
+export function same({ node, python }, what) {
+  const pick = ({ exit, stdout }) => ({ exit, stdout });
+  assert.deepEqual(pick(node), pick(python), what);
+  if (!python.stderr.includes('Traceback')) assert.equal(node.stderr, python.stderr, what);
+}
+
+/** `same`, for a run with --server-key: until cardcore checks Ed25519 by itself, a verdict that
+ *  rests on a signature cannot be given under Pyodide, and it says so (exit 2). */
+export function sameKeyed(run, what) {
+  if (OWN_ED25519 || run.node.exit !== 2 || !/cryptography/.test(run.node.stderr)) same(run, what);
+}
