@@ -85,6 +85,28 @@ def narration(final: list[dict[str, Any]], seat: int | None) -> dict[int, str]:
     return words
 
 
+def _left_right(m: re.Match[str]) -> str:
+    return f"the {('left', 'right')[int(m[2])]} {m[1]} pile"
+
+
+def _plus_one(m: re.Match[str]) -> str:
+    return f"{m[1]}{int(m[2]) + 1}"
+
+
+def as_the_board_numbers(game: str, text: str) -> str:
+    """cardcore's narration (``narrate``: indices from 0, as the commands' fields) in the
+    numbering the page's board shows: stock piles and face-down cards 1, 2, …; the two spit or
+    centre piles, and Speed's side piles, left and right."""
+    if game == "spit":
+        text = re.sub(r"(stock pile |the space |onto pile )(\d+)", _plus_one, text)
+        return re.sub(r"(spit) pile ([01])\b", _left_right, text)
+    if game == "speed":
+        return re.sub(r"(centre|side) pile ([01])\b", _left_right, text)
+    if game == "palace":
+        return re.sub(r"(face-down card )(\d+)", _plus_one, text)
+    return text
+
+
 def check_page_against_log(
     r: dict[str, Any],
     tmp: Path,
@@ -124,11 +146,17 @@ def check_page_against_log(
     else:
         assert "Signature INVALID" in r["signatureShown"]
         assert code == 1, text
-    # every adjudication the page narrated is the log's, in cardcore's words
+    # every adjudication the page narrated is the log's, in cardcore's words (its piles
+    # numbered as the page's board numbers them)
     words = narration(final, r.get("seat"))
     narrated = {int(k): v for k, v in (r.get("narrated") or {}).items()}
     assert narrated, "the page narrated nothing"
-    diff = {s: (t, words.get(s)) for s, t in narrated.items() if words.get(s) != t}
+    game = str(final[0]["game"])
+    diff = {
+        s: (t, words.get(s))
+        for s, t in narrated.items()
+        if t not in (words.get(s), as_the_board_numbers(game, words.get(s, "")))
+    }
     assert not diff, f"narrations differ from the log's: {list(diff.items())[:3]}"
     return final
 
@@ -216,7 +244,9 @@ KEYS = {
     "slapjack": ["Space", "Enter or P"],
     "palace": ["1–9", "Shift+1–9", "← →", "Enter", "P", "R", "Escape"],
     "spit": ["1–5", "M, then 1–5 twice", "Space", "← →", "Escape"],
-    "speed": ["1–5", "Space", "D", "R, 1–5…, Enter", "Escape"],
+    # (R, 1–5…, Enter plays a run, Escape cancels one: only under multi_card_play, off by
+    # default)
+    "speed": ["1–5", "Space", "D"],
 }
 COMMON_KEYS = ["L", "Tab"]
 
@@ -630,3 +660,225 @@ def test_the_lobby_and_the_in_page_verifier_agree_with_cardcore_verify(
         f"\nlobby: rendered {r['firstShownMs']:.0f} ms after the navigation started "
         f"(first contentful paint {r['firstContentfulPaintMs'] or 0:.0f} ms)"
     )
+
+
+# --------------------------------------------------------------------------- issue 21: the page
+
+
+GUARDS = {"expect_epoch", "seen_count", "expect_top"}
+"""The staleness guards a page fills into a command from what it shows (games.js)."""
+
+
+def is_legal(cmd: dict[str, Any], legal: list[dict[str, Any]]) -> bool:
+    """Whether an offered command is one of the legal ones (cards in any order; guards aside)."""
+
+    def norm(c: dict[str, Any]) -> dict[str, Any]:
+        return {
+            k: sorted(v) if isinstance(v, list) else v
+            for k, v in c.items()
+            if k not in GUARDS and v is not None
+        }
+
+    return any(norm(cmd) == norm(c) for c in legal)
+
+
+def on_a_phone(scenario: Scenario) -> dict[str, Any]:
+    """A table of each game created at 375 × 667 on a touch screen (once per session)."""
+    if "phone" not in _played:
+        _played["phone"] = scenario("phone")
+    return _played["phone"]
+
+
+def outside(controls: list[dict[str, Any]], width: int) -> list[dict[str, Any]]:
+    return [c for c in controls if c["cut"] or c["left"] < 0 or c["right"] > width]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_on_a_phone_the_table_lands_in_view_and_every_control_fits(
+    scenario: Scenario, game: str
+) -> None:
+    """At 375 × 667 on a touch screen, right after "Create the table": the page starts at the
+    table (the lobby's form was long, its button far down: the table must not land scrolled as
+    far), the status line in view; every control (buttons, links, your own cards, the
+    selection's and the controls' rows and what they hold) lies within the 375 px, cut off by
+    nothing — neither the viewport's sides nor an ancestor that scrolls or clips; nothing scrolls
+    sideways."""
+    r = on_a_phone(scenario)
+    assert r["errors"] == []
+    t = r["tables"][game]["landed"]
+    assert t["width"] == 375 and t["scrollWidth"] <= 375, t["scrollWidth"]
+    status = t["status"]
+    assert status is not None and status["text"]
+    assert status["top"] >= 0 and status["bottom"] <= 667, (t["scrollY"], status)
+    assert 0 <= t["board"]["top"] < 667, t["board"]
+    assert t["controls"], "nothing measured"
+    assert outside(t["controls"], 375) == []
+
+
+def test_palace_setup_offers_only_legal_commands_that_fit_a_phone(scenario: Scenario) -> None:
+    """In Palace's setup a hand card alone is no move: selecting it offers no button (before, a
+    "Play" the rules refuse in setup); with a face-up card as well the swap is offered, with
+    Clear, both on a 375 px screen (before, Clear was wholly off its right edge)."""
+    t = on_a_phone(scenario)["tables"]["palace"]
+    for stage in ("handCard", "swap"):
+        offered, legal = t[stage]["cmds"], t[stage]["legal"]
+        assert [c for c in offered if not is_legal(c, legal)] == [], stage
+    assert {c["kind"] for c in t["handCard"]["cmds"]} <= {"Swap", "Ready"}
+    assert "Swap" in {c["kind"] for c in t["swap"]["cmds"]}
+    g = t["swap"]["geometry"]
+    names = {c["name"] for c in g["controls"] if c["where"] == "selection"}
+    assert "clear" in names and any(n.startswith('cmd:{"hand_card"') for n in names), names
+    assert outside(g["controls"], 375) == []
+
+
+def test_key_hints_are_hidden_on_a_touch_screen_and_the_keys_still_work(
+    scenario: Scenario,
+) -> None:
+    """Where the primary pointer is a finger (coarse, no hover) the page shows no key hints
+    (kbd) nor words about keys in its selection and controls rows; a key still acts (a
+    keyboard plugged in: Space flips in Speed); with a mouse the hints are there."""
+    r = on_a_phone(scenario)
+    for game, t in r["tables"].items():
+        assert t["landed"]["hints"] == [], game
+        assert not re.search(r"\b(keys?|Enter|Esc|Escape|Space)\b", t["landed"]["words"]), game
+    assert r["tables"]["speed"]["key"]["kind"] == "Flip" and "seq" in r["tables"]["speed"]["key"]
+    assert played(scenario, "spit")["landed"]["hints"], "no key hint with a mouse either"
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_legal_move_list_agrees_with_the_controls(scenario: Scenario, game: str) -> None:
+    """Throughout a game: "All your legal moves (N)" counts every legal command (Resign aside:
+    its own button), lists each, and no button on the page offers a command that is not legal
+    (before, Ratscrew said (0) under its Play button: the list left out the commands shown as
+    buttons)."""
+    a = played(scenario, game)["agreement"]
+    assert a["samples"] > 0
+    assert a["disagree"] == []
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_no_turn_is_shown_after_the_end(scenario: Scenario, game: str) -> None:
+    """Once the page has drawn the view with the outcome, no seat is "to play" (badge, ring or
+    note), no control is offered, and the status line gives the outcome."""
+    e = played(scenario, game)["atTheEnd"]
+    assert [b for b in e["badges"] if b in ("to play", "your turn")] == [], e
+    assert e["turn"] == [], e
+    assert not [n for n in e["notes"] if re.search(r"your turn|to play", n)], e
+    assert e["controls"] == 0, e
+    assert e["status"].startswith("Game over"), e
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_first_controls_are_in_view_at_1280_by_900(scenario: Scenario, game: str) -> None:
+    """As the table lands at 1280 × 900, its controls row and selection row (Palace's Ready:
+    before, below the fold) and your own cards are in view without scrolling."""
+    t = played(scenario, game)["landed"]
+    assert t["scrollY"] == 0
+    rows = [c for c in t["controls"] if c["where"] in ("controls", "selection")]
+    assert rows, "no control measured"
+    assert [c for c in rows if c["bottom"] > 900] == [], rows
+    mine = [c for c in t["controls"] if c["where"] == "board" and c["tag"] == "span"]
+    assert [c for c in mine if c["bottom"] > 900] == [], mine
+
+
+def test_the_narration_numbers_piles_as_the_board_does(scenario: Scenario) -> None:
+    """The board labels Spit's stock piles 1–5 and its spit piles left and right, Speed's
+    centre piles left and right: the narration says them so (before: from 0)."""
+    checked = 0
+    for game in ("spit", "speed"):
+        r = played(scenario, game)
+        narrated = {int(k): v for k, v in r["narrated"].items()}
+        for line in lines_of(r["final"])[1:]:
+            if line.get("type") != "entry" or line["seq"] not in narrated:
+                continue
+            text = narrated[line["seq"]]
+            assert not re.search(r"(centre|side|spit) pile [0-9]", text), text
+            for e in line["events"]:
+                if e["kind"] == "CardPlayed" and game == "spit":
+                    side = ("left", "right")[e["target"]]
+                    assert f"on the {side} spit pile (from stock pile {e['source'] + 1})" in text
+                    checked += 1
+                elif e["kind"] == "Flipped":
+                    assert f"on stock pile {e['pile'] + 1}" in text, text
+                elif e["kind"] == "CardPlayed":
+                    assert f"on the {('left', 'right')[e['to']]} centre pile" in text, text
+                    checked += 1
+            assert "stock pile 0" not in text, text
+    assert checked > 0
+
+
+def page_logic(scenario: Scenario) -> dict[str, Any]:
+    """The page's own status and help logic on hand-made views and rules (once)."""
+    if "logic" not in _played:
+        ratscrew = {
+            "stacks": [["??"] * 20, ["??"] * 22], "pile": ["KS", "4H", "7D"], "played_count": 3,
+            "epoch": 2, "current": None, "challenge": None, "eliminated": [], "slappable": False,
+        }  # fmt: skip
+        _played["logic"] = scenario(
+            "pageLogic",
+            status=[
+                ["ratscrew", {**ratscrew, "owed_to": 1}, 0],
+                ["ratscrew", {**ratscrew, "owed_to": 0}, 0],
+                ["ratscrew", {**ratscrew, "owed_to": None, "current": 1}, 0],
+            ],
+            help=[["speed", {"multi_card_play": False}], ["speed", {"multi_card_play": True}]],
+        )
+    return _played["logic"]
+
+
+def test_ratscrew_says_whose_pile_it_is_while_it_is_owed(scenario: Scenario) -> None:
+    """While the pile is owed (the collect window), the status line says to whom, and to
+    collect it if it is yours; never "Play!" (nobody is to play then)."""
+    logic = page_logic(scenario)
+    assert logic["errors"] == []
+    to_bot, to_me, turn = logic["status"]
+    assert "seat 1" in to_bot.lower() and "owed" in to_bot and "Play" not in to_bot, to_bot
+    assert "collect" in to_me.lower() and "Play" not in to_me, to_me
+    assert turn == "Seat 1 to play"
+    # and as a game showed it (the pile owed to the person, who then collected it)
+    r = played(scenario, "ratscrew")
+    for st in r["statuses"]:
+        mine = st["owed_to"] == r["seat"]
+        assert st["status"] != "Play!", st
+        assert ("yours" in st["status"]) if mine else (f"seat {st['owed_to']}" in st["status"]), st
+
+
+def test_speed_offers_runs_only_under_multi_card_play(scenario: Scenario) -> None:
+    """R (a run of cards) is a key of the variant multi_card_play: with the variant off (the
+    default) neither the help nor the selection row offers it; on, the help lists it."""
+    r = played(scenario, "speed")
+    assert "R, 1–5…, Enter" not in r["help"]
+    assert "run" not in r["idle"].lower(), r["idle"]
+    off, on = page_logic(scenario)["help"]
+    assert off == KEYS["speed"]
+    assert on == [*KEYS["speed"], "R, 1–5…, Enter", "Escape"]
+
+
+def lobby_form(scenario: Scenario) -> dict[str, Any]:
+    if "lobbyForm" not in _played:
+        _played["lobbyForm"] = scenario("lobbyForm")
+    return _played["lobbyForm"]
+
+
+def test_the_lobby_labels_variant_rules_in_words(scenario: Scenario) -> None:
+    """Each variant rule is labelled in words drawn from the catalogue's help (before: its
+    identifier, underscores turned to spaces), its choices and its default too."""
+    r = lobby_form(scenario)
+    assert r["errors"] == []
+    assert sorted(r["flags"]) == sorted(GAMES)
+    for game, flags in r["flags"].items():
+        assert flags, game
+        for f in flags:
+            words = [f["label"], f["help"], *f["choices"]]
+            assert f["label"] and not f["label"][0].islower(), f
+            assert f["label"].lower() not in (f["name"], f["name"].replace("_", " ")), f
+            assert not [w for w in words if "_" in w or '"' in w], f
+
+
+def test_the_lobby_refuses_bot_times_the_wrong_way_round(scenario: Scenario) -> None:
+    """Fastest 900 ms, slowest 300 ms: the page says what is wrong and creates nothing (before,
+    it quietly made both 900 ms)."""
+    b = lobby_form(scenario)["botDelays"]
+    assert b["posted"] == [] and b["hash"] in ("", "#"), b
+    assert b["problem"] and "900" in b["problem"] and "300" in b["problem"], b
+    assert b["invalid"], b

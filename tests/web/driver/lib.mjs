@@ -17,9 +17,10 @@ export async function launch() {
   });
 }
 
-/** A browser context and page for one person, its console errors collected. */
-export async function person(browser, base, { width = 1280, height = 900, name = "p", reducedMotion = "no-preference" } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, reducedMotion });
+/** A browser context and page for one person, its console errors collected. `touch`: a
+ * phone's (a touch screen its primary pointer: coarse, no hover; a mobile viewport). */
+export async function person(browser, base, { width = 1280, height = 900, name = "p", reducedMotion = "no-preference", touch = false } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion, hasTouch: touch, isMobile: touch });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(`${name}: pageerror: ${e.message}`));
@@ -329,10 +330,11 @@ export async function endPanel(page) {
   });
 }
 
-export async function screenshot(page, dir, name) {
+/** A screenshot in `dir`: the whole page, or (`fullPage: false`) what the viewport shows. */
+export async function screenshot(page, dir, name, { fullPage = true } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }
 

@@ -27,9 +27,95 @@ async function unkeyed(page) {
     .map((b) => (b.dataset.keyroute ? `${b.dataset.keyroute}:` : "") + (b.dataset.key || b.textContent.trim())));
 }
 
+/**
+ * Where the page's controls are on screen: each visible button, link, summary, form control,
+ * card of your own and child of the selection and controls rows, its box, and the boxes that
+ * cut it off (the viewport's sides, or an ancestor whose overflow is not visible); the status
+ * line's box; the key hints a person can see (kbd, outside the shortcuts' list).
+ */
+function geometry() {
+  const vw = document.documentElement.clientWidth;
+  const vh = innerHeight;
+  const name = (el) => el.id ? `#${el.id}` : (el.dataset?.key ?? (el.getAttribute("aria-label") || el.textContent.trim().replace(/\s+/g, " ").slice(0, 50) || el.className));
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return { left: Math.round(r.left), top: Math.round(r.top), right: Math.round(r.right), bottom: Math.round(r.bottom) };
+  };
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden" && !el.closest(".sr-only");
+  };
+  const cut = (el) => {
+    const r = el.getBoundingClientRect();
+    const by = [];
+    if (r.left < -0.5 || r.right > vw + 0.5) by.push("the viewport");
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+      const b = a.getBoundingClientRect();
+      if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5) by.push(a.id ? `#${a.id}` : `.${a.className}`);
+    }
+    return by;
+  };
+  const selector = "#main button, #main a, #main summary, #main select, #main input, #main .seat-box.me .card, #selection > *, #controls > *";
+  const controls = [...document.querySelectorAll(selector)].filter(shown)
+    .map((el) => ({ name: name(el), tag: el.tagName.toLowerCase(), where: el.closest("[id]")?.id ?? null, ...box(el), cut: cut(el) }));
+  const hints = [...document.querySelectorAll("#main kbd")].filter((k) => shown(k) && !k.closest("#keys"))
+    .map((k) => k.textContent);
+  const status = document.querySelector("#status");
+  const board = document.querySelector("#board");
+  return {
+    board: board ? box(board) : null,
+    width: vw, height: vh, scrollY: Math.round(scrollY), scrollWidth: document.documentElement.scrollWidth,
+    status: status ? { ...box(status), text: status.textContent } : null, controls, hints,
+    words: ["#selection", "#controls"].map((s) => document.querySelector(s)?.innerText ?? "").join(" | "),
+  };
+}
+
 /** The shortcuts the table's help lists. */
 async function helpKeys(page) {
   return page.evaluate(() => [...document.querySelectorAll("#keys dt")].map((dt) => dt.textContent));
+}
+
+/**
+ * The legal commands against what the page offers, as one render drew them: the count the
+ * legal-move list's summary gives, the buttons in that list, the commands of the view (Resign
+ * aside: it has its own button), and any offered command that is none of them (staleness
+ * guards aside: the page fills them in).
+ */
+function legalAgreement() {
+  const v = window.__cardcore.view;
+  if (!v || v.outcome) return null;
+  const GUARDS = ["expect_epoch", "seen_count", "expect_top"];
+  const same = (a, b) => JSON.stringify(Array.isArray(a) ? [...a].sort() : a) === JSON.stringify(Array.isArray(b) ? [...b].sort() : b);
+  const fits = (offered, legal) => Object.keys({ ...offered, ...legal }).every((k) => GUARDS.includes(k) || same(offered[k] ?? null, legal[k] ?? null));
+  const legal = v.legal_commands.filter((c) => c.kind !== "Resign");
+  const summary = document.querySelector("#legal summary")?.textContent ?? "";
+  const offered = [...document.querySelectorAll("#main button[data-cmd]")].map((b) => JSON.parse(b.dataset.cmd));
+  return {
+    seq: v.seq, summary, count: Number((/\((\d+)\)/.exec(summary) || [])[1]), legal: legal.length,
+    listed: document.querySelectorAll("#legal button[data-cmd]").length,
+    shown: document.querySelectorAll("#controls button[data-cmd], #selection button[data-cmd]").length,
+    illegal: offered.filter((o) => !v.legal_commands.some((c) => fits(o, c))),
+  };
+}
+
+/** The status line with the view it says something of (Ratscrew: the pile owed, the turn). */
+function statusNow() {
+  const v = window.__cardcore.view;
+  return { seq: v?.seq ?? -1, status: document.querySelector("#status")?.textContent ?? "", owed_to: v?.view?.owed_to ?? null, current: v?.view?.current ?? null, outcome: Boolean(v?.outcome) };
+}
+
+/** The board once the page has drawn the view with the outcome: whose turn it still says. */
+async function boardAtTheEnd(page) {
+  await page.waitForFunction(() => window.__cardcore.view?.outcome && Number(document.querySelector("#board")?.dataset.seq) === window.__cardcore.view.seq, null, { timeout: 10000 });
+  return page.evaluate(() => ({
+    badges: [...document.querySelectorAll("#board .badge")].map((b) => b.textContent),
+    turn: [...document.querySelectorAll("#board .seat-box.turn")].map((b) => b.dataset.seat),
+    notes: [...document.querySelectorAll("#board .note")].map((n) => n.textContent),
+    status: document.querySelector("#status").textContent,
+    controls: document.querySelectorAll("#controls button, #selection button").length,
+  }));
 }
 
 const SNAPSHOT = `
@@ -79,6 +165,11 @@ export async function play(browser, {
   await p.page.waitForSelector("#board[data-seq]");
   // the table is drawn (and painted: two frames on): from here on cards only move
   const drawnAt = await p.page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(performance.now())))));
+  // where the table lands (1280 × 900): its first controls in view
+  const landed = await p.page.evaluate(geometry);
+  const idle = await p.page.evaluate(() => document.querySelector("#selection")?.innerText ?? "");
+  const agreement = { samples: 0, disagree: [] };
+  const statuses = [];
   const shots = [];
   const resized = []; // [from, to] in page time: the layout shifts of a resize are the test's
   const noKey = new Set();
@@ -88,6 +179,13 @@ export async function play(browser, {
     deadlineMs,
     onStep: async (s, g, n) => {
       if (n % 7 === 0) for (const k of await unkeyed(p.page)) noKey.add(k);
+      const a = await p.page.evaluate(legalAgreement);
+      if (a) {
+        agreement.samples += 1;
+        if ((a.count !== a.legal || a.listed !== a.legal || a.illegal.length) && agreement.disagree.length < 5) agreement.disagree.push(a);
+      }
+      const st = await p.page.evaluate(statusNow);
+      if (st.owed_to !== null && statuses.length < 20) statuses.push(st);
       if (n === shotAfter && violations === null) {
         violations = await axe(p.page);
         const from = await p.page.evaluate(() => performance.now());
@@ -101,6 +199,7 @@ export async function play(browser, {
     },
   });
   const endedAt = await p.page.evaluate(() => performance.now());
+  const atTheEnd = await boardAtTheEnd(p.page);
   const end = await endPanel(p.page);
   const layout = await p.page.evaluate(() => window.__layout.shifts);
   const endViolations = await axe(p.page);
@@ -111,6 +210,7 @@ export async function play(browser, {
     axe: violations ?? [], axe_end: endViolations, ...end,
     layout, drawnAt, resized, endedAt, unkeyed: [...noKey], help: await helpKeys(p.page),
     keyGestures: gestureCounts.keys - before.keys, clickGestures: gestureCounts.clicks - before.clicks,
+    landed, idle, agreement, statuses, atTheEnd,
   };
   if (leakScan) {
     result.snaps = await p.page.evaluate(() => window.__cardcore.snaps);
@@ -339,4 +439,118 @@ export async function reloadRejectResign(browser, { base, out, game = "speed", b
   const result = { game_id: id, seat: s.seat, token: s.token, before, requests, rejection, shots: [rejectionShot], errors: p.errors, ...end, receipts, motion, list, serverKey: s.server_key };
   await p.context.close();
   return result;
+}
+
+/**
+ * A phone (375 × 667, touch): a table of each game created through the lobby, measured as it
+ * lands (geometry); in Palace's setup, a tap on a hand card, then on a face-up card: the
+ * selection's buttons then, and the legal commands they must be among.
+ */
+export async function phone(browser, { base, out, games = ["ratscrew", "slapjack", "palace", "spit", "speed"], width = 375, height = 667 }) {
+  const p = await person(browser, base, { width, height, name: "phone", touch: true });
+  const page = p.page;
+  const tables = {};
+  const shots = [];
+  const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  const buttons = () => page.evaluate(() => ({
+    cmds: [...document.querySelectorAll("#main button[data-cmd]")].map((b) => JSON.parse(b.dataset.cmd)),
+    legal: window.__cardcore.view?.legal_commands ?? [],
+  }));
+  for (const game of games) {
+    // slow bots: the table holds still while it is measured
+    await createThroughLobby(p, { game, seats: ["you", "reaction"], bot: [1500, 3000] });
+    await page.waitForSelector("#board[data-seq] .seat-box");
+    await frames();
+    const t = { landed: await page.evaluate(geometry) };
+    shots.push(await screenshot(page, out, `phone-${game}-${width}`, { fullPage: false }));
+    if (game === "palace") {
+      // a hand card alone is no move in setup: the selection offers no command for it
+      await page.tap("#board .seat-box.me .card-btn[data-key^='sel:in hand:']");
+      await page.waitForSelector("#selection [data-key=clear]");
+      t.handCard = await buttons();
+      // with a face-up card too: a swap, offered with Clear, both on the screen
+      await page.tap("#board .seat-box.me .card-btn[data-key^='sel:face up:']");
+      await page.waitForFunction(() => [...document.querySelectorAll("#selection button[data-cmd]")].some((b) => JSON.parse(b.dataset.cmd).kind === "Swap"));
+      await frames();
+      t.swap = { ...(await buttons()), geometry: await page.evaluate(geometry) };
+      shots.push(await screenshot(page, out, `phone-palace-swap-${width}`, { fullPage: false }));
+    }
+    if (game === "speed") {
+      // the hints are hidden on a touch screen, the keys still work (a keyboard plugged in)
+      const acks = await page.evaluate(() => window.__cardcore.acks.length);
+      await page.keyboard.press(" ");
+      await page.waitForFunction((n) => window.__cardcore.acks.length > n, acks);
+      t.key = await page.evaluate((n) => window.__cardcore.acks[n], acks);
+    }
+    tables[game] = t;
+  }
+  const result = { tables, shots, errors: p.errors };
+  await p.context.close();
+  return result;
+}
+
+/**
+ * The lobby's form as a person reads and fills it: each game's variant rules (their labels,
+ * choices and help lines), and bot reaction times given the wrong way round (what the page
+ * says, and whether it created a table anyway).
+ */
+export async function lobbyForm(browser, { base }) {
+  const p = await person(browser, base, { name: "lobby-form" });
+  const page = p.page;
+  await openLobby(p);
+  const flags = {};
+  for (const game of await page.evaluate(() => [...document.querySelectorAll("input[name=game]")].map((r) => r.value))) {
+    await page.check(`#game-${game}`);
+    flags[game] = await page.evaluate((g) => [...document.querySelectorAll(".flags .flag")].map((f) => {
+      const control = f.querySelector("input, select, textarea");
+      const prefix = `flag-${g}-`;
+      const id = f.querySelector("fieldset") ? control.id.replace(/-[^-]+$/, "") : control.id; // a set's boxes: ID-VALUE
+      return {
+        name: id.slice(prefix.length),
+        label: (f.querySelector(":scope > label") ?? f.querySelector("legend"))?.textContent.trim() ?? "",
+        choices: [...f.querySelectorAll("option, label.inline")].map((o) => o.textContent.trim()),
+        help: f.querySelector(".help")?.textContent.trim() ?? "",
+      };
+    }), game);
+  }
+  // the fastest reaction time above the slowest
+  const posted = [];
+  page.on("request", (r) => { if (r.method() === "POST" && new URL(r.url()).pathname === "/v1/games") posted.push(r.postData()); });
+  await page.check("#game-ratscrew");
+  await page.fill("#bot-min", "900");
+  await page.fill("#bot-max", "300");
+  await page.click("form.create button[type=submit]");
+  await page.waitForFunction(() => location.hash.startsWith("#game=") || !document.querySelector("form.create .problem")?.hidden, null, { timeout: 5000 }).catch(() => {});
+  await page.waitForTimeout(300); // a table created anyway would be posted by now
+  const botDelays = {
+    posted: posted.map((b) => JSON.parse(b).seats.filter((s) => s.kind !== "human")),
+    hash: await page.evaluate(() => location.hash),
+    problem: await page.evaluate(() => {
+      const box = document.querySelector("form.create .problem");
+      return box && !box.hidden ? box.textContent : null;
+    }),
+    invalid: await page.evaluate(() => [...document.querySelectorAll("#bot-min, #bot-max")].filter((x) => x.getAttribute("aria-invalid") === "true").map((x) => x.id)),
+  };
+  const result = { flags, botDelays, errors: p.errors };
+  await p.context.close();
+  return result;
+}
+
+/**
+ * The page's own logic, run in the page (the modules it loaded): `status` — [game, view, seat]
+ * for the status line each game's table writes; `help` — [game, rules] for the shortcuts its
+ * help lists under those rules.
+ */
+export async function pageLogic(browser, { base, status = [], help = [] }) {
+  const p = await person(browser, base, { name: "logic" });
+  await openLobby(p);
+  const result = await p.page.evaluate(async ({ status, help }) => {
+    const { GAMES } = await import("/web/js/games.js");
+    return {
+      status: status.map(([game, view, seat]) => GAMES[game].status(view, { seat })),
+      help: help.map(([game, rules]) => GAMES[game].help(rules).map(([key]) => key)),
+    };
+  }, { status, help });
+  await p.context.close();
+  return { ...result, errors: p.errors };
 }

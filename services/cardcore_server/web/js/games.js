@@ -1,8 +1,11 @@
-// The table of each game: its board drawn from the seat's view (only what the view shows),
-// labels for its legal commands, and its keyboard shortcuts. A shortcut maps a key to a command
-// the moment the key goes down; staleness guards are filled from what the page shows
-// (expect_epoch, seen_count, expect_top: rules.md §0.4.5), so a slap or a play is judged
-// against the position the person saw.
+// The table of each game: its board drawn from the seat's view (only what the view shows), its
+// status line, labels for its legal commands, and its keyboard shortcuts (under the table's
+// variant rules). A shortcut maps a key to a command the moment the key goes down; staleness
+// guards are filled from what the page shows (expect_epoch, seen_count, expect_top:
+// rules.md §0.4.5), so a slap or a play is judged against the position the person saw.
+//
+// The board gets `ctx.over` once the game has ended: nobody is "to play" then, whatever seat
+// the last view still names as current.
 
 import { HIDDEN, cardEl, cardName, cardSymbol, cardsText, pileEl, rankPlural, slotEl, stackEl } from "./cards.js";
 import { h } from "./dom.js";
@@ -36,8 +39,12 @@ function srLabel(text) {
   return h("span", { class: "sr-only" }, text);
 }
 
-/** An action button: sent when the pointer goes down (or on Enter/Space while focused). */
-export function actionButton(ctx, cmd, label, { cls = "", content = null, keyHint = "" } = {}) {
+/**
+ * An action button: sent when the pointer goes down (or on Enter/Space while focused). `short`:
+ * a shorter face (what fits a phone), `label` its name for assistive technology; `content`: a
+ * face of elements, likewise.
+ */
+export function actionButton(ctx, cmd, label, { cls = "", content = null, short = null, keyHint = "" } = {}) {
   const key = `cmd:${JSON.stringify(cmd)}`;
   // aria-keyshortcuts names keys pressed together ("Shift+2"), not a sequence ("M 1 2")
   const shortcut = keyHint && !/\s/.test(keyHint) ? keyHint.replace("←", "ArrowLeft").replace("→", "ArrowRight") : null;
@@ -45,6 +52,7 @@ export function actionButton(ctx, cmd, label, { cls = "", content = null, keyHin
     type: "button", class: `act ${cls}`, dataset: { key, cmd: JSON.stringify(cmd) },
     "aria-keyshortcuts": shortcut,
   });
+  if (short !== null) content = h("span", { "aria-hidden": "true" }, short, keyHint ? h("kbd", {}, keyHint) : null);
   if (content) b.append(srLabel(keyHint ? `${label} (key ${keyHint})` : label), content);
   else b.append(h("span", {}, label), keyHint ? h("kbd", { title: `key ${keyHint}` }, keyHint) : null);
   b.addEventListener("pointerdown", (ev) => {
@@ -64,9 +72,18 @@ function slapGame(name) {
   const isErs = name === "ratscrew";
   return {
     direct: () => true,
-    help: isErs
+    help: () => (isErs
       ? [["Space", "slap"], ["Enter or P", "play your top card"], ["C", "collect the pile owed to you"]]
-      : [["Space", "slap"], ["Enter or P", "play your top card"]],
+      : [["Space", "slap"], ["Enter or P", "play your top card"]]),
+    status(view, ctx) {
+      // an owed pile (Ratscrew's collect window): nobody is to play; its seat collects it
+      // unless a slap comes first
+      if (isErs && view.owed_to !== null) {
+        return view.owed_to === ctx.seat ? "The pile is yours: collect it" : `The pile is owed to seat ${view.owed_to}: it collects next`;
+      }
+      if (typeof view.current === "number") return view.current === ctx.seat ? "Your turn" : `Seat ${view.current} to play`;
+      return "Nobody holds a card: only a slap takes the pile";
+    },
     fill(cmd, view) {
       if (cmd.kind === "Slap") {
         const c = { kind: "Slap", expect_epoch: view.epoch };
@@ -88,23 +105,24 @@ function slapGame(name) {
       return null;
     },
     board(view, ctx) {
+      const current = ctx.over ? null : view.current;
       const seats = view.stacks.map((stack, s) => {
         const badges = [
-          view.current === s ? "to play" : null,
+          current === s ? "to play" : null,
           view.eliminated.includes(s) ? "out" : null,
           isErs && view.owed_to === s ? "owed the pile" : null,
           !isErs && view.awaiting && view.awaiting.includes(s) ? "waiting for a jack" : null,
         ];
-        return h("div", { class: `seat-box${s === ctx.seat ? " me" : ""}${view.current === s ? " turn" : ""}`, dataset: { seat: s } },
+        return h("div", { class: `seat-box${s === ctx.seat ? " me" : ""}${current === s ? " turn" : ""}`, dataset: { seat: s } },
           seatHead(ctx, s, badges),
           stackEl(stack.length, s === ctx.seat ? "your stack, face down" : `seat ${s}'s stack, face down`));
       });
       const pileLabel = isErs ? "the centre pile" : "the pile";
       const notes = [];
-      if (isErs && view.challenge) {
-        notes.push(`seat ${view.current} must answer seat ${view.challenge[0]}'s challenge: ${plural(view.challenge[1], "card")} more`);
+      if (isErs && view.challenge && current !== null) {
+        notes.push(`seat ${current} must answer seat ${view.challenge[0]}'s challenge: ${plural(view.challenge[1], "card")} more`);
       }
-      if (isErs && view.owed_to !== null) notes.push(`the pile is owed to seat ${view.owed_to}: collect it, unless someone slaps first`);
+      if (isErs && view.owed_to !== null && !ctx.over) notes.push(`the pile is owed to seat ${view.owed_to}: collect it, unless someone slaps first`);
       if (!isErs && view.pile.length && view.played_by.length) notes.push(`top card played by seat ${view.played_by[view.played_by.length - 1]}`);
       const centre = h("div", { class: "centre" },
         pileEl(view.pile, pileLabel, { show: 4, size: "lg" }),
@@ -118,12 +136,33 @@ function slapGame(name) {
 
 const palace = {
   direct: (cmd) => cmd.kind === "Ready" || cmd.kind === "Pickup",
-  help: [
+  help: () => [
     ["1–9", "select your hand cards (face-up ones once the hand is empty); with hand and face-up cards gone, turn up that face-down card"],
     ["Shift+1–9", "select your face-up cards (to swap in setup)"],
     ["← →", "move between your cards (for more than nine); Space selects the focused one"],
     ["Enter", "play the selected cards (or swap, in setup)"], ["P", "pick up the pile"], ["R", "ready (setup)"], ["Escape", "clear the selection"],
   ],
+  status(view, ctx) {
+    if (view.phase === "setup") return view.ready.includes(ctx.seat) ? "Setup: you are ready; waiting for the others" : "Setup: swap cards, then ready";
+    if (typeof view.current === "number") return view.current === ctx.seat ? "Your turn" : `Seat ${view.current} to play`;
+    return "Play!";
+  },
+  /** The selection row with nothing selected: [words, the keys' words (hidden on touch screens)]. */
+  idleText(ctx) {
+    if (ctx.view.phase === "setup") return ["Select a hand card and a face-up card to swap them.", " Keys: 1–9, Shift+1–9, Enter."];
+    return ["Select cards to play them.", " Keys: 1–9, then Enter."];
+  },
+  /** Why a selection is no move (the page offers only legal commands). */
+  noMoveText(selection, ctx) {
+    const view = ctx.view;
+    const hand = view.hands[ctx.seat] || [];
+    if (view.phase === "setup") {
+      const inHand = selection.filter((c) => hand.includes(c)).length;
+      if (selection.length === 1) return inHand ? "Now select a face-up card to swap it with." : "Now select a hand card to swap it with.";
+      return "A swap is one hand card and one face-up card.";
+    }
+    return `${cardsText(selection)}: not a play you can make now.`;
+  },
   fill: (cmd) => cmd,
   label(cmd) {
     switch (cmd.kind) {
@@ -135,6 +174,15 @@ const palace = {
       case "AddDrawn": return `Add just-drawn ${cmd.cards.map(cardName).join(", ")}`;
       case "Resign": return "Resign";
       default: return cmd.kind;
+    }
+  },
+  /** A command's face where room is short (the selection row): cards by their symbols. */
+  short(cmd) {
+    switch (cmd.kind) {
+      case "Swap": return `Swap ${cardSymbol(cmd.hand_card)} ↔ ${cardSymbol(cmd.up_card)}`;
+      case "Play": return `Play ${cardsText(cmd.cards)}`;
+      case "AddDrawn": return `Add ${cardsText(cmd.cards)}`;
+      default: return null;
     }
   },
   keyHint(cmd, ctx) {
@@ -177,17 +225,18 @@ const palace = {
   board(view, ctx) {
     const me = ctx.seat;
     const n = view.hands.length;
+    const current = ctx.over ? null : view.current;
     const out = [];
     const seats = [];
     for (let s = 0; s < n; s += 1) {
       if (s === me) continue;
       const badges = [
-        view.current === s ? "to play" : null,
+        current === s ? "to play" : null,
         view.finished.includes(s) ? `out (${view.finished.indexOf(s) + 1})` : null,
         view.resigned.includes(s) ? "resigned" : null,
         view.phase === "setup" && view.ready.includes(s) ? "ready" : null,
       ];
-      seats.push(h("div", { class: `seat-box${view.current === s ? " turn" : ""}`, dataset: { seat: s } },
+      seats.push(h("div", { class: `seat-box${current === s ? " turn" : ""}`, dataset: { seat: s } },
         seatHead(ctx, s, badges),
         h("div", { class: "row cards-row" },
           stackEl(view.hands[s].length, `seat ${s}'s hand`, { size: "sm" }),
@@ -198,7 +247,7 @@ const palace = {
     out.push(h("div", { class: "seats" }, seats));
     const notes = [];
     if (view.phase === "setup") notes.push("setup: swap hand and face-up cards, then say you are ready");
-    else if (view.current !== null) notes.push(`${view.current === me ? "your turn" : `seat ${view.current} to play`}${view.follow_up ? " (again)" : ""}`);
+    else if (current !== null) notes.push(`${current === me ? "your turn" : `seat ${current} to play`}${view.follow_up ? " (again)" : ""}`);
     if (view.window) notes.push(`seat ${view.window[0]} may add just-drawn ${rankPlural(RANK_TEXT[view.window[1]] ?? view.window[1])}`);
     notes.push(view.direction === 1 ? "clockwise" : "anticlockwise");
     if (view.revealed) notes.push(`last turned up: ${cardSymbol(view.revealed)}`);
@@ -229,11 +278,15 @@ const palace = {
         return ok ? actionButton(ctx, cmd, `Turn up face-down card ${i + 1}`, { cls: "card-btn", content: cardEl(HIDDEN, { decorative: true }), keyHint: palace.keyHint(cmd, ctx) })
           : cardEl(HIDDEN, { label: `your face-down card ${i + 1}` });
       });
-      out.push(h("div", { class: "seat-box me", dataset: { seat: me } },
-        seatHead(ctx, me, [view.current === me ? "your turn" : null, view.finished.includes(me) ? "out" : null, view.phase === "setup" && view.ready.includes(me) ? "ready" : null]),
+      // the hand on a row of its own (it grows); the face-up and face-down cards side by side
+      // where there is room (the controls below stay in view at 1280 × 900), else one under
+      // the other
+      out.push(h("div", { class: `seat-box me${current === me ? " turn" : ""}`, dataset: { seat: me } },
+        seatHead(ctx, me, [current === me ? "your turn" : null, view.finished.includes(me) ? "out" : null, view.phase === "setup" && view.ready.includes(me) ? "ready" : null]),
         h("div", { class: "zone-row" }, h("span", { class: "zone-name" }, "hand"), hand.length ? zoneButtons(hand, "in hand") : h("span", { class: "help" }, "empty")),
-        h("div", { class: "zone-row" }, h("span", { class: "zone-name" }, "face up"), up.length ? zoneButtons(up, "face up") : h("span", { class: "help" }, "none")),
-        h("div", { class: "zone-row" }, h("span", { class: "zone-name" }, "face down"), down.length ? down : h("span", { class: "help" }, "none"))));
+        h("div", { class: "zone-pair" },
+          h("div", { class: "zone-row" }, h("span", { class: "zone-name" }, "face up"), up.length ? zoneButtons(up, "face up") : h("span", { class: "help" }, "none")),
+          h("div", { class: "zone-row" }, h("span", { class: "zone-name" }, "face down"), down.length ? down : h("span", { class: "help" }, "none")))));
     }
     return out;
   },
@@ -248,15 +301,19 @@ function palaceFaceDownKeys(view, seat) {
 
 const spit = {
   direct: (cmd) => cmd.kind === "Spit" && (cmd.target === null || cmd.target === undefined),
-  help: [
+  help: () => [
     ["1–5", "play the top of your stock pile onto a spit pile (Shift: the right one), or turn it up; onto an empty space: move a card there"],
     ["M, then 1–5 twice", "move the top of one stock pile onto another: into an empty space, or stacked on an equal rank (variant)"],
     ["Space", "Spit!"], ["← →", "slap or take the left / right spit pile; in play, the pile to spit onto alone"], ["Escape", "cancel an M under way"],
   ],
+  status(view, ctx) {
+    if (view.phase === "CHOOSE") return view.chooser === ctx.seat ? "Choose a spit pile" : `Seat ${view.chooser} chooses a spit pile`;
+    return { READY: "Ready to start", PLAY: "Play!", SLAP: "Slap!" }[view.phase] ?? view.phase;
+  },
   pendingText(p) {
     return p.source === null ? "Move: press the stock pile to take from (1–5), Escape to cancel" : `Move from stock pile ${p.source + 1}: press the pile to put it on (1–5)`;
   },
-  idleText: "M moves a card between your stock piles.",
+  idleText: () => ["Press a stock pile to play its top card, or to turn it up.", " M moves a card between piles."],
   fill(cmd, view) {
     if (cmd.kind === "Play") return { ...cmd, expect_top: top(view.spit_piles[cmd.target]) };
     return cmd;
@@ -396,16 +453,21 @@ const spit = {
 
 const speed = {
   direct: (cmd) => cmd.kind === "Flip" || cmd.kind === "Draw",
-  help: [
+  // runs of cards (R) are the variant multi_card_play's: without it there is no such key
+  help: (rules) => [
     ["1–5", "play that hand card onto a centre pile it fits (Shift: the right one first)"],
     ["Space", "flip (to start, or when stuck)"], ["D", "draw (when the hand does not refill itself)"],
-    ["R, 1–5…, Enter", "play a run of hand cards in that order (variant multi_card_play; Shift+Enter: onto the right pile)"],
-    ["Escape", "cancel a run under way"],
+    ...(rules?.multi_card_play
+      ? [["R, 1–5…, Enter", "play a run of hand cards in that order (Shift+Enter: onto the right pile)"], ["Escape", "cancel a run under way"]]
+      : []),
   ],
+  status(view) {
+    return { READY: "Ready to start", PLAY: "Play!" }[view.phase] ?? view.phase.toLowerCase();
+  },
   pendingText(p) {
     return p.cards.length ? `Run: ${p.cards.map(cardSymbol).join(" ")} — more cards (1–5), Enter to play it, Escape to cancel` : "Run: press its cards in order (1–5), then Enter";
   },
-  idleText: "R starts a run of cards (variant).",
+  idleText: (ctx) => ["Press a hand card to play it onto a centre pile it fits.", ctx.rules.multi_card_play ? " R starts a run of cards." : ""],
   fill(cmd, view) {
     if (cmd.kind === "Play") return { then: [], ...cmd, expect_top: top(view.centre[cmd.to]) };
     return cmd;
@@ -452,7 +514,7 @@ const speed = {
       }
       if (ev.code === "Escape" || ev.code === "Enter") return "handled";
     }
-    if ((ev.key === "r" || ev.key === "R") && ctx.seat !== null) {
+    if ((ev.key === "r" || ev.key === "R") && ctx.seat !== null && ctx.rules.multi_card_play) {
       ctx.setPending({ kind: "run", cards: [] });
       return "handled";
     }

@@ -23,21 +23,57 @@ export async function getCatalogue() {
   return catalogue;
 }
 
+/** An identifier in words: "to_player_of_top_card" → "to player of top card". */
+const words = (text) => String(text).replaceAll("_", " ");
+
+/**
+ * A variant rule in words, from the catalogue's help (its name is an identifier): the help's
+ * head is the label — up to a colon outside brackets ("after round end (A) with two spit piles:
+ * slap for them, or the emptier chooses"), else without a closing bracketed list or gloss
+ * ("stock piles in a layout (5: 1..5 cards; 4: 1..4)"; a short aside such as "(or a power)"
+ * stays); the rest is the detail.
+ */
+export function flagWords(flag) {
+  const help = words(flag.help || flag.name);
+  const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+  let depth = 0;
+  for (let i = 0; i < help.length; i += 1) {
+    if (help[i] === "(") depth += 1;
+    else if (help[i] === ")") depth -= 1;
+    else if (help[i] === ":" && help[i + 1] === " " && depth === 0) return { label: cap(help.slice(0, i)), detail: help.slice(i + 2) };
+  }
+  const remark = /^(.*\S)\s+\(([^()]*[:;,][^()]*)\)$/.exec(help);
+  return remark ? { label: cap(remark[1]), detail: remark[2] } : { label: cap(help), detail: "" };
+}
+
+/** A rule's value in words: on / off, none, identifiers as words, lists and maps spelled out. */
+export function valueWords(value) {
+  if (value === true) return "on";
+  if (value === false) return "off";
+  if (value === null || value === undefined) return "none";
+  if (Array.isArray(value)) return value.length ? value.map(valueWords).join(", ") : "none";
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${words(k)} ${valueWords(v)}`).join(", ");
+  return words(value);
+}
+
 /** The value a flag's control holds, parsed by its schema (undefined: left at its default). */
 function flagControl(flag, idBase) {
   const s = flag.schema || {};
   const id = `${idBase}-${flag.name}`;
-  const help = h("span", { class: "help", id: `${id}-help` }, `${flag.help} (default: ${JSON.stringify(flag.default)})`);
-  const label = h("label", { for: id }, flag.name.replaceAll("_", " "));
+  const { label: text, detail } = flagWords(flag);
+  const help = h("span", { class: "help", id: `${id}-help` }, `${detail ? `${detail} · ` : ""}default: ${valueWords(flag.default)}`);
+  const label = h("label", { for: id }, text);
   let control;
   let read;
   if (s.type === "boolean") {
     control = h("input", { type: "checkbox", id, "aria-describedby": `${id}-help` });
     control.checked = Boolean(flag.default);
     read = () => control.checked;
+    // a box before its words, as check boxes go
+    return { el: h("div", { class: "flag flag-box", dataset: { flag: flag.name } }, control, label, help), name: flag.name, read, flag };
   } else if (Array.isArray(s.enum)) {
     control = h("select", { id, "aria-describedby": `${id}-help` },
-      s.enum.map((v) => h("option", { value: v, selected: v === flag.default }, String(v))));
+      s.enum.map((v) => h("option", { value: v, selected: v === flag.default }, valueWords(v))));
     read = () => control.value;
   } else if (s.type === "array" && s.items && Array.isArray(s.items.enum)) {
     const boxes = s.items.enum.map((v) => {
@@ -46,10 +82,10 @@ function flagControl(flag, idBase) {
       return [v, box];
     });
     control = h("fieldset", { class: "flag-set", "aria-describedby": `${id}-help` },
-      h("legend", {}, flag.name.replaceAll("_", " ")),
-      boxes.map(([v, box]) => h("label", { class: "inline" }, box, ` ${v}`)));
+      h("legend", {}, text),
+      boxes.map(([v, box]) => h("label", { class: "inline" }, box, ` ${valueWords(v)}`)));
     read = () => boxes.filter(([, b]) => b.checked).map(([v]) => v);
-    return { el: h("div", { class: "flag" }, control, help), name: flag.name, read, flag };
+    return { el: h("div", { class: "flag", dataset: { flag: flag.name } }, control, help), name: flag.name, read, flag };
   } else if (s.type === "integer" || (s.anyOf && s.anyOf.some((x) => x.type === "integer"))) {
     const nullable = Boolean(s.anyOf && s.anyOf.some((x) => x.type === "null"));
     control = h("input", {
@@ -64,7 +100,7 @@ function flagControl(flag, idBase) {
     control.value = JSON.stringify(flag.default);
     read = () => JSON.parse(control.value);
   }
-  return { el: h("div", { class: "flag" }, label, control, help), name: flag.name, read, flag };
+  return { el: h("div", { class: "flag", dataset: { flag: flag.name } }, label, control, help), name: flag.name, read, flag };
 }
 
 function timeAgo(ms) {
@@ -124,8 +160,11 @@ export async function renderLobby(main) {
   addSeat.addEventListener("click", () => { state.seats.push("reaction"); drawSeats(); });
   removeSeat.addEventListener("click", () => { state.seats.pop(); drawSeats(); });
 
-  const botMin = h("input", { type: "number", id: "bot-min", min: 0, max: 60000, step: 1, value: 300, inputmode: "numeric" });
-  const botMax = h("input", { type: "number", id: "bot-max", min: 0, max: 60000, step: 1, value: 900, inputmode: "numeric" });
+  // out of bounds or empty, the browser says so (and submits nothing); the wrong way round, the
+  // form does: never a value changed behind the person's back
+  const botMin = h("input", { type: "number", id: "bot-min", min: 0, max: 60000, step: 1, value: 300, inputmode: "numeric", required: true });
+  const botMax = h("input", { type: "number", id: "bot-max", min: 0, max: 60000, step: 1, value: 900, inputmode: "numeric", required: true });
+  for (const x of [botMin, botMax]) x.addEventListener("input", () => { botMin.removeAttribute("aria-invalid"); botMax.removeAttribute("aria-invalid"); });
   const botBox = h("fieldset", { class: "bots" }, h("legend", {}, "Bots' reaction time"),
     h("div", { class: "row" },
       h("label", { for: "bot-min" }, "fastest (ms)"), botMin,
@@ -162,8 +201,14 @@ export async function renderLobby(main) {
       showError(problem, `a variant rule is not valid JSON: ${err.message}`);
       return;
     }
-    const lo = Number(botMin.value || 0);
-    const hi = Math.max(lo, Number(botMax.value || 0));
+    const lo = Number(botMin.value);
+    const hi = Number(botMax.value);
+    if (lo > hi) {
+      for (const x of [botMin, botMax]) x.setAttribute("aria-invalid", "true");
+      showError(problem, `The bots' fastest reaction time (${lo} ms) is slower than their slowest (${hi} ms): make the fastest no more than the slowest.`);
+      botMin.focus();
+      return;
+    }
     const seats = state.seats.map((kind) => {
       if (kind === "you") return { kind: "human", entropy: entropy() };
       if (kind === "invite" || kind === "anyone") return { kind: "human", open: kind };
@@ -376,7 +421,9 @@ export async function renderInvite(main, code) {
   main.replaceChildren(
     h("h1", {}, `An invitation to ${g ? g.title : t.game}`),
     h("p", {}, `You are invited to seat ${info.seat} of a table of ${t.seats.length}. It is ${t.status}.`),
-    rules.length ? h("p", {}, "Variant rules: " + rules.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")) : h("p", {}, "Standard rules."),
+    rules.length
+      ? h("div", {}, h("p", {}, "Variant rules:"), h("ul", { class: "rule-list" }, rules.map(([k, v]) => h("li", {}, `${flagWords(g.flags.find((x) => x.name === k)).label}: ${valueWords(v)}`))))
+      : h("p", {}, "Standard rules."),
     seats, problem, t.status === "waiting" ? take : h("p", {}, "This table is no longer waiting for players."),
     h("p", {}, h("a", { href: "#" }, "Back to the lobby")),
   );

@@ -37,5 +37,11 @@ async function show() {
   if (probe.firstShownMs === undefined) probe.firstShownMs = performance.now();
 }
 
-addEventListener("hashchange", show);
+// A new screen starts at its top: the browser keeps the scroll of the screen before (the lobby's
+// form is long on a phone: "Create the table" lies far down it), which would land the table
+// scrolled past its status and cards.
+addEventListener("hashchange", () => {
+  scrollTo(0, 0);
+  show();
+});
 show();

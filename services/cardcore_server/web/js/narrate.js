@@ -1,5 +1,8 @@
 // Each adjudication in plain words, from the events' JSON as this seat was shown them (the
-// same wording as `cardcore replay`, which narrates with the games' own `narrate`).
+// wording of `cardcore replay`, which narrates with the games' own `narrate`), with one
+// difference: piles are named as the board names them — Spit's stock piles and Palace's
+// face-down cards 1, 2, … (the commands' fields count from 0), the two spit piles and Speed's
+// centre and side piles left and right.
 
 import { HIDDEN, cardSymbol, cardsText, rankIndex } from "./cards.js";
 
@@ -9,6 +12,8 @@ const n = (k, one, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
 const pattern = (cards) => (cards || []).map(cardSymbol).join("-");
 const shown = (card) => (card === HIDDEN ? "a face-down card" : cardSymbol(card));
 const RANKS = ["JK", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+/** One of a pair of piles, as the board shows it: "the left spit pile". */
+const side = (j, what) => `the ${j === 0 ? "left" : "right"} ${what}`;
 
 function ratscrew(e) {
   switch (e.kind) {
@@ -100,7 +105,7 @@ function palace(e) {
       return `seat ${e.seat} played ${cardsText(cards)} from ${where}`;
     }
     case "FaceDownTurned":
-      return `seat ${e.seat} turned up face-down card ${e.index}: ${cardSymbol(e.card)}`;
+      return `seat ${e.seat} turned up face-down card ${e.index + 1}: ${cardSymbol(e.card)}`;
     case "CardsAdded":
       return `seat ${e.seat} added just-drawn ${cardsText(e.cards)}`;
     case "PileBurned":
@@ -143,28 +148,28 @@ function spit(e) {
     case "Dealt":
       return "dealt 26 cards each; " + e.layouts.map((lay, p) => `seat ${p}: stock piles ${layoutText(lay)}, ${e.spit_cards[p].length} spit cards`).join("; ");
     case "SpitCalled":
-      return `seat ${e.seat} called "Spit!"${e.target === null ? "" : ` (naming spit pile ${e.target})`}`;
+      return `seat ${e.seat} called "Spit!"${e.target === null ? "" : ` (naming ${side(e.target, "spit pile")})`}`;
     case "Spat":
-      return `seat ${e.seat} spat ${cardSymbol(e.card)} onto spit pile ${e.target}${e.lock ? "; that pile is now locked for the solo spits" : ""}`;
+      return `seat ${e.seat} spat ${cardSymbol(e.card)} onto ${side(e.target, "spit pile")}${e.lock ? "; that pile is now locked for the solo spits" : ""}`;
     case "PlayStarted":
       return "play starts";
     case "CardPlayed":
-      return `seat ${e.seat} played ${cardSymbol(e.card)} on spit pile ${e.target} (from stock pile ${e.source})`;
+      return `seat ${e.seat} played ${cardSymbol(e.card)} on ${side(e.target, "spit pile")} (from stock pile ${e.source + 1})`;
     case "Flipped":
-      return `seat ${e.seat} turned up ${cardSymbol(e.card)} on stock pile ${e.pile}${e.auto ? " (automatically)" : ""}`;
+      return `seat ${e.seat} turned up ${cardSymbol(e.card)} on stock pile ${e.pile + 1}${e.auto ? " (automatically)" : ""}`;
     case "Moved":
-      return `seat ${e.seat} moved ${cardSymbol(e.card)} from stock pile ${e.source} to the space ${e.target}`;
+      return `seat ${e.seat} moved ${cardSymbol(e.card)} from stock pile ${e.source + 1} to the space ${e.target + 1}`;
     case "Stacked":
-      return `seat ${e.seat} stacked ${cardSymbol(e.card)} from stock pile ${e.source} onto pile ${e.target}`;
+      return `seat ${e.seat} stacked ${cardSymbol(e.card)} from stock pile ${e.source + 1} onto pile ${e.target + 1}`;
     case "RoundEnded": {
       const why = e.reason === "layout_empty" ? `seat ${e.seat} emptied its layout` : "stalemate, no spit cards left";
       const then = { slap: "slap for the spit piles", choose: `seat ${e.seat} chooses a spit pile`, none: "one spit pile, no slapping" }[e.claim];
       return `round over (${why}): ${then}`;
     }
     case "PileClaimed":
-      return `seat ${e.seat} ${e.by === "slap" ? "slapped" : "chose"} spit pile ${e.target} first and takes it`;
+      return `seat ${e.seat} ${e.by === "slap" ? "slapped" : "chose"} ${side(e.target, "spit pile")} first and takes it`;
     case "NewLayout": {
-      const took = e.takers.map((p, j) => (p === null ? null : `seat ${p} takes spit pile ${j}`)).filter(Boolean).join(", ");
+      const took = e.takers.map((p, j) => (p === null ? null : `seat ${p} takes ${side(j, "spit pile")}`)).filter(Boolean).join(", ");
       if (e.winner !== null) return `${took || "no spit pile taken"}; seat ${e.winner} has no cards left and wins`;
       return `${took}; new layouts: ` + e.layouts.map((lay, p) => `seat ${p}: stock piles ${layoutText(lay)}, ${e.spit_cards[p].length} spit cards`).join("; ");
     }
@@ -185,13 +190,13 @@ function speed(e) {
     case "Started":
       return `both players called: the centre cards are turned up: ${e.centre.map(shown).join(" and ")}`;
     case "CardPlayed":
-      return `seat ${e.seat} played ${cardSymbol(e.card)} on centre pile ${e.to}`;
+      return `seat ${e.seat} played ${cardSymbol(e.card)} on ${side(e.to, "centre pile")}`;
     case "CardDrawn":
       return `seat ${e.seat} drew ${shown(e.card)}`;
     case "SidePileRebuilt":
-      return `side pile ${e.pile} was empty: rebuilt from the ${e.cards.length} cards under centre pile ${e.pile}'s top, shuffled`;
+      return `${side(e.pile, "side pile")} was empty: rebuilt from the ${e.cards.length} cards under ${side(e.pile, "centre pile")}'s top, shuffled`;
     case "SideCardsTurned":
-      return "both players called: stalemate flip turned " + e.cards.map((c, j) => (c === null ? null : `${cardSymbol(c)} onto centre pile ${j}`)).filter(Boolean).join(" and ");
+      return "both players called: stalemate flip turned " + e.cards.map((c, j) => (c === null ? null : `${cardSymbol(c)} onto ${side(j, "centre pile")}`)).filter(Boolean).join(" and ");
     case "RoundVoided":
       return "both players called a dead stalemate: no flip can help, the round ends with no winner and every card is re-dealt";
     case "RoundWon":

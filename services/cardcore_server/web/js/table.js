@@ -1,7 +1,8 @@
 // One table, as one seat (or a spectator) sees it: the view after every entry, the legal
-// commands as buttons and shortcuts, the last adjudications in words, rejections with their
-// reasons, presence, resign; at the end the outcome, the revealed seed, the log and the page's
-// own verdict on it. The event stream resumes from the last seq kept (no gap, no duplicate).
+// commands as buttons and shortcuts (only legal ones: a selection that makes none offers none),
+// the last adjudications in words, rejections with their reasons, presence, resign; at the end
+// the outcome, the revealed seed, the log and the page's own verdict on it. The event stream
+// resumes from the last seq kept (no gap, no duplicate).
 
 import { ApiError, NetworkError, actionId, call, events, serverKey } from "./api.js";
 import { h, replaceKeepingFocus } from "./dom.js";
@@ -112,20 +113,34 @@ class Table {
       resign: h("div", { class: "resign-box", id: "resign-box" }),
       connection: h("p", { class: "connection", id: "connection", "aria-live": "polite" }),
     };
-    const keys = h("details", { class: "keys", id: "keys" }, h("summary", {}, "Keyboard shortcuts"),
-      h("dl", {}, [...(this.ui?.help ?? []), ...COMMON_KEYS].map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])));
+    this.el.keys = h("details", { class: "keys", id: "keys" }, h("summary", {}, "Keyboard shortcuts"), h("dl", {}));
+    this.drawKeys();
     this.main.replaceChildren(
       h("div", { class: "table-head" },
         h("h1", {}, `${title} `, h("span", { class: "who" }, `· ${this.seat === null ? "watching" : `you are seat ${this.seat}`}`)),
         this.el.status, this.el.presence, this.el.connection),
       this.el.waiting,
       h("div", { class: "table-layout" },
-        h("div", { class: "play-area" }, this.el.board, this.el.rejection, this.el.selection, this.el.controls, this.el.more),
+        // the controls right under the board (in view as the table lands), the rejection's
+        // room after them
+        h("div", { class: "play-area" }, this.el.board, this.el.selection, this.el.controls, this.el.rejection, this.el.more),
         h("aside", { class: "side-panel", "aria-label": "what happened" },
-          h("h2", { class: "small-title" }, "Last adjudications"), this.el.narration, keys, this.el.resign)),
+          h("h2", { class: "small-title" }, "Last adjudications"), this.el.narration, this.el.keys, this.el.resign)),
       this.el.end, this.el.live,
     );
     this.drawResign();
+  }
+
+  /** The table's variant rules: the catalogue's defaults, then what the table set. */
+  rules() {
+    const defaults = Object.fromEntries((this.info?.flags ?? []).map((f) => [f.name, f.default]));
+    return { ...defaults, ...(this.tableInfo?.rules ?? {}) };
+  }
+
+  /** The shortcuts' list: the game's own under the table's rules, then every table's. */
+  drawKeys() {
+    const keys = [...(this.ui?.help(this.rules()) ?? []), ...COMMON_KEYS];
+    this.el.keys.querySelector("dl").replaceChildren(...keys.flatMap(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)]));
   }
 
   start() {
@@ -285,6 +300,8 @@ class Table {
       legal: v.legal_commands,
       present: this.present,
       seatKinds: this.seatKinds,
+      rules: this.rules(),
+      over: Boolean(v.outcome) || this.finished,
       selection: this.selection,
       act: (cmd, t0) => this.act(cmd, t0),
       toggle: (card) => this.toggle(card),
@@ -303,20 +320,19 @@ class Table {
     this.el.board.dataset.seq = String(v.seq);
     this.el.board.dataset.entries = String(this.receipts.lastSeq);
     replaceKeepingFocus(this.el.board, this.ui.board(view, ctx));
-    // the legal commands: the direct ones as buttons, the rest in a list
-    const legal = v.legal_commands;
-    const direct = legal.filter((c) => this.ui.direct(c));
+    // the legal commands (Resign has its own button, with a confirmation): the direct ones as
+    // buttons, and every one of them in the list (L), which says how many there are
+    const legal = ctx.over ? [] : v.legal_commands.filter((c) => c.kind !== "Resign");
     replaceKeepingFocus(this.el.controls,
       this.seat === null ? h("p", { class: "help" }, "You are watching.") : null,
-      direct.filter((c) => c.kind !== "Resign").map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "big" })));
-    const rest = legal.filter((c) => !direct.includes(c) && c.kind !== "Resign");
+      legal.filter((c) => this.ui.direct(c)).map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "big" })));
     const open = this.el.more.open;
     replaceKeepingFocus(this.el.more,
-      h("summary", {}, `All your legal moves (${rest.length})`),
-      h("div", { class: "legal-list" }, rest.map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "small" }))));
+      h("summary", {}, `All your legal moves (${legal.length})`),
+      h("div", { class: "legal-list" }, legal.map((c) => actionButton(ctx, this.ui.fill(c, view), this.ui.label(c, ctx), { keyHint: this.ui.keyHint(c, ctx), cls: "small" }))));
     this.el.more.open = open;
     // kept in its place when empty (no layout jump): just nothing to open
-    this.el.more.classList.toggle("empty", rest.length === 0);
+    this.el.more.classList.toggle("empty", legal.length === 0);
     this.drawSelection();
     this.el.status.textContent = this.statusText();
     const here = (this.present || []).map((s) => (s === this.seat ? "you" : `seat ${s}`));
@@ -331,12 +347,7 @@ class Table {
   statusText() {
     const v = this.view;
     if (v.outcome) return `Game over: ${this.outcomeWords(v.outcome)}`;
-    const view = v.view;
-    const current = view.current;
-    if (view.phase === "setup") return "Setup: swap cards, then ready";
-    if (typeof current === "number") return current === this.seat ? "Your turn" : `Seat ${current} to play`;
-    if (view.phase) return { READY: "Ready to start", PLAY: "Play!", SLAP: "Slap!", CHOOSE: "Choose a pile" }[view.phase] ?? view.phase;
-    return "Play!";
+    return this.ui.status(v.view, this.ctx());
   }
 
   outcomeWords(o) {
@@ -367,37 +378,49 @@ class Table {
     this.selection = this.selection.filter((c) => held.includes(c));
   }
 
+  /** The legal command the selected cards make (a play, a swap, the just-drawn cards), or
+   * null: the page offers no command the rules refuse (in setup a hand card alone is none). */
   selectedCommand() {
     if (!this.view || !this.selection.length) return null;
     const sel = [...this.selection].sort();
     const legal = this.view.legal_commands;
     const match = (cards) => JSON.stringify([...cards].sort()) === JSON.stringify(sel);
-    const play = legal.find((c) => (c.kind === "Play" || c.kind === "AddDrawn") && match(c.cards));
-    if (play) return play;
-    const swap = legal.find((c) => c.kind === "Swap" && match([c.hand_card, c.up_card]));
-    if (swap) return swap;
-    return { kind: "Play", cards: this.selection.slice() };
+    return legal.find((c) => (c.kind === "Play" || c.kind === "AddDrawn") && match(c.cards))
+      ?? legal.find((c) => c.kind === "Swap" && match([c.hand_card, c.up_card]))
+      ?? null;
   }
 
   drawSelection() {
-    if (this.seat === null || !this.ui) {
+    // a game with neither a selection nor a shortcut of several keys has no use for the row
+    if (this.seat === null || !this.ui || !(this.ui.idleText || this.ui.pendingText)) {
       this.el.selection.hidden = true;
       return;
     }
     this.el.selection.hidden = false;
+    const ctx = this.view ? this.ctx() : null;
+    // words about keys are marked so: a touch screen hides them (app.css)
+    const idle = () => {
+      const [words, keys] = ctx && !ctx.over && this.ui.idleText ? this.ui.idleText(ctx) : ["", ""];
+      return h("span", { class: "help" }, words, keys ? h("span", { class: "key-hint" }, keys) : null);
+    };
     if (this.s.game !== "palace") {
-      // the room is kept whether or not a shortcut is under way: nothing below it moves
+      // the room is kept whether or not a shortcut is under way: nothing below it moves. Here
+      // the row is the keys' (M, R: their prompts), so a touch screen hides it whole
+      this.el.selection.classList.add("key-hint");
       const prompt = this.pending && this.ui.pendingText ? this.ui.pendingText(this.pending) : null;
-      this.el.selection.replaceChildren(prompt ? h("span", { class: "pending", id: "pending" }, prompt) : h("span", { class: "help" }, this.ui.idleText ?? ""));
+      this.el.selection.replaceChildren(prompt ? h("span", { class: "pending", id: "pending" }, prompt) : idle());
       return;
     }
-    const ctx = this.ctx();
+    if (!this.selection.length || !ctx) {
+      replaceKeepingFocus(this.el.selection, idle());
+      return;
+    }
     const cmd = this.selectedCommand();
     replaceKeepingFocus(this.el.selection,
-      this.selection.length
-        ? [h("span", {}, `Selected: ${this.selection.join(" ")}`), cmd ? actionButton(ctx, cmd, this.ui.label(cmd, ctx), { keyHint: "Enter", cls: "primary" }) : null,
-          h("button", { type: "button", class: "small secondary", "aria-keyshortcuts": "Escape", dataset: { key: "clear" }, onclick: () => { this.selection = []; this.render(); } }, "Clear", h("kbd", {}, "Esc"))]
-        : h("span", { class: "help" }, "Select cards (click, or keys 1–9), then play them with Enter."));
+      cmd
+        ? actionButton(ctx, cmd, this.ui.label(cmd, ctx), { keyHint: "Enter", cls: "primary", short: this.ui.short(cmd) })
+        : h("span", { class: "help" }, this.ui.noMoveText(this.selection, ctx)),
+      h("button", { type: "button", class: "small secondary", "aria-keyshortcuts": "Escape", dataset: { key: "clear" }, onclick: () => { this.selection = []; this.render(); } }, "Clear", h("kbd", {}, "Esc")));
   }
 
   // ------------------------------------------------------------------ acting
@@ -509,6 +532,7 @@ class Table {
     try {
       this.tableInfo = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
       this.seatKinds = this.tableInfo.seats.map((x) => x.kind);
+      this.drawKeys(); // under this table's rules (a variant may add keys)
       if (this.view) this.render();
       if (this.tableInfo.status === "waiting") this.showWaiting();
     } catch {
