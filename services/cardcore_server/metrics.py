@@ -74,7 +74,7 @@ class Metrics:
         self.connections = Counter(
             "cardcore_connections_closed",
             "Connections the server refused or closed to stay within its bounds, by why "
-            "(refused, evicted, header_timeout, body_timeout)",
+            "(refused, evicted, header_timeout, body_timeout, ambiguous_framing)",
             ["transport", "why"],
             registry=r,
         )

@@ -704,13 +704,17 @@ def _http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
     return _problem(500, Reason.INTERNAL, "internal error")
 
 
-def _closing_answer(status: int, code: str, detail: str) -> bytes:
+def _closing_answer(status: int, code: str, detail: str, field: str = "") -> bytes:
     """A whole response that closes its connection, written by the connection layer itself
-    (:mod:`.connections`: a deadline passed, the cap, the server stopping) when no request is
-    there to answer: the same problem document every other error is."""
-    body = msgspec.json.encode(_problem_document(status, code, detail))
+    (:mod:`.connections`: a deadline passed, the cap, the server stopping, a request framed
+    twice) when no request is there to answer: the same problem document every other error is,
+    naming ``field`` when one is at fault."""
+    violations = (FieldViolation(field, detail),) if field else ()
+    body = msgspec.json.encode(_problem_document(status, code, detail, violations))
     retry = b"retry-after: 1\r\n" if status == 503 else b""
-    phrase = {408: b"Request Timeout", 503: b"Service Unavailable"}.get(status, b"Error")
+    phrase = {400: b"Bad Request", 408: b"Request Timeout", 503: b"Service Unavailable"}.get(
+        status, b"Error"
+    )
     head = (
         b"HTTP/1.1 %d %s\r\ncontent-type: %s\r\ncontent-length: %d\r\n%sconnection: close\r\n\r\n"
         % (status, phrase, PROBLEM_JSON.encode(), len(body), retry)

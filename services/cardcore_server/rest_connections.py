@@ -1,6 +1,6 @@
 """The REST listener's connections under :class:`.connections.ConnectionLimits`: uvicorn's h11
-protocol with a connection cap, header and body deadlines, and a stop that answers a request still
-arriving at once (the why is in :mod:`.connections`)."""
+protocol with a connection cap, header and body deadlines, a stop that answers a request still
+arriving at once (the why is in :mod:`.connections`), and no request whose framing is ambiguous."""
 
 from __future__ import annotations
 
@@ -8,18 +8,44 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import h11
 import structlog
+from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # as uvicorn itself does
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .connections import TIMED_OUT, ConnectionLimits
 
 log = structlog.get_logger("cardcore_server")
 
-Answer = Callable[[int, str, str], bytes]
-"""Builds a whole HTTP/1.1 response (status, problem code, detail) that closes the connection."""
+Answer = Callable[[int, str, str, str], bytes]
+"""Builds a whole HTTP/1.1 response (status, problem code, detail, the field at fault or "")
+that closes the connection."""
+
+AMBIGUOUS_FRAMING: Final = (
+    "Content-Length and Transfer-Encoding together: the body's length is ambiguous "
+    "(RFC 9112 §6.3); send one of them"
+)
+
+
+class _AmbiguousFraming(Exception):
+    """A request carries both ``Content-Length`` and ``Transfer-Encoding``."""
+
+
+class _FramingConnection(h11.Connection):
+    """h11, refusing a request that frames its body twice. h11 follows ``Transfer-Encoding``
+    and keeps the connection, but a proxy in front may have followed ``Content-Length``: the
+    two then disagree on where the next request starts (request smuggling), so RFC 9112 §6.3
+    says the connection must be closed after answering; this one is never served at all."""
+
+    def next_event(self) -> Any:
+        event = super().next_event()
+        if isinstance(event, h11.Request):
+            names = {name.lower() for name, _ in event.headers}
+            if b"content-length" in names and b"transfer-encoding" in names:
+                raise _AmbiguousFraming()
+        return event
 
 
 @dataclass
@@ -29,7 +55,8 @@ class Connections:
     limits: ConnectionLimits
     answer: Answer
     on_event: Callable[[str], None] = lambda _kind: None
-    """Called with ``refused``, ``evicted``, ``header_timeout`` or ``body_timeout`` (metrics)."""
+    """Called with ``refused``, ``evicted``, ``header_timeout``, ``body_timeout`` or
+    ``ambiguous_framing`` (metrics)."""
     open: dict[GuardedH11Protocol, None] = field(default_factory=dict)
     waiting: dict[GuardedH11Protocol, None] = field(default_factory=dict)
     """Open connections with no request in progress, longest waiting first: the ones the cap
@@ -72,6 +99,10 @@ class GuardedH11Protocol(H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        size = self.config.h11_max_incomplete_event_size
+        self.conn = _FramingConnection(
+            h11.SERVER, DEFAULT_MAX_INCOMPLETE_EVENT_SIZE if size is None else size
+        )
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_phase = ""
         self._received_any = False
@@ -95,6 +126,13 @@ class GuardedH11Protocol(H11Protocol):
         self._received_any = True
         super().data_received(data)
         self._track()
+
+    def handle_events(self) -> None:
+        try:
+            super().handle_events()
+        except _AmbiguousFraming:
+            self.listener.note("ambiguous_framing")
+            self._answer_and_close(400, "Malformed", AMBIGUOUS_FRAMING, "Transfer-Encoding")
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -172,7 +210,7 @@ class GuardedH11Protocol(H11Protocol):
         else:
             self.transport.close()
 
-    def _answer_and_close(self, status: int, code: str, detail: str) -> None:
+    def _answer_and_close(self, status: int, code: str, detail: str, field: str = "") -> None:
         """Answer outside h11 (it may not let a server answer before a request) and close; an
         application still reading the body sees ``http.disconnect``, marked as ours."""
         self._disarm()
@@ -183,5 +221,5 @@ class GuardedH11Protocol(H11Protocol):
                 self.transport.close()  # a response is under way: it cannot be replaced
                 return
         if not self.transport.is_closing():
-            self.transport.write(self.listener.answer(status, code, detail))
+            self.transport.write(self.listener.answer(status, code, detail, field))
             self.transport.close()

@@ -259,3 +259,50 @@ def test_a_stop_answers_requests_still_arriving_at_once(tmp_path: Path) -> None:
         r for r in lines if r["level"] in ("warning", "error")
     ]
     assert not [r for r in lines if r.get("event") == "client_disconnected"]
+
+
+def test_a_request_framed_twice_is_refused_and_its_connection_closed(
+    rest_server: RestServer,
+) -> None:
+    """``Content-Length`` and ``Transfer-Encoding`` together (issue 22 fault 6): a proxy that
+    frames by the one and a server that frames by the other see different requests (request
+    smuggling). RFC 9112 §6.3: the connection must be closed; here the request is refused too,
+    and what follows it on the connection is never served."""
+    body = b'{"game":"speed","seats":[{"kind":"human"},{"kind":"human"}]}'
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    head = b"POST /v1/games HTTP/1.1\r\nHost: cardcore\r\nContent-Type: application/json\r\n"
+    follower = b"GET /v1/games HTTP/1.1\r\nHost: cardcore\r\n\r\n"
+    framed_twice = [
+        # chunked as Transfer-Encoding says, Content-Length agreeing with the chunked bytes
+        head + b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % len(chunked) + chunked,
+        # Content-Length covering a second request a proxy would not see (the smuggled one)
+        head
+        + b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\n\r\n" % (len(chunked) + 4)
+        + chunked,
+    ]
+    for raw in framed_twice:
+        sock = connect(rest_server.rest_port, raw + follower)
+        closed = watch([sock], 5.0)
+        sock.close()
+        assert sock in closed, "the connection stays open after a request framed twice"
+        received = closed[sock][0]
+        assert received.count(b"HTTP/1.1 ") == 1, received  # the follower was not served
+        status, headers, problem_doc = problem(received)
+        assert status == 400 and headers["connection"] == "close"
+        assert problem_doc["code"] == "Malformed"
+        assert problem_doc["errors"][0]["field"] == "Transfer-Encoding"  # type: ignore[index]
+    # Either framing alone is served as before, and the connection kept for the next request.
+    for raw in (
+        head + b"Content-Length: %d\r\n\r\n" % len(body) + body,
+        head + b"Transfer-Encoding: chunked\r\n\r\n" + chunked,
+    ):
+        with socket.create_connection(("127.0.0.1", rest_server.rest_port), timeout=1) as sock:
+            sock.sendall(raw + follower)
+            seen, closed_early = b"", False
+            try:
+                while chunk := sock.recv(65536):
+                    seen += chunk
+                closed_early = True
+            except TimeoutError:
+                pass
+        assert not closed_early and b"HTTP/1.1 201 " in seen and b"HTTP/1.1 200 " in seen, seen
