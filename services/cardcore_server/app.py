@@ -43,7 +43,7 @@ from cardcore.rng import ENTROPY_BYTES, MAX_SEED
 
 from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
-from .limits import RateLimits
+from .limits import RateLimits, TrustedProxies
 from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
 from .lobby import CREATOR, INVITE_PREFIX, Lobby, invite_hash, new_table
 from .metrics import Metrics
@@ -125,6 +125,9 @@ class ServiceConfig:
     """``--rate-limit``: requests per second per bearer token (burst twice that; 0: off)."""
     rate_per_address: float = 0.0
     """``--rate-limit-address``: requests per second per client address (0: off)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """``--trusted-proxy``: networks (CIDR) of proxies whose ``X-Forwarded-For`` names the
+    client's address; from any other peer the header is ignored (:mod:`.limits`)."""
     cors_origins: tuple[str, ...] = ()  # --cors-origin: browser origins allowed to call REST
 
 
@@ -295,6 +298,8 @@ class Application:
         store.sealer = Sealer(self.config.secrets_key)
         self.limits = RateLimits(self.config.rate_per_token, self.config.rate_per_address)
         """Checked by each transport before any work (:mod:`.limits`)."""
+        self.proxies = TrustedProxies(self.config.trusted_proxies)
+        """Whose ``X-Forwarded-For`` names the client (the rate limit's address)."""
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -21,6 +21,7 @@ from cardcore.cli import attach_values, os_error_text, whole_number
 
 from .app import MAX_DELAY_MS, MAX_TIMER_MS, ServiceConfig
 from .connections import ConnectionLimits
+from .limits import parse_network
 
 _LIMITS: Final = ConnectionLimits()
 PORT: Final = whole_number(0, 65535)
@@ -42,6 +43,14 @@ def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def _network(text: str) -> str:
+    """An argparse ``type``: an address or network (:func:`.limits.parse_network`)."""
+    try:
+        return parse_network(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _serve_parser() -> argparse.ArgumentParser:
@@ -178,6 +187,17 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="requests per second per client address, likewise (default 0: off)",
     )
     p.add_argument(
+        "--trusted-proxy",
+        action="extend",
+        nargs="+",
+        type=_network,
+        default=[],
+        metavar="CIDR",
+        help="believe X-Forwarded-For (the client's address, for --rate-limit-address) only from "
+        "these proxies' addresses or networks (e.g. 10.0.0.0/8; repeatable; default: none, "
+        "the header is ignored)",
+    )
+    p.add_argument(
         "--max-connections",
         type=whole_number(1),
         default=_LIMITS.max_connections,
@@ -215,10 +235,10 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.epilog = (
         "Every flag may also be given in the environment as CARDCORE_<FLAG> (--rest-port as "
-        "CARDCORE_REST_PORT; a switch as 1/0; --cors-origin as a comma-separated list), or "
-        "read from a file as CARDCORE_<FLAG>_FILE (e.g. CARDCORE_DB_FILE holding a "
-        "postgresql:// URL with its password, so it is never on a command line). A flag on the "
-        "command line wins over the environment."
+        "CARDCORE_REST_PORT; a switch as 1/0; --cors-origin and --trusted-proxy as "
+        "comma-separated lists), or read from a file as CARDCORE_<FLAG>_FILE (e.g. "
+        "CARDCORE_DB_FILE holding a postgresql:// URL with its password, so it is never on a "
+        "command line). A flag on the command line wins over the environment."
     )
     return p
 
@@ -251,8 +271,10 @@ def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str
                 if raw.lower() not in _TRUE | _FALSE:
                     raise ValueError("1 or 0 (true or false)")
                 value = raw.lower() in _TRUE
-            elif isinstance(action, argparse._AppendAction):
+            elif isinstance(action, argparse._AppendAction):  # --trusted-proxy too (extend)
                 value = [v.strip() for v in raw.split(",") if v.strip()]
+                if callable(action.type):
+                    value = [action.type(v) for v in value]
             else:
                 value = action.type(raw) if callable(action.type) else raw
                 if action.choices is not None and value not in action.choices:
@@ -317,6 +339,7 @@ def serve_main(args: list[str]) -> int:
         rate_per_token=ns.rate_limit,
         rate_per_address=ns.rate_limit_address,
         cors_origins=tuple(ns.cors_origin),
+        trusted_proxies=tuple(dict.fromkeys(ns.trusted_proxy)),
     )
     if ns.archive is not None and ns.retain_days is None:
         print("cardcore serve: --archive needs --retain-days", file=sys.stderr)

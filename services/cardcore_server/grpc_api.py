@@ -28,6 +28,7 @@ from cardcore_proto import game_service_pb2 as pb
 from . import logs
 from .app import MAX_SEATS, MAX_TIMEOUTS, Application, GameSpec, StreamBatch, request_fields
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
+from .limits import TrustedProxies
 from .lobby import TableInfo
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
@@ -140,10 +141,17 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return token.strip()
 
 
-def _peer(context: grpc.aio.ServicerContext[Any, Any]) -> str:
-    """The client's address without its port (``ipv4:1.2.3.4:5678`` → ``ipv4:1.2.3.4``)."""
+def _client_address(context: grpc.aio.ServicerContext[Any, Any], proxies: TrustedProxies) -> str:
+    """The client's address without its port (``ipv4:1.2.3.4:5678`` → ``1.2.3.4``), or the one
+    a trusted proxy forwards for (``x-forwarded-for``, :class:`~.limits.TrustedProxies`)."""
     peer = context.peer() or ""
-    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+    family, _, rest = peer.partition(":")
+    if family in ("ipv4", "ipv6"):
+        peer = rest.rsplit(":", 1)[0].strip("[]")
+    if not proxies.networks:
+        return peer
+    forwarded = [v for k, v in context.invocation_metadata() or () if k == "x-forwarded-for"]
+    return proxies.client(peer, [v for v in forwarded if isinstance(v, str)])
 
 
 def _status_details(err: ServiceError) -> bytes:
@@ -225,7 +233,7 @@ class GameServiceHandlers:
             start = time.perf_counter()
             code = "OK"
             try:
-                self.app.limits.admit(_token(context), _peer(context))
+                self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
                 request = _parse(request_type, raw)
                 response = await impl(request, context)
                 return response if isinstance(response, bytes) else response.SerializeToString()
@@ -261,7 +269,7 @@ class GameServiceHandlers:
         code = "OK"
         sent = 0
         try:
-            self.app.limits.admit(_token(context), _peer(context))
+            self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
             request = _parse(pb.StreamEventsRequest, raw)
             fields["from_seq"] = request.from_seq
             batches = await self.app.stream(_token(context), request.game_id, request.from_seq)

@@ -1614,6 +1614,10 @@ async def start_rest(
         server_header=False,
         timeout_graceful_shutdown=max(int(grace_s), 1),
         ws="none",
+        # X-Forwarded-For (and -Proto) only from the proxies named by --trusted-proxy: uvicorn
+        # would believe any loopback peer, letting a client pick its rate limit's address.
+        proxy_headers=bool(app.config.trusted_proxies),
+        forwarded_allow_ips=list(app.config.trusted_proxies),
         ssl_certfile=tls[0] if tls else None,
         ssl_keyfile=tls[1] if tls else None,
     )

@@ -42,6 +42,7 @@ def test_print_config_merges_flags_environment_and_files_and_masks_secrets(tmp_p
             "CARDCORE_ALLOW_CLIENT_SEED": "true",
             "CARDCORE_CORS_ORIGIN": "https://a.example, https://b.example",
             "CARDCORE_RETAIN_DAYS": "30",
+            "CARDCORE_TRUSTED_PROXY": "10.0.0.0/8, 127.0.0.1",
         },
     )
     assert done.returncode == 0, done.stderr
@@ -50,6 +51,7 @@ def test_print_config_merges_flags_environment_and_files_and_masks_secrets(tmp_p
     assert config["db"] == "postgresql://cardcore:********@db.internal:5432/cardcore"
     assert config["admin_key"] == "********" and config["retain_days"] == 30.0
     assert config["cors_origin"] == ["https://a.example", "https://b.example"]
+    assert config["trusted_proxy"] == ["10.0.0.0/8", "127.0.0.1/32"]
     assert "s3cret-pw" not in done.stdout and "a-very-secret" not in done.stdout
 
 
@@ -59,6 +61,7 @@ def test_a_bad_environment_value_names_its_variable() -> None:
         ({"CARDCORE_NO_REST": "maybe"}, "CARDCORE_NO_REST"),
         ({"CARDCORE_LOG_LEVEL": "chatty"}, "CARDCORE_LOG_LEVEL"),
         ({"CARDCORE_DB_FILE": "/nonexistent/url"}, "CARDCORE_DB_FILE"),
+        ({"CARDCORE_TRUSTED_PROXY": "10.0.0.0/8, proxy.internal"}, "CARDCORE_TRUSTED_PROXY"),
     ):
         done = serve("--print-config", env=env)
         assert done.returncode == 2 and name in done.stderr, (env, done.stderr)
