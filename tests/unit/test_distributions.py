@@ -17,51 +17,31 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import http.server
 import io
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import threading
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from email.parser import HeaderParser
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
 from cardcore_server import pyodide_runtime
+
+from ..fresh_tree import copy_tracked, pinned_tarball, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = "cardcore_server/web/"
 ENGINE_WHEEL_LIMIT = 500_000
 
 
-def _copy_tracked(dest: Path) -> None:
-    files = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
-    ).stdout.split(b"\0")
-    for raw in filter(None, files):
-        rel = raw.decode()
-        src = ROOT / rel
-        if not src.exists():
-            continue  # deleted in the work tree
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_symlink():
-            target.symlink_to(os.readlink(src))
-        else:
-            target.write_bytes(src.read_bytes())
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = tmp_path_factory.mktemp("tree")
-    _copy_tracked(src)
+    copy_tracked(src)
     assert not (src / "node_modules").exists()
     assert not (src / "clients/python/cardcore_proto").exists()
     assert not (src / "services" / WEB / "vendor").exists()
@@ -127,62 +107,9 @@ def test_the_client_ships_the_stubs_it_generates(tree: Path, tmp_path: Path) -> 
         assert not [d for d in needs if d.startswith("cardcore")], needs
 
 
-class _Registry(http.server.BaseHTTPRequestHandler):
-    tarball: ClassVar[bytes] = b""
-    hits: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        ok = self.path == f"/pyodide/-/pyodide-{pyodide_runtime.VERSION}.tgz"
-        body = self.tarball if ok else b"not found"
-        self.send_response(200 if ok else 404)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def _registry(tarball: bytes) -> Iterator[tuple[str, list[str]]]:
-    """A local npm registry serving one tarball; yields its URL and the paths asked for."""
-    handler = type("Handler", (_Registry,), {"tarball": tarball, "hits": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", handler.hits
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _pinned_tarball() -> bytes:
-    """The genuine pinned tarball from npm's cache (``npm ci`` put it there; ``npm cache add``
-    fetches it from the registry otherwise), checked against the pin."""
-    digest = base64.b64decode(pyodide_runtime.INTEGRITY.removeprefix("sha512-")).hex()
-    cache = Path(os.environ.get("npm_config_cache", Path.home() / ".npm"))  # noqa: SIM112 (npm's)
-    path = cache / "_cacache" / "content-v2" / "sha512" / digest[:2] / digest[2:4] / digest[4:]
-    if not path.is_file() and shutil.which("npm"):
-        subprocess.run(
-            ["npm", "cache", "add", f"pyodide@{pyodide_runtime.VERSION}"],
-            check=False,
-            capture_output=True,
-            timeout=300,
-        )
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail("the pinned pyodide tarball is not in npm's cache (npm ci) under CI")
-        pytest.skip("the pinned pyodide tarball is not in npm's cache (run npm ci)")
-    data = path.read_bytes()
-    assert hashlib.sha512(data).hexdigest() == digest
-    return data
-
-
 @pytest.mark.slow
 def test_the_service_fetches_its_runtime_without_node(tree: Path, tmp_path: Path) -> None:
-    with _registry(_pinned_tarball()) as (url, hits):
+    with registry(pinned_tarball()) as (url, hits):
         _build(tree / "services", tmp_path, npm_config_registry=url)
     assert len(hits) == 1, "the sdist's build downloads; the wheel's, from the sdist, does not"
     with tarfile.open(_one(tmp_path, "cardcore_server-*.tar.gz")) as tf:
@@ -247,7 +174,7 @@ def test_the_runtime_comes_from_the_first_pinned_source(
     assert _holds(dest, files)
     # nothing local: the registry, its tarball checked
     shutil.rmtree(dest)
-    with _registry(tarball) as (url, hits):
+    with registry(tarball) as (url, hits):
         env = {"npm_config_registry": url}
         source = pyodide_runtime.provide(dest, environ=env, node_modules=tmp_path / "none")
     assert source.startswith(url) and len(hits) == 1 and _holds(dest, files)
@@ -262,7 +189,7 @@ def test_a_runtime_not_the_pinned_one_is_refused_saying_what_to_do(
     for name in files:
         (wrong / name).write_text("v0 " + name)  # another version in node_modules
     altered = tarball[:-8] + bytes(8)  # a registry that serves other bytes
-    with _registry(altered) as (url, _), pytest.raises(pyodide_runtime.RuntimeUnavailable) as no:
+    with registry(altered) as (url, _), pytest.raises(pyodide_runtime.RuntimeUnavailable) as no:
         pyodide_runtime.provide(
             tmp_path / "vendor", environ={"npm_config_registry": url}, node_modules=wrong
         )
