@@ -713,6 +713,13 @@ def test_on_a_phone_the_table_lands_in_view_and_every_control_fits(
     assert 0 <= t["board"]["top"] < 667, t["board"]
     assert t["controls"], "nothing measured"
     assert outside(t["controls"], 375) == []
+    # the list of every legal move, opened, fits too (Palace's setup: nine swaps and Ready)
+    opened = r["tables"][game]["list"]["controls"]
+    listed = [c for c in opened if c["where"] == "legal" and c["tag"] == "button"]
+    assert len(listed) == 10 or game != "palace", listed
+    assert outside(opened, 375) == []
+    # and the phone's layout is as accessible as the desk's
+    assert r["tables"][game]["axe"] == []
 
 
 def test_palace_setup_offers_only_legal_commands_that_fit_a_phone(scenario: Scenario) -> None:
@@ -729,6 +736,7 @@ def test_palace_setup_offers_only_legal_commands_that_fit_a_phone(scenario: Scen
     names = {c["name"] for c in g["controls"] if c["where"] == "selection"}
     assert "clear" in names and any(n.startswith('cmd:{"hand_card"') for n in names), names
     assert outside(g["controls"], 375) == []
+    assert t["swap"]["axe"] == []
 
 
 def test_key_hints_are_hidden_on_a_touch_screen_and_the_keys_still_work(

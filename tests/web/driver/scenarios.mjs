@@ -41,9 +41,10 @@ function geometry() {
     const r = el.getBoundingClientRect();
     return { left: Math.round(r.left), top: Math.round(r.top), right: Math.round(r.right), bottom: Math.round(r.bottom) };
   };
+  // (a closed details' content keeps its boxes in Chromium: checkVisibility knows it is hidden)
   const shown = (el) => {
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden" && !el.closest(".sr-only");
+    return r.width > 0 && r.height > 0 && el.checkVisibility({ visibilityProperty: true }) && !el.closest(".sr-only");
   };
   const cut = (el) => {
     const r = el.getBoundingClientRect();
@@ -463,6 +464,13 @@ export async function phone(browser, { base, out, games = ["ratscrew", "slapjack
     await frames();
     const t = { landed: await page.evaluate(geometry) };
     shots.push(await screenshot(page, out, `phone-${game}-${width}`, { fullPage: false }));
+    t.axe = await axe(page);
+    // the list of every legal move, opened (a finger's way to the moves no button shows)
+    await page.tap("#legal summary");
+    await frames();
+    t.list = await page.evaluate(geometry);
+    await page.tap("#legal summary");
+    await page.evaluate(() => document.activeElement?.blur()); // keys go to the table again
     if (game === "palace") {
       // a hand card alone is no move in setup: the selection offers no command for it
       await page.tap("#board .seat-box.me .card-btn[data-key^='sel:in hand:']");
@@ -472,7 +480,7 @@ export async function phone(browser, { base, out, games = ["ratscrew", "slapjack
       await page.tap("#board .seat-box.me .card-btn[data-key^='sel:face up:']");
       await page.waitForFunction(() => [...document.querySelectorAll("#selection button[data-cmd]")].some((b) => JSON.parse(b.dataset.cmd).kind === "Swap"));
       await frames();
-      t.swap = { ...(await buttons()), geometry: await page.evaluate(geometry) };
+      t.swap = { ...(await buttons()), geometry: await page.evaluate(geometry), axe: await axe(page) };
       shots.push(await screenshot(page, out, `phone-palace-swap-${width}`, { fullPage: false }));
     }
     if (game === "speed") {
