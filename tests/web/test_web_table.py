@@ -883,6 +883,15 @@ def test_the_lobby_labels_variant_rules_in_words(scenario: Scenario) -> None:
             assert not [w for w in words if "_" in w or '"' in w], f
 
 
+def test_an_invitation_names_the_variant_rules_in_words(scenario: Scenario) -> None:
+    """The invitation page lists a table's variant rules as the lobby labels them, values in
+    words (before: ``multi_card_play = true``)."""
+    text = lobby_form(scenario)["invitation"]
+    assert "One play may place a run of cards, each fitting the last: on" in text, text
+    assert "What the round winner scores: stock and hand" in text, text
+    assert "_" not in text and "=" not in text, text
+
+
 def test_the_lobby_refuses_bot_times_the_wrong_way_round(scenario: Scenario) -> None:
     """Fastest 900 ms, slowest 300 ms: the page says what is wrong and creates nothing (before,
     it quietly made both 900 ms)."""

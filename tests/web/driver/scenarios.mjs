@@ -539,7 +539,17 @@ export async function lobbyForm(browser, { base }) {
     }),
     invalid: await page.evaluate(() => [...document.querySelectorAll("#bot-min, #bot-max")].filter((x) => x.getAttribute("aria-invalid") === "true").map((x) => x.id)),
   };
-  const result = { flags, botDelays, errors: p.errors };
+  // a table with a variant rule and a friend's seat: the invitation says the rule in words
+  await createThroughLobby(p, { game: "speed", seats: ["you", "invite"], rules: { multi_card_play: true, score_counts: "stock_and_hand" } });
+  await page.waitForSelector("#waiting:not([hidden]) .invite-link");
+  const table = page.url();
+  await page.goto(await page.getAttribute("#waiting .invite-link", "href"));
+  await page.waitForSelector("text=Take seat 1");
+  const invitation = await page.evaluate(() => document.querySelector("#main").innerText);
+  await page.goto(table); // and the host cancels it: nobody is to take that seat
+  await page.click("text=Cancel the table");
+  await page.waitForSelector("text=This table was cancelled before it was dealt.");
+  const result = { flags, botDelays, invitation, errors: p.errors };
   await p.context.close();
   return result;
 }
