@@ -713,6 +713,12 @@ def test_on_a_phone_the_table_lands_in_view_and_every_control_fits(
     assert 0 <= t["board"]["top"] < 667, t["board"]
     assert t["controls"], "nothing measured"
     assert outside(t["controls"], 375) == []
+    # and down to 667 px: your own cards, and (but in Palace, whose four rows of cards push
+    # its Ready below: a short scroll) the controls under the board
+    low = [c for c in t["controls"] if c["where"] == "board" and c["bottom"] > 667]
+    if game != "palace":
+        low += [c for c in t["controls"] if c["where"] == "controls" and c["bottom"] > 667]
+    assert low == [], low
     # the list of every legal move, opened, fits too (Palace's setup: nine swaps and Ready)
     opened = r["tables"][game]["list"]["controls"]
     listed = [c for c in opened if c["where"] == "legal" and c["tag"] == "button"]
