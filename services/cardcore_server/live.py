@@ -33,8 +33,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -51,8 +51,11 @@ from cardcore.rng import derive_deal_seed, stream_key
 from cardcore.signatures import SIGNATURE_KEY
 
 from . import redaction
+from .errors import bounded
 from .redaction import RedactedEntry
 from .store import (
+    REJECTION_DETAIL,
+    REJECTIONS_KEPT,
     Commit,
     Conflict,
     EventStore,
@@ -63,6 +66,7 @@ from .store import (
     StoredRejection,
     StoreError,
     Tail,
+    command_digest,
 )
 
 AnyGame = Game[Any, Any, Any, Any, Any]
@@ -251,6 +255,10 @@ class LiveGame:
         """Decoded events per ``seq`` (for per-viewer redaction without re-decoding)."""
         self.action_ids: dict[tuple[int, str], int] = {}
         self.rejections: dict[tuple[int, str], StoredRejection] = {}
+        """The stored rejections, each seat's oldest first (a seat keeps
+        :data:`~.store.REJECTIONS_KEPT`; :meth:`_keep_rejections`)."""
+        self._rejections_kept: Counter[int] = Counter()
+        """How many of :attr:`rejections` each seat has."""
         self.durable_lines = len(self.lines)
         """How many of :attr:`lines` are durable (header included)."""
         self._durable_cp: Checkpoint = match.checkpoint()
@@ -345,7 +353,7 @@ class LiveGame:
         if self.lines != lines:
             raise RebuildError("the rebuilt log differs from the stored log")
         self.action_ids = dict(stored.action_ids)
-        self.rejections = dict(stored.rejections)
+        self._keep_rejections(stored.rejections.values())
         self._mark_durable()
         return self
 
@@ -597,12 +605,11 @@ class LiveGame:
             except Rejected as exc:
                 if exc.code is not RejectCode.GAME_OVER or not was_over:
                     confirm = True  # decided on a state the store must confirm as current
-                if key is not None:  # stored: one answer for ever, whatever comes later
-                    rej = StoredRejection(
-                        intent.seat, key[1], intent.text, exc.code.value, exc.detail
-                    )
+                if key is not None:  # stored: one answer, whenever the id is sent again
+                    rej = _stored_rejection(intent.seat, key[1], intent.text, exc)
                     rejections.append(rej)
                     new_rejections[key] = rej
+                    exc = Rejected(exc.code, rej.detail)  # the answer a resend gets, now too
                 answers.append((intent, exc))
                 continue
             seq = match.seq - 1
@@ -618,6 +625,7 @@ class LiveGame:
                 (intent, Accepted(seq, line, tuple(events), match.outcome if over else None, False))
             )
         end = self.lines[-1] if match.outcome is not None and not was_over else None
+        forget = tuple(self._past_the_cap(Counter(r.seat for r in rejections)))
         if entries or rejections or (confirm and self.shared is not None):
             commit = Commit(
                 self.game_id,
@@ -627,6 +635,7 @@ class LiveGame:
                 tuple(rejections),
                 owner=self.server_id if timed else None,  # None on a store of our own
                 texts=tuple(texts),
+                forget=forget,
             )
             try:
                 version = await self.store.commit(commit)
@@ -651,7 +660,7 @@ class LiveGame:
                 raise
             self.version = version
         self.action_ids.update(new_ids)
-        self.rejections.update(new_rejections)
+        self._keep_rejections(rejections)
         if entries:
             self._mark_durable()
         for intent, answer in answers:
@@ -678,10 +687,36 @@ class LiveGame:
             return Accepted(seq, line, self.events[seq], outcome, True)
         rej = self.rejections.get(key) or new_rejections.get(key)
         if rej is not None:
-            if rej.command != command_text:
+            if not rej.is_for(command_text):
                 raise ActionIdReused()
             return Rejected(RejectCode(rej.code), rej.detail)
         return None
+
+    def _past_the_cap(self, adding: Counter[int]) -> list[tuple[int, str]]:
+        """Each seat's oldest stored rejections that keeping ``adding`` more (per seat) would
+        push past :data:`~.store.REJECTIONS_KEPT`."""
+        kept = self._rejections_kept
+        over = {seat: n - REJECTIONS_KEPT for seat, n in (kept + adding).items()}
+        if all(n <= 0 for n in over.values()):
+            return []
+        out = []
+        for key in self.rejections:  # oldest first
+            if over.get(key[0], 0) > 0:
+                over[key[0]] -= 1
+                out.append(key)
+        return out
+
+    def _keep_rejections(self, rejections: Iterable[StoredRejection]) -> None:
+        """Remember ``rejections`` (stored, oldest first), forgetting each seat's oldest past
+        :data:`~.store.REJECTIONS_KEPT` as the store does."""
+        for rej in rejections:
+            key = (rej.seat, rej.action_id)
+            if key not in self.rejections:
+                self._rejections_kept[rej.seat] += 1
+            self.rejections[key] = rej
+        for key in self._past_the_cap(Counter()):
+            del self.rejections[key]
+            self._rejections_kept[key[0]] -= 1
 
     # ------------------------------------------------------------------ catching up
 
@@ -734,8 +769,7 @@ class LiveGame:
             if action_id is not None:
                 self.action_ids[(int(line["seat"]), str(action_id))] = seq
             grew = True
-        for rej in tail.rejections:
-            self.rejections[(rej.seat, rej.action_id)] = rej
+        self._keep_rejections(tail.rejections)  # the writer forgot the same in the store
         self.version = tail.version
         if grew:
             self._mark_durable()
@@ -951,6 +985,12 @@ class LiveGame:
                 await asyncio.wait_for(asyncio.shield(runner), 10)
         self._fail_all(_Unavailable())
         self._changed.set()
+
+
+def _stored_rejection(seat: int, action_id: str, text: str, exc: Rejected) -> StoredRejection:
+    """What the store keeps of a rejected action: enough for its one answer, and bounded."""
+    detail = bounded(exc.detail, REJECTION_DETAIL)
+    return StoredRejection(seat, action_id, command_digest(text), exc.code.value, detail)
 
 
 def _release(waiters: list[asyncio.Future[None]]) -> None:

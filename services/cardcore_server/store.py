@@ -5,6 +5,14 @@ accepted action, primary key ``(game_id, seq)``), the end line, the rejections o
 carried an ``action_id`` (so a retry gets the same answer after a restart) and the hashes of its
 tokens (never the tokens).
 
+**What a rejection costs is bounded.** A rejected action is not part of the log: all its
+``action_id`` needs is one answer, and a resent command must be told from another one sent under
+the same id. So a rejection row holds the command's digest (never the command, up to 64 KB),
+its code and its detail cut to :data:`REJECTION_DETAIL` characters, and a seat keeps its last
+:data:`REJECTIONS_KEPT` rejections per game (the sequencer forgets the oldest in the commit
+that stores a new one). One token's flood of rejected actions therefore costs at most that
+many rows of a few hundred bytes, whatever it sends.
+
 **The order of a game's log is decided by compare-and-set on the game's row.** Each game has a
 ``version``: the number of commits that wrote to it. A sequencer decides a round of actions on
 the state it holds (at some version ``v``) and hands the store one :class:`Commit`; the store
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import json
 import sqlite3
@@ -50,6 +59,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, runtime_chec
 from cardcore import codec
 from cardcore.log import LogLine
 
+from .errors import bounded
 from .sealing import PLAINTEXT, Sealer, SealError
 
 if TYPE_CHECKING:
@@ -62,6 +72,12 @@ WRITE_BUSY_TIMEOUT_MS: Final = 200
 this it fails as a :class:`StoreError` and the sequencer retries with backoff)."""
 CHECKPOINT_EVERY_S: Final = 0.5
 """How often the checkpoint thread folds the WAL back into the database."""
+REJECTIONS_KEPT: Final = 1024
+"""Rejected action ids a seat keeps per game: a resent one of these gets its answer
+again; an older one, resent, is decided anew (it was never applied, so nothing is applied
+twice)."""
+REJECTION_DETAIL: Final = 200
+"""Characters of a rejection's detail that are kept (and sent, the first time as every time)."""
 
 
 class StoreError(Exception):
@@ -191,9 +207,19 @@ class StoredRejection:
     seat: int
     action_id: str
     command: str
-    """The command's canonical JSON, to tell a retry from a reused id."""
+    """:func:`command_digest` of the command's canonical JSON, to tell a retry from a reused
+    id (a row of a store before schema 5 may hold the JSON itself: :meth:`is_for`)."""
     code: str
     detail: str
+
+    def is_for(self, command_text: str) -> bool:
+        """Whether ``command_text`` (canonical JSON) is the command this rejection answered."""
+        return self.command in (command_digest(command_text), command_text)
+
+
+def command_digest(command_text: str) -> str:
+    """What a store keeps of a rejected command: SHA-256 of its canonical JSON, in hex."""
+    return hashlib.sha256(command_text.encode()).hexdigest()
 
 
 @dataclass(slots=True)
@@ -233,10 +259,13 @@ class Commit:
     texts: tuple[str, ...] = ()
     """The entries' canonical JSON (``codec.canonical_text(line)``) in the same order, when the
     sequencer has it already (its log writer made it while hashing the line); else empty."""
+    forget: tuple[tuple[int, str], ...] = ()
+    """``(seat, action_id)`` of stored rejections to remove (a seat past
+    :data:`REJECTIONS_KEPT`), in the same transaction."""
 
     @property
     def writes(self) -> bool:
-        return bool(self.entries or self.rejections)
+        return bool(self.entries or self.rejections or self.forget)
 
     def entry_texts(self) -> Sequence[str]:
         """The text stored for each entry: :attr:`texts`, or made now."""
@@ -564,13 +593,27 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """The store's schema, as ``PRAGMA user_version`` records it: 1, the first service's tables
 (games, entries, rejections, tokens); 2, the compare-and-set heads; 3, the lobby's tables and
 invites, and the server's key; 4, PostgreSQL's ``presence`` (who streams from which server: a
-SQLite store has one server, which knows that in memory, so nothing changes there). A store of
-an earlier version is brought forward at start (each step idempotent, so a store written
-before versions were recorded upgrades too); a store of a later version is refused."""
+SQLite store has one server, which knows that in memory, so nothing changes there); 5, a
+rejection keeps its command's digest, not the command, a bounded detail, and a seat its last
+:data:`REJECTIONS_KEPT` (the rows of earlier servers are brought to that: a server before 5
+would take a digest for another command, so it must not serve a store of 5). A store of an
+earlier version is brought forward at start (each step idempotent, so a store written before
+versions were recorded upgrades too); a store of a later version is refused."""
+
+_COMPACT_REJECTIONS: Final = (
+    # schema 5: digests for commands kept whole, details cut, each seat's oldest beyond the cap
+    "UPDATE rejections SET command = cardcore_digest(command)"
+    " WHERE length(command) != 64 OR command GLOB '*[^0-9a-f]*'",
+    "UPDATE rejections SET detail = cardcore_detail(detail)"
+    f" WHERE length(detail) > {REJECTION_DETAIL}",
+    "DELETE FROM rejections WHERE (game_id, seat, action_id) IN (SELECT game_id, seat, action_id"
+    " FROM (SELECT game_id, seat, action_id, row_number() OVER (PARTITION BY game_id, seat"
+    f" ORDER BY version DESC) AS n FROM rejections) WHERE n > {REJECTIONS_KEPT})",
+)
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -589,13 +632,21 @@ def _migrate(conn: sqlite3.Connection) -> None:
         for table, column, decl in _HEAD_COLUMNS
         if column not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
     ]
+    conn.create_function("cardcore_digest", 1, command_digest, deterministic=True)
+    conn.create_function("cardcore_detail", 1, _bounded_detail, deterministic=True)
     conn.execute("BEGIN IMMEDIATE")
     for table, column, decl in missing:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
     if missing:
         conn.execute(_FILL_HEADS)
+    for statement in _COMPACT_REJECTIONS:  # step 5
+        conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("COMMIT")
+
+
+def _bounded_detail(detail: str) -> str:
+    return bounded(detail, REJECTION_DETAIL)
 
 
 _GAME_TABLES: Final = ("entries", "rejections", "tokens", "invites", "tables", "games")
@@ -936,6 +987,7 @@ class SqliteStore:
             (gid, r.seat, r.action_id, r.command, r.code, r.detail, version)
             for r in commit.rejections
         ]
+        forget_rows = [(gid, seat, aid) for seat, aid in commit.forget]
 
         def write(c: sqlite3.Connection) -> Any:
             if c.execute(_CAS, cas).rowcount != 1:
@@ -944,6 +996,11 @@ class SqliteStore:
                 "INSERT INTO entries(game_id, seq, seat, action_id, line) VALUES (?,?,?,?,?)",
                 entry_rows,
             )
+            if forget_rows:
+                c.executemany(
+                    "DELETE FROM rejections WHERE game_id=? AND seat=? AND action_id=?",
+                    forget_rows,
+                )
             if rej_rows:
                 c.executemany(
                     "INSERT INTO rejections(game_id, seat, action_id, command, code, detail,"
@@ -1034,7 +1091,8 @@ class SqliteStore:
                 (game_id,),
             ),
             (
-                "SELECT seat, action_id, command, code, detail FROM rejections WHERE game_id=?",
+                "SELECT seat, action_id, command, code, detail FROM rejections WHERE game_id=?"
+                " ORDER BY version",
                 (game_id,),
             ),
         )
@@ -1049,7 +1107,7 @@ class SqliteStore:
             ),
             (
                 "SELECT seat, action_id, command, code, detail FROM rejections"
-                " WHERE game_id=? AND version>?",
+                " WHERE game_id=? AND version>? ORDER BY version",
                 (game_id, from_version),
             ),
         )
@@ -1085,8 +1143,8 @@ def stored_game(
 ) -> StoredGame | None:
     """A :class:`StoredGame` from the rows of ``games`` (``record, header, seed, salt,
     end_line, version[, owner]``), ``entries`` (``seq, seat, action_id, line`` in ``seq``
-    order) and ``rejections`` (``seat, action_id, command, code, detail``); every backend reads
-    these."""
+    order) and ``rejections`` (``seat, action_id, command, code, detail``, oldest first); every
+    backend reads these."""
     if game is None:
         return None
     rec_text, header, seed, salt, end_line, version = game[:6]

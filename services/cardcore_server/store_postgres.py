@@ -61,6 +61,8 @@ from .sealing import PLAINTEXT, Sealer
 from .store import (
     _GAME_TABLES,
     _TABLE_SELECT,
+    REJECTION_DETAIL,
+    REJECTIONS_KEPT,
     SCHEMA_VERSION,
     Commit,
     Conflict,
@@ -102,7 +104,8 @@ CONNECT: Final[dict[str, Any]] = {
 LISTEN_POLL_S: Final = 1.0
 RECONNECT_MAX_S: Final = 5.0
 
-_SCHEMA: Final = """
+_SCHEMA: Final = (
+    """
 CREATE TABLE IF NOT EXISTS games(
     game_id TEXT PRIMARY KEY,
     record TEXT NOT NULL,
@@ -193,6 +196,20 @@ CREATE TABLE IF NOT EXISTS presence(
 );
 CREATE INDEX IF NOT EXISTS presence_server ON presence(server_id);
 """
+    # schema 5 (store.SCHEMA_VERSION): a rejection keeps its command's digest (not the
+    # command), a detail cut as errors.bounded cuts it, and a seat its last REJECTIONS_KEPT
+    "UPDATE rejections SET command = encode(sha256(convert_to(command, 'UTF8')), 'hex')"
+    " WHERE command !~ '^[0-9a-f]{64}$';"
+    f" UPDATE rejections SET detail = left(detail, {REJECTION_DETAIL} - char_length(s.suffix))"
+    " || s.suffix FROM (SELECT game_id AS g, seat AS st, action_id AS a, '… (' ||"
+    " char_length(detail) || ' characters)' AS suffix FROM rejections"
+    f" WHERE char_length(detail) > {REJECTION_DETAIL}) s"
+    " WHERE game_id = s.g AND seat = s.st AND action_id = s.a;"
+    " DELETE FROM rejections r USING (SELECT game_id, seat, action_id, row_number() OVER"
+    " (PARTITION BY game_id, seat ORDER BY version DESC) AS n FROM rejections) o"
+    " WHERE r.game_id = o.game_id AND r.seat = o.seat AND r.action_id = o.action_id"
+    f" AND o.n > {REJECTIONS_KEPT};"
+)
 
 # Whether every table, column and index of _SCHEMA is there, read from the catalogue alone (no
 # lock on any table). Servers that start beside running ones must not run _SCHEMA's DDL when
@@ -266,6 +283,9 @@ WITH cas AS (
     SELECT %(g)s, u.seat, u.aid, u.cmd, u.code, u.detail, cas.version FROM cas,
         unnest(%(r_seats)s::int[], %(r_aids)s::text[], %(r_cmds)s::text[], %(r_codes)s::text[],
                %(r_details)s::text[]) AS u(seat, aid, cmd, code, detail)
+), f AS (
+    DELETE FROM rejections WHERE game_id = %(g)s AND EXISTS (SELECT 1 FROM cas)
+      AND (seat, action_id) IN (SELECT * FROM unnest(%(f_seats)s::int[], %(f_aids)s::text[]))
 )
 SELECT version, pg_notify(%(channel)s, %(writer)s || ' ' || %(g)s || ' ' || version) FROM cas
 """
@@ -298,7 +318,7 @@ SELECT g.version, g.end_line, g.owner,
                      '[]'::json)
      FROM entries e WHERE e.game_id = g.game_id AND e.seq >= %(seq)s),
     (SELECT coalesce(json_agg(json_build_array(r.seat, r.action_id, r.command, r.code,
-                                               r.detail)), '[]'::json)
+                                               r.detail) ORDER BY r.version), '[]'::json)
      FROM rejections r WHERE r.game_id = g.game_id AND r.version > %(v)s)
 FROM games g WHERE g.game_id = %(g)s
 """
@@ -751,6 +771,8 @@ class PostgresStore:
             "r_cmds": [r.command for r in commit.rejections],
             "r_codes": [r.code for r in commit.rejections],
             "r_details": [r.detail for r in commit.rejections],
+            "f_seats": [seat for seat, _ in commit.forget],
+            "f_aids": [aid for _, aid in commit.forget],
             "channel": CHANNEL,
             "writer": self.server_id,
         }
@@ -975,7 +997,7 @@ class PostgresStore:
                 entries = await cur.fetchall()
                 cur = await c.execute(
                     "SELECT seat, action_id, command, code, detail FROM rejections"
-                    " WHERE game_id = %s",
+                    " WHERE game_id = %s ORDER BY version",
                     (game_id,),
                 )
                 rejections = await cur.fetchall()

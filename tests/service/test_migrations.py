@@ -19,9 +19,12 @@ import pytest
 
 from cardcore import log as clog
 from cardcore_server.app import Application
+from cardcore_server.errors import ServiceError
 from cardcore_server.store import SCHEMA_VERSION, SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
+BIG_PLAY = json.dumps({"kind": "Play", "cards": ["QS"] * 2000})
+"""Rejected (the setup is not over): before schema 5 its row held these 10 KB whole."""
 
 WRITE = """
 import asyncio, json, sys
@@ -33,13 +36,18 @@ async def main():
     await app.start()
     made = await app.create_game(GameSpec("palace", [SeatSpec("human"), SeatSpec("human")]))
     token = dict(made.seat_tokens)[0]
+    try:  # a rejected action with an action_id: its answer is stored
+        await app.submit(token, made.game_id, "Play", sys.argv[2], action_id="rejected-before")
+        rejected = "accepted"
+    except Exception as exc:
+        rejected = str(exc)
     for _ in range(3):
         view = await app.view(token, made.game_id)
         if view.legal_commands:
             c = view.legal_commands[0]
             await app.submit(token, made.game_id, c.kind, c.json)
     await app.close()
-    print(json.dumps({"game_id": made.game_id, "token": token}))
+    print(json.dumps({"game_id": made.game_id, "token": token, "rejected": rejected}))
 
 asyncio.run(main())
 """
@@ -71,7 +79,7 @@ def test_a_database_written_by_the_previous_commit_opens_and_serves(tmp_path: Pa
         PYTHONPATH=os.pathsep.join(str(tree / p) for p in ("", "services", "clients/python")),
     )
     done = subprocess.run(
-        [sys.executable, "-c", WRITE, str(db)],
+        [sys.executable, "-c", WRITE, str(db), BIG_PLAY],
         capture_output=True,
         text=True,
         env=env,
@@ -86,6 +94,11 @@ def test_a_database_written_by_the_previous_commit_opens_and_serves(tmp_path: Pa
         app = Application(SqliteStore(str(db)))
         await app.start()
         try:
+            with pytest.raises(ServiceError) as again:  # the same answer as before the upgrade
+                await app.submit(
+                    made["token"], made["game_id"], "Play", BIG_PLAY, action_id="rejected-before"
+                )
+            assert str(again.value) == made["rejected"]
             view = await app.view(made["token"], made["game_id"])
             assert view.seq >= 1
             if view.legal_commands:
@@ -99,6 +112,8 @@ def test_a_database_written_by_the_previous_commit_opens_and_serves(tmp_path: Pa
     asyncio.run(now())
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        (kept,) = conn.execute("SELECT command FROM rejections").fetchall()
+        assert len(kept[0]) == 64, "schema 5: the command's digest, not the command"
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:

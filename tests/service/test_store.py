@@ -23,7 +23,10 @@ from typing import Any
 import pytest
 
 from cardcore.log import LogLine
+from cardcore_server.errors import bounded
 from cardcore_server.store import (
+    REJECTION_DETAIL,
+    REJECTIONS_KEPT,
     Commit,
     Conflict,
     EventStore,
@@ -33,6 +36,7 @@ from cardcore_server.store import (
     SqliteStore,
     StoredRejection,
     StoreError,
+    command_digest,
     open_store,
 )
 
@@ -279,6 +283,42 @@ class StoreContract:
 
         run(body())
 
+    def test_rejections_of_schema_4_are_compacted(
+        self, factory: Factory, record_schema: Callable[[int], None]
+    ) -> None:
+        """Schema 5 (issue 22 fault 1): a store of schema 4 kept each rejected command whole
+        and every rejection; opened now, its rows keep the command's digest (a resend of the
+        same command is still told from another), a bounded detail, and a seat's last
+        ``REJECTIONS_KEPT``."""
+        raw = '{"cards":[' + ",".join(['"QS"'] * 3000) + '],"kind":"Play"}'
+        long_detail = "not among your cards: " + "QS, " * 300
+
+        async def body() -> None:
+            async with opened(factory) as store:
+                rec, _ = await new_game(store)
+                gid = rec.game_id
+                old = tuple(StoredRejection(0, f"old{i}", raw, "NotHeld", "x") for i in range(2))
+                await store.commit(Commit(gid, 0, rejections=old))
+                kept = tuple(
+                    StoredRejection(0, f"r{i}", raw, "NotHeld", "x") for i in range(REJECTIONS_KEPT)
+                )
+                other = StoredRejection(1, "long", raw, "NotHeld", long_detail)
+                await store.commit(Commit(gid, 1, rejections=(*kept, other)))
+            record_schema(4)  # as a server of schema 4 left it
+            async with opened(factory) as store:
+                got = await store.load(gid)
+                assert got is not None
+                assert sorted(got.rejections) == sorted(
+                    [(0, f"r{i}") for i in range(REJECTIONS_KEPT)] + [(1, "long")]
+                ), "the seat's 2 oldest are gone"
+                assert {r.command for r in got.rejections.values()} == {command_digest(raw)}
+                assert got.rejections[(0, "r0")].is_for(raw)
+                assert not got.rejections[(0, "r0")].is_for(raw.replace("QS", "KS", 1))
+                assert got.rejections[(1, "long")].detail == bounded(long_detail, REJECTION_DETAIL)
+                assert got.rejections[(0, "r5")].detail == "x"
+
+        run(body())
+
 
 class TestSqliteStore(StoreContract):
     @pytest.fixture
@@ -299,6 +339,16 @@ class TestSqliteStore(StoreContract):
             conn.close()
 
         return drop
+
+    @pytest.fixture
+    def record_schema(self, tmp_path: Path) -> Callable[[int], None]:
+        def write(version: int) -> None:
+            import sqlite3
+
+            with sqlite3.connect(tmp_path / "store.db") as conn:
+                conn.execute(f"PRAGMA user_version = {version}")
+
+        return write
 
     def test_open_store_picks_the_backend(self, tmp_path: Path) -> None:
         plain = open_store(str(tmp_path / "a.db"))
@@ -333,6 +383,16 @@ class TestPostgresStore(StoreContract):
                 conn.execute("DROP TABLE schema_version")  # no version was recorded then
 
         return drop
+
+    @pytest.fixture
+    def record_schema(self, pg_url: str) -> Callable[[int], None]:
+        def write(version: int) -> None:
+            import psycopg
+
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute("UPDATE schema_version SET version = %s", (version,))
+
+        return write
 
     def test_open_store_picks_postgres(self, pg_url: str) -> None:
         from cardcore_server.store_postgres import PostgresStore
