@@ -70,7 +70,8 @@ function hostInputs(args, io) {
   for (const name of new Set(args.flatMap((a) => [a, a.replace(/^--[^=]*=/, '')]))) {
     try {
       const stat = statSync(name);
-      if (stat.isFile()) files[name] = readFileSync(name);
+      // a pipe too: `verify <(curl …)` names /dev/fd/63
+      if (stat.isFile() || stat.isFIFO()) files[name] = readFileSync(name);
       else if (stat.isDirectory()) dirs.push(name);
     } catch {
       // not a readable file: an option, a key, a seat, or missing (cardcore says which)

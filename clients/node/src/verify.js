@@ -180,7 +180,7 @@ export class Verifier {
     const FS = this.#py.FS;
     if (made.includes(file)) return; // one file named twice ("x", "./x")
     if (FS.analyzePath(file).exists) {
-      throw new Error(`${file}: a file of the Pyodide runtime's own`);
+      throw new Error(`${file}: Pyodide has a file of its own there (for standard input: -)`);
     }
     this.#mkdirs(path.posix.dirname(file), made);
     FS.writeFile(file, typeof data === 'string' ? data : new Uint8Array(data));

@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { endHash, entryHash, headerHash } from '../src/crosscheck.js';
 import { canonical, parseJson } from '../src/json.js';
-import { cardcoreDir, readSources } from '../src/verify.js';
+import { cardcoreDir } from '../src/verify.js';
 import { REPO } from './server.js';
 
 export const GOLDEN = path.join(REPO, 'tests/golden');
@@ -115,14 +115,6 @@ export function signingKey() {
   };
 }
 
-/** Whether the cardcore sources Node runs check Ed25519 by themselves. Pyodide has no
- *  `cryptography`: until cardcore has an Ed25519 of its own, `--server-key` under Pyodide says
- *  checking needs it, where the CLI (which has it) checks. Any such Ed25519 spells the field's
- *  prime, 2^255 - 19. */
-export const OWN_ED25519 = readSources(cardcoreDir()).some(([, bytes]) =>
-  /2\s*\*\*\s*255\s*-\s*19|\(1\s*<<\s*255\)\s*-\s*19/.test(bytes.toString('utf8')),
-);
-
 const VENV_PYTHON = path.join(REPO, '.venv/bin/python');
 export const PYTHON = process.env.CARDCORE_PYTHON ?? (existsSync(VENV_PYTHON) ? VENV_PYTHON : 'python3');
 
@@ -185,10 +177,4 @@ export function same({ node, python }, what) {
   const pick = ({ exit, stdout }) => ({ exit, stdout });
   assert.deepEqual(pick(node), pick(python), what);
   if (!python.stderr.includes('Traceback')) assert.equal(node.stderr, python.stderr, what);
-}
-
-/** `same`, for a run with --server-key: until cardcore checks Ed25519 by itself, a verdict that
- *  rests on a signature cannot be given under Pyodide, and it says so (exit 2). */
-export function sameKeyed(run, what) {
-  if (OWN_ED25519 || run.node.exit !== 2 || !/cryptography/.test(run.node.stderr)) same(run, what);
 }
