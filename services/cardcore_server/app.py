@@ -22,7 +22,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import structlog
@@ -284,6 +284,7 @@ class Application:
         self._loading: dict[str, asyncio.Lock] = {}
         self._catalogue: tuple[CatalogueEntry, ...] | None = None
         self._commands: dict[tuple[str, str, str], tuple[Any, str]] = {}
+        self._creations = _Creations()
         self.closing = False
         self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
         """Set when other server processes serve the same games (PostgreSQL)."""
@@ -619,20 +620,53 @@ class Application:
 
     async def create_game(self, spec: GameSpec, admin_key: str | None = None) -> CreatedGame:
         """Deal a new game; returns its id, tokens and seed commitment once it is durable."""
-        if self.closing:
-            raise ServiceError(Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping")
+        self.check_open()
+        self._check_admin_key(admin_key)
+        plan = self._plan(spec)
+        key = spec.idempotency_key
+        if not key:
+            return await self._deal(spec, plan, self._minter(""), secrets.token_hex(16), None)
+        if not _ACTION_ID_RE.match(key):
+            raise invalid("idempotency_key", "1 to 128 printable ASCII characters")
+        request = _request_hash(spec, plan.game.info.name)
+        mint = self._minter(key)
+        game_id = mint("game")[-32:]
+        # Retries of one creation, at once: one deals, the others wait for it and answer as a
+        # retry after it would (each dealing too would fail all but one on the game's key).
+        async with self._creations.one_at_a_time(game_id) as waited:
+            again = await self._created_before(game_id, request, mint)
+            if again is not None:
+                _note(joined=waited)  # the request line: a retry, and whether it waited
+                return again
+            try:
+                return await self._deal(spec, plan, mint, game_id, request)
+            except ServiceError as exc:
+                if exc.reason != Reason.STORE_UNAVAILABLE:
+                    raise
+                # Another server may have dealt it meanwhile: then ours failed on its key.
+                again = await self._created_before(game_id, request, mint)
+                if again is None:
+                    raise
+                log.info("create_retry_raced", game_id=game_id)
+                return again
+
+    def _check_admin_key(self, admin_key: str | None) -> None:
         required = self.config.admin_key
-        if required is not None:
-            if not admin_key:
-                raise ServiceError(
-                    Status.UNAUTHENTICATED,
-                    Reason.ADMIN_KEY_REQUIRED,
-                    "creating games needs the admin key",
-                )
-            if not hmac.compare_digest(admin_key.encode(), required.encode()):
-                raise ServiceError(
-                    Status.PERMISSION_DENIED, Reason.ADMIN_KEY_REQUIRED, "wrong admin key"
-                )
+        if required is None:
+            return
+        if not admin_key:
+            raise ServiceError(
+                Status.UNAUTHENTICATED,
+                Reason.ADMIN_KEY_REQUIRED,
+                "creating games needs the admin key",
+            )
+        if not hmac.compare_digest(admin_key.encode(), required.encode()):
+            raise ServiceError(
+                Status.PERMISSION_DENIED, Reason.ADMIN_KEY_REQUIRED, "wrong admin key"
+            )
+
+    def _plan(self, spec: GameSpec) -> _Plan:
+        """The request checked, field by field, before anything is made of it."""
         try:
             game = registry.get_game(spec.game)
         except UnknownGame:
@@ -646,50 +680,13 @@ class Application:
         if len(spec.timeouts_ms) > MAX_TIMEOUTS:
             raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
         rules = _parse_json_object(spec.rules_json, "rules_json")
-        seats = tuple(spec.seats)
-        for i, s in enumerate(seats):
-            if s.kind not in SEAT_KINDS:
-                raise invalid(f"seats[{i}].kind", f"one of {', '.join(SEAT_KINDS)}")
-            if not 0 <= s.min_delay_ms <= MAX_DELAY_MS or not 0 <= s.max_delay_ms <= MAX_DELAY_MS:
-                raise invalid(f"seats[{i}]", f"bot delays must be 0..{MAX_DELAY_MS} ms")
-            if s.max_delay_ms and s.min_delay_ms > s.max_delay_ms:
-                raise invalid(f"seats[{i}]", "bot_min_delay_ms exceeds bot_max_delay_ms")
-        if spec.seed is not None:
-            if not self.config.allow_client_seed:
-                raise ServiceError(
-                    Status.PERMISSION_DENIED,
-                    Reason.SEED_NOT_ALLOWED,
-                    "this server chooses seeds (start it with --allow-client-seed to allow them)",
-                )
-            if not 0 <= spec.seed <= MAX_SEED:
-                raise invalid("seed", "must be in [0, 2**64)")
-            seed = spec.seed
-        else:
-            seed = secrets.randbits(64)
+        seats = _checked_seats(spec.seats)
+        seed = self._seed(spec)
         if not 0 <= spec.event_limit <= MAX_EVENT_LIMIT:
             raise invalid("event_limit", f"must be 0..{MAX_EVENT_LIMIT}")
-        kinds = {t.__name__ for t in game.command_types}
-        timeouts = {k: v for k, v in self.config.default_timeouts_ms.items() if k in kinds}
-        for kind, ms in spec.timeouts_ms.items():
-            if kind not in kinds:
-                raise invalid(f"timeouts_ms.{kind}", f"not a command of {game.name}")
-            if not 0 <= ms <= MAX_DELAY_MS:
-                raise invalid(f"timeouts_ms.{kind}", f"must be 0..{MAX_DELAY_MS} ms")
-            timeouts[kind] = ms
+        timeouts = self._timeouts(game, spec)
         opens = _seat_opens(spec, seats)
-        timers = {
-            name: getattr(spec, name)
-            for name in ("turn_timeout_ms", "idle_timeout_ms", "abandon_timeout_ms")
-        }
-        for name, ms in (*timers.items(), ("start_deadline_ms", spec.start_deadline_ms)):
-            if not 0 <= ms <= MAX_TIMER_MS:
-                raise invalid(name, f"must be 0..{MAX_TIMER_MS} ms (a week)")
-        if spec.turn_timeout_ms and game.to_act is None:
-            raise invalid(
-                "turn_timeout_ms",
-                f"{game.name} has no turns to time (its seats play in real time: use "
-                "idle_timeout_ms)",
-            )
+        timers = _clocks(game, spec)
         try:
             setup = game.make_setup(
                 len(seats), seed, rules, spec.event_limit or DEFAULT_EVENT_LIMIT
@@ -698,69 +695,72 @@ class Application:
             raise _setup_error(exc) from None
         except (TypeError, ValueError) as exc:
             raise invalid("rules_json", type(exc).__name__) from None
-        key = spec.idempotency_key
-        if key and not _ACTION_ID_RE.match(key):
-            raise invalid("idempotency_key", "1 to 128 printable ASCII characters")
-        request = _request_hash(spec, game.info.name) if key else None
-        mint = self._minter(key)
-        game_id = mint("game")[-32:] if key else secrets.token_hex(16)
-        if key:
-            again = await self._created_before(game_id, request, mint)
-            if again is not None:
-                return again
+        return _Plan(game, rules, seats, seed, setup.event_limit, timeouts, opens, timers)
+
+    def _seed(self, spec: GameSpec) -> int:
+        if spec.seed is None:
+            return secrets.randbits(64)
+        if not self.config.allow_client_seed:
+            raise ServiceError(
+                Status.PERMISSION_DENIED,
+                Reason.SEED_NOT_ALLOWED,
+                "this server chooses seeds (start it with --allow-client-seed to allow them)",
+            )
+        if not 0 <= spec.seed <= MAX_SEED:
+            raise invalid("seed", "must be in [0, 2**64)")
+        return spec.seed
+
+    def _timeouts(self, game: AnyGame, spec: GameSpec) -> dict[str, int]:
+        """The timed actions: the server's defaults for the game's kinds, then the request's."""
+        kinds = {t.__name__ for t in game.command_types}
+        timeouts = {k: v for k, v in self.config.default_timeouts_ms.items() if k in kinds}
+        for kind, ms in spec.timeouts_ms.items():
+            if kind not in kinds:
+                raise invalid(f"timeouts_ms.{kind}", f"not a command of {game.name}")
+            if not 0 <= ms <= MAX_DELAY_MS:
+                raise invalid(f"timeouts_ms.{kind}", f"must be 0..{MAX_DELAY_MS} ms")
+            timeouts[kind] = ms
+        return timeouts
+
+    async def _deal(
+        self,
+        spec: GameSpec,
+        plan: _Plan,
+        mint: Callable[[str], str],
+        game_id: str,
+        request: str | None,
+    ) -> CreatedGame:
+        """Make the game (or the table, when a seat is open) and store it."""
         record = GameRecord(
             game_id=game_id,
-            game=game.info.name,
-            rules=rules,
-            event_limit=setup.event_limit,
-            seed=seed,
+            game=plan.game.info.name,
+            rules=plan.rules,
+            event_limit=plan.event_limit,
+            seed=plan.seed,
             salt=secrets.token_bytes(SALT_BYTES),
             created_ms=wall_ms(),
-            seats=seats,
-            timeouts_ms=timeouts,
-            **timers,
+            seats=plan.seats,
+            timeouts_ms=plan.timeouts,
+            turn_timeout_ms=plan.timers["turn_timeout_ms"],
+            idle_timeout_ms=plan.timers["idle_timeout_ms"],
+            abandon_timeout_ms=plan.timers["abandon_timeout_ms"],
             # A seed the client chose (tests, tournaments) is the deal's seed itself: log format
             # 1, reproducible from it alone; the seats' entropy is for seeds the server draws.
-            contributions=_contributions(spec, seats, opens) if spec.seed is None else None,
+            contributions=(
+                _contributions(spec, plan.seats, plan.opens) if spec.seed is None else None
+            ),
             request=request,
         )
-        seat_tokens = _creator_seats(record, opens, mint)
+        seat_tokens = _creator_seats(record, plan.opens, mint)
         spectator = mint("spectator")
         creator = mint("creator")
         rows = [(token_hash(t), str(seat)) for seat, t in seat_tokens]
         rows.append((token_hash(spectator), Role.SPECTATOR.value))
         rows.append((token_hash(creator), CREATOR))
-        gid = record.game_id
-        if any(opens):
-            invites = _invites(opens, mint)
-            watch = mint("watch") if spec.public else ""
-            if watch:
-                rows.append((token_hash(watch), Role.SPECTATOR.value))
-            table = new_table(
-                record, opens, spec.start_deadline_ms or self.config.start_deadline_ms, watch
-            )
-            try:
-                await self.store.create_table(
-                    table, [(invite_hash(code), seat) for seat, code in invites], rows
-                )
-            except StoreError:
-                raise _unavailable("the store could not record the table") from None
-            for h, v in rows:
-                self._tokens[h] = (gid, v)
-            self._known.add(gid)
-            self.lobby.arm_deadline(table)
-            _note(game_id=gid, seq=0)
-            return CreatedGame(
-                game_id=gid,
-                seat_tokens=seat_tokens,
-                spectator_token=spectator,
-                seed_commitment=commitment(seed, record.salt),
-                header_json="{}",  # written at the deal, with the seats' contributions
-                creator_token=creator,
-                invites=invites,
-                status="waiting",
-            )
-        live = LiveGame.create(game, record, self.store, sign=self.sign)
+        made = CreatedGame(game_id, seat_tokens, spectator, "", "{}", creator)
+        if any(plan.opens):
+            return await self._open_table(spec, plan, record, mint, rows=rows, made=made)
+        live = LiveGame.create(plan.game, record, self.store, sign=self.sign)
         write = self.store.create(record, live.lines[0], live.lines[1], rows)
         try:
             await write
@@ -768,17 +768,51 @@ class Application:
             raise _unavailable("the store could not record the game") from None
         live.created()
         for h, v in rows:
-            self._tokens[h] = (gid, v)
+            self._tokens[h] = (game_id, v)
         self.adopt(live)
-        _note(game_id=gid, seq=0)
+        _note(game_id=game_id, seq=0)
         header = live.lines[0]
-        return CreatedGame(
-            game_id=gid,
-            seat_tokens=seat_tokens,
-            spectator_token=spectator,
+        return replace(
+            made,
             seed_commitment=str(header["commitment"]),
             header_json=codec.canonical_text(header),
-            creator_token=creator,
+        )
+
+    async def _open_table(
+        self,
+        spec: GameSpec,
+        plan: _Plan,
+        record: GameRecord,
+        mint: Callable[[str], str],
+        *,
+        rows: list[tuple[str, str]],
+        made: CreatedGame,
+    ) -> CreatedGame:
+        """A game with open seats: a table that deals when its seats are filled."""
+        gid = record.game_id
+        invites = _invites(plan.opens, mint)
+        watch = mint("watch") if spec.public else ""
+        if watch:
+            rows.append((token_hash(watch), Role.SPECTATOR.value))
+        deadline = spec.start_deadline_ms or self.config.start_deadline_ms
+        table = new_table(record, plan.opens, deadline, watch)
+        try:
+            await self.store.create_table(
+                table, [(invite_hash(code), seat) for seat, code in invites], rows
+            )
+        except StoreError:
+            raise _unavailable("the store could not record the table") from None
+        for h, v in rows:
+            self._tokens[h] = (gid, v)
+        self._known.add(gid)
+        self.lobby.arm_deadline(table)
+        _note(game_id=gid, seq=0)
+        return replace(
+            made,
+            seed_commitment=commitment(record.seed, record.salt),
+            header_json="{}",  # written at the deal, with the seats' contributions
+            invites=invites,
+            status="waiting",
         )
 
     def _minter(self, key: str) -> Callable[[str], str]:
@@ -1025,6 +1059,70 @@ def _seat_opens(spec: GameSpec, seats: Sequence[SeatSpec]) -> tuple[SeatOpen, ..
             raise invalid(f"seats[{i}].open", "only a human seat is open (a bot's seat is filled)")
         out.append(mode)
     return tuple(out)
+
+
+def _checked_seats(given: Sequence[SeatSpec]) -> tuple[SeatSpec, ...]:
+    seats = tuple(given)
+    for i, s in enumerate(seats):
+        if s.kind not in SEAT_KINDS:
+            raise invalid(f"seats[{i}].kind", f"one of {', '.join(SEAT_KINDS)}")
+        if not 0 <= s.min_delay_ms <= MAX_DELAY_MS or not 0 <= s.max_delay_ms <= MAX_DELAY_MS:
+            raise invalid(f"seats[{i}]", f"bot delays must be 0..{MAX_DELAY_MS} ms")
+        if s.max_delay_ms and s.min_delay_ms > s.max_delay_ms:
+            raise invalid(f"seats[{i}]", "bot_min_delay_ms exceeds bot_max_delay_ms")
+    return seats
+
+
+def _clocks(game: AnyGame, spec: GameSpec) -> dict[str, int]:
+    """The request's turn, idle and abandonment clocks (and its start deadline), checked."""
+    timers = {
+        name: int(getattr(spec, name))
+        for name in ("turn_timeout_ms", "idle_timeout_ms", "abandon_timeout_ms")
+    }
+    for name, ms in (*timers.items(), ("start_deadline_ms", spec.start_deadline_ms)):
+        if not 0 <= ms <= MAX_TIMER_MS:
+            raise invalid(name, f"must be 0..{MAX_TIMER_MS} ms (a week)")
+    if spec.turn_timeout_ms and game.to_act is None:
+        raise invalid(
+            "turn_timeout_ms",
+            f"{game.name} has no turns to time (its seats play in real time: use idle_timeout_ms)",
+        )
+    return timers
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A CreateGame request, checked: what the game is made of."""
+
+    game: AnyGame
+    rules: dict[str, Any]
+    seats: tuple[SeatSpec, ...]
+    seed: int
+    event_limit: int
+    timeouts: dict[str, int]
+    opens: tuple[SeatOpen, ...]
+    timers: dict[str, int]
+
+
+class _Creations:
+    """Creations under way, by the game id an idempotency key makes: one at a time each."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, game_id: str) -> AsyncIterator[bool]:
+        """Hold ``game_id``'s turn; yields whether another creation held it first."""
+        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        waited = lock.locked()
+        try:
+            async with lock:
+                yield waited
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
 
 
 def _creator_seats(
