@@ -172,3 +172,16 @@ def test_an_invite_link_takes_the_joiners_entropy(plain_server: RestServer) -> N
     both = [(0, bytes.fromhex(mine)), (1, bytes.fromhex(theirs))]
     assert deal(both) == dealt
     assert deal(both[:1]) != dealt
+
+
+def test_a_server_without_the_runtime_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21: the page could only say "the verifier failed to load". The server's 404 for a
+    runtime file it lacks now says why and what to do, and the page's worker shows that text."""
+    monkeypatch.setattr(web, "pyodide_dir", lambda: None)
+    missing = web.static.fn("pyodide/pyodide.mjs")
+    assert missing.status_code == 404
+    text = bytes(missing.content).decode()
+    assert "no Pyodide runtime" in text and "make web-vendor" in text
+    assert web.static.fn("pyodide/console.html").status_code == 404  # not a runtime file
+    worker = (Path(web.__file__).with_name("web") / "js" / "verify-worker.js").read_text()
+    assert "await missing(runtime)" in worker, "the page's worker reports the server's words"

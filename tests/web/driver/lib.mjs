@@ -308,7 +308,7 @@ export async function playToEnd(p, game, { deadlineMs = 120000, onStep = null, s
 export async function endPanel(page) {
   return page.evaluate(() => {
     const p = window.__cardcore;
-    const verdicts = [...document.querySelectorAll("#verdicts .verdict:not(.signature)")].map((v) => ({
+    const verdicts = [...document.querySelectorAll("#verdicts .verdict")].map((v) => ({
       status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent,
       title: v.querySelector(".verdict-title").textContent,
     }));
@@ -324,8 +324,7 @@ export async function endPanel(page) {
       firstRenderMs: p.firstRenderMs,
       narration: [...document.querySelectorAll("#narration li")].map((li) => li.textContent),
       narrated: p.narrated ?? {},
-      signatures: p.signatures ?? null,
-      signatureShown: document.querySelector("#verdicts .signature")?.textContent ?? null,
+      serverKey: p.serverKey ?? null,
     };
   });
 }

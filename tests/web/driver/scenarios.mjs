@@ -248,10 +248,8 @@ export async function lobbyAndVerify(browser, { base, out, logs }) {
     await p.page.waitForSelector("#log-verdict .verdict", { timeout: 60000 });
     verdicts.push(await p.page.evaluate(() => {
       const v = document.querySelector("#log-verdict .verdict");
-      const sig = document.querySelector("#log-verdict .signature");
       return {
         status: v.dataset.status, seq: v.dataset.seq, exit: Number(v.dataset.exit), text: v.querySelector(".verdict-text").textContent, title: v.querySelector(".verdict-title").textContent,
-        signature: sig ? { status: sig.dataset.status, where: sig.dataset.where, text: sig.querySelector(".verdict-text").textContent } : null,
       };
     }));
   }

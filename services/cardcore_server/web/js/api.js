@@ -130,7 +130,8 @@ export async function* events(gameId, { token, lastEventId = null, signal } = {}
 let serverInfo = null;
 
 /** GET /v1/server (once per page): the Ed25519 key this server signs its logs with. A page
- * keeps the key it saw when a game began, and checks the final log's signatures against it. */
+ * keeps the key it saw when a game began: the final log must be signed by it (cardcore verify
+ * --server-key, run in the page). */
 export async function serverKey() {
   serverInfo ??= call("/v1/server").catch((err) => {
     serverInfo = null;

@@ -4,12 +4,12 @@
 import { h } from "./dom.js";
 import { renderInvite, renderLobby } from "./lobby.js";
 import { renderTable } from "./table.js";
-import { checkCopy, verifyLog, warmUp } from "./verify.js";
+import { checkCopy, cli, verifyLog, warmUp } from "./verify.js";
 
 const main = document.getElementById("main");
 let cleanup = () => {};
 const probe = (window.__cardcore ??= { acks: [], renders: 0, firstRenderMs: null });
-Object.assign(probe, { verifyLog, checkCopy, warmUp });
+Object.assign(probe, { verifyLog, checkCopy, warmUp, cli });
 
 function route() {
   const params = new URLSearchParams(location.hash.slice(1));

@@ -7,9 +7,8 @@
 import { ApiError, NetworkError, actionId, call, events, serverKey } from "./api.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { GAMES, actionButton } from "./games.js";
-import { getCatalogue, signatureEl, verdictEl } from "./lobby.js";
+import { getCatalogue, verdictEl } from "./lobby.js";
 import { narrateEntry } from "./narrate.js";
-import { checkSignatures } from "./signatures.js";
 import { Receipts, loadSession, saveSession } from "./store.js";
 import { checkCopy, verifyLog, warmUp } from "./verify.js";
 
@@ -629,19 +628,18 @@ class Table {
     probe.final = final;
     probe.receipts = mine;
     const results = [];
-    if (final && this.s.server_key) {
-      const sig = await checkSignatures(final, this.s.server_key);
-      probe.signatures = sig;
-      results.push(signatureEl(sig, "the final log against the key this server gave when the game began"));
-    }
+    // the signatures are checked in each verdict, against the key this server gave when the
+    // game began (a log swapped or re-signed later, even with a consistent chain, fails)
+    const opts = { serverKey: this.s.server_key || null };
+    probe.serverKey = opts.serverKey;
     try {
-      const own = await verifyLog(mine);
+      const own = await verifyLog(mine, opts);
       results.push(verdictEl(own, "Your receipts, on their own (the game rebuilt from the revealed seed)"));
       probe.ownVerdict = own;
       if (final) {
-        const held = await checkCopy(mine, final);
+        const held = await checkCopy(mine, final, opts);
         results.push(verdictEl(held, "The server's final log, held to your receipts"));
-        const whole = await verifyLog(final);
+        const whole = await verifyLog(final, opts);
         results.push(verdictEl(whole, "The final log"));
         probe.copyVerdict = held;
         probe.finalVerdict = whole;

@@ -2,8 +2,6 @@
 // that the page settles a game without trusting the server: the runtime and cardcore's
 // stdlib-only sources are static files, fetched once; nothing else is loaded.
 
-import { loadPyodide } from "../pyodide/pyodide.mjs";
-
 const HELPER = `
 import io, json, sys
 from cardcore import cli
@@ -24,15 +22,33 @@ def _run(argv):
 
 let ready = null;
 
+/** The server's own words when a file the verifier needs is missing (its 404 says what to do). */
+async function missing(url) {
+  try {
+    const res = await fetch(url, { cache: "no-cache" });
+    if (!res.ok) return `${new URL(url).pathname}: HTTP ${res.status}: ${(await res.text()).trim().slice(0, 300)}`;
+  } catch (err) {
+    return `${new URL(url).pathname}: ${err.message || err}`;
+  }
+  return null;
+}
+
 async function boot() {
   const base = new URL("../", import.meta.url);
+  const runtime = new URL("pyodide/pyodide.mjs", base).href;
+  let loadPyodide;
+  try {
+    ({ loadPyodide } = await import(runtime));
+  } catch (err) {
+    throw new Error(`the Pyodide runtime did not load: ${(await missing(runtime)) || err.message || err}`);
+  }
   const py = await loadPyodide({
     indexURL: new URL("pyodide/", base).href,
     stdout: () => {},
     stderr: () => {},
   });
   const res = await fetch(new URL("cardcore.zip", base), { cache: "no-cache" });
-  if (!res.ok) throw new Error(`cardcore.zip: HTTP ${res.status}`);
+  if (!res.ok) throw new Error(`cardcore's sources did not load: /web/cardcore.zip: HTTP ${res.status}`);
   py.unpackArchive(await res.arrayBuffer(), "zip", { extractDir: "/cardcore_src" });
   py.runPython(`import sys; sys.path.insert(0, "/cardcore_src")\n${HELPER}`);
   py.FS.mkdirTree("/work");
@@ -43,6 +59,7 @@ self.onmessage = async (msg) => {
   const { id, files, argv } = msg.data;
   try {
     ready ??= boot();
+    ready.catch(() => { ready = null; }); // a later check tries again (the runtime may be back)
     const py = await ready;
     if (!argv) {
       self.postMessage({ id, ok: true, result: { exit: 0, text: "ready" } }); // a warm-up

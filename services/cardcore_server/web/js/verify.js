@@ -1,10 +1,17 @@
 // The page's verifier: `cardcore verify` itself, run in the browser (verify-worker.js), on
 // the receipts this page kept, on the final log and on any log a person drops on the page.
-// Its verdicts are the command line's, word for word, with the same exit codes.
+// Its verdicts are the command line's, word for word, with the same exit codes: the server's
+// signatures are checked there too (--server-key; cardcore's own Ed25519, in Python).
 
 let worker = null;
 let next = 1;
 const waiting = new Map();
+
+function failAll(message) {
+  for (const w of waiting.values()) w.reject(new Error(message));
+  waiting.clear();
+  worker = null;
+}
 
 function ensureWorker() {
   if (worker) return worker;
@@ -17,21 +24,24 @@ function ensureWorker() {
     if (ok) w.resolve(result);
     else w.reject(new Error(error));
   };
-  worker.onerror = (ev) => {
-    for (const w of waiting.values()) w.reject(new Error(ev.message || "the verifier failed to load"));
-    waiting.clear();
-    worker = null;
-  };
+  // a worker that cannot even start (its script missing): say which, never just "failed"
+  worker.onerror = (ev) => failAll(`the verifier's worker did not start: ${ev.message || "its script did not load"}`);
   return worker;
 }
 
-function run(argv, files) {
+/** `cardcore ARGV…` in the page, on `files` ({name: text}; `@name` in argv is its path):
+ * {exit, text}, text being what it printed (its standard output, else its standard error). */
+export function cli(argv, files) {
   const w = ensureWorker();
   const id = next++;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     w.postMessage({ id, argv, files });
-  }).then((r) => ({ ...r, ...verdictOf(r) }));
+  });
+}
+
+function run(argv, files) {
+  return cli(["verify", "--json", ...argv], files).then(verdictOf);
 }
 
 let warming = null;
@@ -49,22 +59,41 @@ export function warmUp() {
   return warming;
 }
 
-/** {status: valid|invalid|partial|error, seq: first bad seq or null, where} of a verdict. */
+const STATUSES = {
+  valid: "valid",
+  "self-consistent": "self-consistent",
+  "consistent so far": "partial",
+  INVALID: "invalid",
+  unsupported: "unsupported",
+};
+
+/** {status: valid|self-consistent|partial|invalid|unsupported|error, seq, where, exit, text}
+ * of `cardcore verify --json`'s answer (anything else it printed, e.g. a usage error, is an
+ * "error" with that text). */
 export function verdictOf({ exit, text }) {
-  const m = /INVALID at (?:seq|entry) (\d+)/.exec(text || "");
-  const header = /INVALID at header/.test(text || "");
-  const status = exit === 0 ? "valid" : exit === 1 ? "invalid" : exit === 3 ? "partial" : "error";
-  return { status, seq: m ? Number(m[1]) : null, where: m ? `seq ${m[1]}` : header ? "header" : null };
+  let v = null;
+  try {
+    v = JSON.parse(text || "");
+  } catch {
+    v = null;
+  }
+  if (!v || typeof v.text !== "string") return { status: "error", seq: null, where: null, exit, text };
+  const seq = typeof v.at === "number" ? v.at : null;
+  const where = seq !== null ? `seq ${seq}` : v.at === "header" ? "header" : null;
+  return { status: STATUSES[v.status] ?? "error", seq, where, exit: v.exit, text: v.text };
 }
 
-/** `cardcore verify LOG`: a log, a copy or a receipts file. */
-export function verifyLog(text) {
-  return run(["verify", "@log.jsonl"], { "log.jsonl": text });
+const keyArgs = (serverKey) => (serverKey ? ["--server-key", serverKey] : []);
+
+/** `cardcore verify [--server-key KEY] LOG`: a log, a copy or a receipts file. */
+export function verifyLog(text, { serverKey = null } = {}) {
+  return run([...keyArgs(serverKey), "@log.jsonl"], { "log.jsonl": text });
 }
 
-/** `cardcore verify --receipts MINE FINAL`: what this seat was shown, held to the final log. */
-export function checkCopy(mine, final) {
-  return run(["verify", "--receipts", "@mine.jsonl", "@final.jsonl"], {
+/** `cardcore verify [--server-key KEY] --receipts MINE FINAL`: what this seat was shown, held
+ * to the final log. */
+export function checkCopy(mine, final, { serverKey = null } = {}) {
+  return run([...keyArgs(serverKey), "--receipts", "@mine.jsonl", "@final.jsonl"], {
     "mine.jsonl": mine,
     "final.jsonl": final,
   });
