@@ -150,6 +150,9 @@ export class Verifier {
    * those checks, [{ name, checked, fault }]. Runs one at a time; each sees only its own files.
    */
   async run(argv, files = {}, { stdin = '', dirs = [] } = {}) {
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {
+      throw new TypeError('argv: the arguments of cardcore verify, an array of strings');
+    }
     const n = ++this.#runs;
     const cwd = `${RUNS}/${n}`;
     const made = [];
