@@ -262,6 +262,7 @@ test('--batch: one result per case, in order, each what a run of its own gives',
     assert.match(refused.stderr, /^cardcore-verify \(Node\): /, bad);
   }
   assert.equal((await cli(['--batch', 'x.jsonl'])).exit, 2);
+  await assert.rejects(verifier.run('x.jsonl'), TypeError, 'the API takes an array');
 });
 
 test('--version, --verbose and --help say which cardcore runs, and its own help', async () => {
