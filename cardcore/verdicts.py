@@ -118,10 +118,10 @@ def _kind(lines: LogLines, what: str) -> str:
     if kind == log.RECEIPTS_TYPE:
         return "receipts"
     if kind != "header":
+        first_line = f"a {kind[:40]!r} line" if isinstance(kind, str) else 'a line with no "type"'
         raise Unsupported(
             f"{what} is not a cardcore log, copy or receipts file: its first line is "
-            f"{'a ' + repr(kind)[:40] + ' line' if isinstance(kind, str) else 'not a log line'}"
-            ", not a header or a receipts line"
+            f"{first_line}, neither a header nor a receipts line"
         )
     return "log" if log.copy_of(lines) is None else "copy"
 

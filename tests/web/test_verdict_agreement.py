@@ -39,36 +39,40 @@ def python(case: Case, folder: Path) -> Answer:
     return code, (out.getvalue().strip() or err.getvalue().strip())
 
 
-def _run(argv: list[str], cases: list[dict[str, object]], folder: Path) -> list[dict[str, Any]]:
-    """``argv`` with the cases as a JSON file on its standard input (as ``< CASES.json``)."""
-    path = folder / f"cases-{Path(argv[1]).stem}.json"
-    path.write_text(json.dumps(cases), encoding="utf-8")
-    with open(path, encoding="utf-8") as stdin:
-        done = subprocess.run(
-            argv, stdin=stdin, capture_output=True, text=True, timeout=300, cwd=ROOT, check=False
-        )
+def _run(argv: list[str], cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``argv`` with the cases piped as JSON to its standard input (a pipe, as another
+    program would give them: Node once read it with readFileSync, which fails there)."""
+    done = subprocess.run(
+        argv,
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     answers: list[dict[str, Any]] = json.loads(done.stdout)
     return answers
 
 
-def node(cases: list[Case], folder: Path) -> list[Answer]:
+def node(cases: list[Case]) -> list[Answer]:
     batch = [{"argv": [a.removeprefix("@") for a in c.argv[1:]], "files": c.files} for c in cases]
-    answers = _run(["node", str(NODE_VERIFIER), "--batch"], batch, folder)  # type: ignore[arg-type]
+    answers = _run(["node", str(NODE_VERIFIER), "--batch"], batch)
     return [(r["exit"], (r["stdout"].strip() or r["stderr"].strip())) for r in answers]
 
 
-def page(cases: list[Case], server: RestServer, folder: Path) -> list[Answer]:
+def page(cases: list[Case], server: RestServer) -> list[Answer]:
     batch = [{"argv": c.argv, "files": c.files} for c in cases]
-    answers = _run(["node", str(PAGE_DRIVER), server.url], batch, folder)  # type: ignore[arg-type]
+    answers = _run(["node", str(PAGE_DRIVER), server.url], batch)
     return [(r["exit"], r["text"].strip()) for r in answers]
 
 
 def test_python_node_and_the_page_give_one_verdict(web_server: RestServer, tmp_path: Path) -> None:
     cases = corpus()
     by_python = [python(c, tmp_path) for c in cases]
-    by_node = node(cases, tmp_path)
-    by_page = page(cases, web_server, tmp_path)
+    by_node = node(cases)
+    by_page = page(cases, web_server)
     for case, py, nd, pg in zip(cases, by_python, by_node, by_page, strict=True):
         assert nd == py, f"{case.name}: Node says {nd}, Python {py}"
         assert pg == py, f"{case.name}: the page says {pg}, Python {py}"

@@ -64,7 +64,7 @@ function parseArgs(argv) {
 
 /** The host's files and directories the arguments name (any argument, or an option's inline
  *  value, that is one): what cardcore may open, copied into Pyodide at the same paths. */
-function hostInputs(args, io) {
+async function hostInputs(args, io) {
   const files = {};
   const dirs = [];
   for (const name of new Set(args.flatMap((a) => [a, a.replace(/^--[^=]*=/, '')]))) {
@@ -77,12 +77,12 @@ function hostInputs(args, io) {
       // not a readable file: an option, a key, a seat, or missing (cardcore says which)
     }
   }
-  const stdin = args.includes('-') ? io.readStdin() : '';
+  const stdin = args.includes('-') ? await io.readStdin() : '';
   return { files, dirs, stdin };
 }
 
 async function verifyOnce(verifier, args, verbose, io) {
-  const { files, dirs, stdin } = hostInputs(args, io);
+  const { files, dirs, stdin } = await hostInputs(args, io);
   const started = performance.now();
   const result = await verifier.run(args, files, { stdin, dirs });
   io.stdout(result.stdout);
@@ -116,7 +116,7 @@ function readCases(text) {
 async function batch(verifier, verbose, io) {
   let cases;
   try {
-    cases = readCases(io.readStdin().toString('utf8'));
+    cases = readCases((await io.readStdin()).toString('utf8'));
   } catch (e) {
     throw new UsageError(e instanceof UsageError ? e.message : `--batch: ${e.message}`);
   }
@@ -142,7 +142,13 @@ async function batch(verifier, verbose, io) {
 const PROCESS_IO = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readStdin: () => readFileSync(0),
+  // read as a stream: readFileSync(0) fails with EAGAIN on a pipe Node has made non-blocking
+  // (`cat cases.json | cardcore-verify.js --batch`, or input from another program)
+  readStdin: async () => {
+    const chunks = [];
+    for await (const chunk of process.stdin) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  },
   boot: createVerifier,
 };
 

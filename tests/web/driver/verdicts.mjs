@@ -4,11 +4,12 @@
 // The differential test of verdicts (tests/web/test_verdict_agreement.py) holds these to the
 // command line's and the Node verifier's, word for word.
 
-import fs from "node:fs";
 import { launch, person } from "./lib.mjs";
 
 const base = process.argv[2];
-const cases = JSON.parse(fs.readFileSync(0, "utf8"));
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk); // a pipe: read it as a stream
+const cases = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 const browser = await launch();
 try {
   const p = await person(browser, base, { name: "verdicts" });
