@@ -21,6 +21,7 @@ of this module (type checkers treat any ``TYPE_CHECKING`` name as true)."""
 if TYPE_CHECKING:
     # What the type checker (and a reader) sees: the names as eager imports.
     from .cards import HIDDEN, Card
+    from .commands import CommandSyntaxError, FieldTypeError
     from .engine import Game, GameInfo, Outcome, Role, Setup, Termination, Viewer
     from .errors import (
         CardcoreError,
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 _HOME: dict[str, str] = {
     "HIDDEN": "cards",
     "Card": "cards",
+    "CommandSyntaxError": "commands",
+    "FieldTypeError": "commands",
     "Game": "engine",
     "GameInfo": "engine",
     "Outcome": "engine",
@@ -79,8 +82,10 @@ __all__ = [
     "HIDDEN",
     "Card",
     "CardcoreError",
+    "CommandSyntaxError",
     "CorruptLog",
     "DecodeError",
+    "FieldTypeError",
     "Game",
     "GameInfo",
     "InvalidSetup",

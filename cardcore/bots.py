@@ -1,5 +1,10 @@
 """Seeded bots, and the loop that lets them play a whole game through the sequencer.
 
+In short: ``play_out(match, seat_bots("reaction", seats, seed))`` plays a whole game
+(:func:`play_out`, :func:`seat_bots`; the kinds are :data:`BOT_KINDS`); ``ask(bot, game, state)``
+asks one bot for one move (:func:`ask`); a bot of your own is any object with a ``seat`` and a
+``propose(view, legal)`` method (:class:`Bot`).
+
 A bot sees what its seat's player sees and nothing more: :meth:`Bot.propose` gets the seat's view
 (``game.view(state, seat)``, the cards it may not see already hidden) and its :class:`Legal`
 commands, each with the game's hint (``Game.is_sensible``), never the state. Every hint the
@@ -89,8 +94,18 @@ def _wants(bot: Bot) -> tuple[bool, bool]:
 
 
 def ask(bot: Bot, game: AnyGame, state: Any) -> tuple[int, Any] | None:
-    """``bot``'s proposal in ``state``, shown only its seat's view and legal commands: the one
-    way hosts consult a bot (:func:`play_out` inlines it)."""
+    """``bot``'s proposal in ``state``: ``(delay_ms, command)``, or None when it would do
+    nothing now. The bot is shown only its seat's view (``game.view(state, bot.seat)``) and its
+    :class:`Legal` commands, never ``state`` itself: the one way hosts consult a bot (the
+    service's bot seats; :func:`play_out` inlines it). A host that drives its own loop asks each
+    bot, takes the earliest proposal and submits it:
+
+    ```python
+    proposals = [(p, b.seat) for b in bots if (p := ask(b, match.game, match.state))]
+    (delay_ms, command), seat = min(proposals, key=lambda x: (x[0][0], x[1]))
+    match.submit(seat, command, at_ms=now + delay_ms)
+    ```
+    """
     seat = bot.seat
     uses_view, uses_hints = _wants(bot)
     view = game.view(state, seat) if uses_view else None
@@ -182,6 +197,10 @@ BOT_KINDS: Final[dict[str, BotFactory]] = {
     "random": RandomBot,
     "reaction": ReactionBot,
 }
+"""The bots cardcore ships, by the name :func:`seat_bots`, ``cardcore simulate --bots`` and the
+service's bot seats know them by: ``"random"`` (:class:`RandomBot`: any legal command, false
+slaps included) and ``"reaction"`` (:class:`ReactionBot`: sensible commands at a human pace,
+with a rare blunder). Each is called ``factory(seat, seed)``."""
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -202,10 +221,30 @@ class PlayResult:
 def play_out(
     match: Match[Any, Any, Any, Any, Any], bots: Sequence[Bot], start_ms: int = 0
 ) -> PlayResult:
-    """Let the bots play until the game ends (by its rules or the event limit).
+    """Let ``bots`` play ``match`` until the game ends (by its rules or the setup's event limit)
+    and say what they did: how many actions, the clock at the end, and whether they stalled.
 
-    Each step every bot proposes; the earliest ``at_ms`` wins the race (ties go to the lower seat),
-    exactly as the service's sequencer would order them."""
+    Each step every bot is asked (as :func:`ask` asks it: its seat's view and legal commands
+    only) and proposes a command after a delay; the earliest ``at_ms`` wins the race (ties go
+    to the lower seat), exactly as the service's sequencer would order them, and is submitted
+    through ``match`` (so it is logged when the match records). The clock starts at
+    ``start_ms`` or the match's last ``at_ms``, whichever is later. It stops early, with
+    ``stalled=True``, when no bot proposes anything (a bot of your own that never acts; the
+    bots here always finish). A seat without a bot takes no part: give every seat one
+    (:func:`seat_bots`) or drive the other seats yourself and call it again.
+
+    Deterministic: the same match and the same seeded bots give the same game, action for
+    action:
+
+    ```python
+    game = get_game("palace")
+    match = Match(game, game.make_setup(seats=3, seed=7))
+    result = play_out(match, seat_bots("reaction", 3, game_seed=7))
+    print(result.actions, match.outcome)  # 79 out of cards: seats 1, 2 win; seat 0 loses
+    ```
+
+    Raises ``AssertionError`` if the match rejects a command its game listed as legal (a broken
+    game, never a bot's fault)."""
     now = max(start_ms, match.last_at_ms)
     game = match.game
     proposers = [(bot.seat, bot.propose, *_wants(bot)) for bot in bots]
@@ -252,6 +291,11 @@ def play_out(
 
 
 def seat_bots(kind: str, seats: int, game_seed: int) -> list[Bot]:
-    """One bot of ``kind`` ("random" or "reaction") per seat, seeded from the game's seed."""
-    factory = BOT_KINDS[kind]
+    """One bot of ``kind`` (a name of :data:`BOT_KINDS`: ``"random"`` or ``"reaction"``) for
+    each of ``seats`` seats, seat 0 first, each seeded with :func:`bot_seed` of ``game_seed``
+    and its seat: so a game's seed fixes its bots too, and a simulation replays exactly. Pass
+    them to :func:`play_out`. Raises ``ValueError`` for an unknown kind."""
+    factory = BOT_KINDS.get(kind)
+    if factory is None:
+        raise ValueError(f"no bot kind {kind!r} (known: {', '.join(BOT_KINDS)})")
     return [factory(seat, bot_seed(game_seed, seat)) for seat in range(seats)]

@@ -14,7 +14,9 @@ The seat acting is an argument, never part of a command: on the service it comes
 Commands are logged and streamed as sent, so a command may name only cards that every viewer sees
 before or after it is accepted (the contract suite checks this for every game).
 :class:`Game` bundles these with :class:`GameInfo` and the test hooks of the contract suite
-(``deck``, ``cards_in_play``, ``shuffle_hidden``). :mod:`cardcore.registry` lists every game.
+(``deck``, ``cards_in_play``, ``shuffle_hidden``), and reads and writes positions
+(``parse_position`` / ``format_position``) and commands (:meth:`Game.parse_command` /
+:meth:`Game.format_command`) as text. :mod:`cardcore.registry` lists every game.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
-from . import codec
+from . import codec, commands
 from .cards import Card
 from .errors import DecodeError, InvalidSeat, InvalidSetup
 from .rng import MAX_SEED, Rng
@@ -87,12 +89,32 @@ class Termination(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game as data. ``losers`` matters where the game names one (Palace)."""
+    """The end of a game as data. ``losers`` matters where the game names one (Palace).
+
+    ``str(outcome)`` is one line in the log's words, e.g. ``"out of cards: seat 0 wins"``,
+    ``"out of cards: seats 2, 0 win; seat 1 loses"`` (seats in the outcome's order, best first),
+    ``"target score: seat 1 wins; scores 3/5"`` (per seat, seat 0 first, as in the notation),
+    ``"event limit: no winner"``. Two different outcomes never read alike; ``repr`` reads back."""
 
     termination: Termination
     winners: tuple[int, ...] = ()
     losers: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        parts = [_seats_phrase(self.winners, "wins", "win") if self.winners else "no winner"]
+        if self.losers:
+            parts.append(_seats_phrase(self.losers, "loses", "lose"))
+        if self.scores:
+            parts.append("scores " + "/".join(str(s) for s in self.scores))
+        return f"{self.termination.value.replace('_', ' ')}: {'; '.join(parts)}"
+
+
+def _seats_phrase(seats: Sequence[int], one: str, many: str) -> str:
+    """``"seat 0 wins"``, ``"seats 2, 0 win"``."""
+    if len(seats) == 1:
+        return f"seat {seats[0]} {one}"
+    return f"seats {', '.join(str(s) for s in seats)} {many}"
 
 
 # --------------------------------------------------------------------------- rules and setup
@@ -237,8 +259,9 @@ def with_setup(state: S, setup: Setup[Any]) -> S:
 
 @functools.cache
 def _int_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a command class declared ``int`` (or ``int | None``)."""
-    if not dataclasses.is_dataclass(cls):
+    """The fields of a command class declared ``int`` (or ``int | None``); none for a class that
+    checks its fields' types at construction (:func:`cardcore.kit.command`)."""
+    if not dataclasses.is_dataclass(cls) or commands.syntax_of(cls) is not None:
         return ()
     hints = get_type_hints(cls)
     return tuple(
@@ -252,7 +275,8 @@ def check_command(command: object) -> None:
     """Refuse a command whose integer field holds a ``bool``: ``True == 1`` would pass every
     rule, then the log would record ``true`` where a number belongs and fail ``verify``.
     Raises :class:`DecodeError` naming ``command.<field>`` (a JSON command never gets here:
-    the codec refuses it first)."""
+    the codec refuses it first; a command of :func:`cardcore.kit.command` neither: its
+    constructor refused it)."""
     for name in _int_fields(cast(type, type(command))):
         if type(getattr(command, name)) is bool:
             raise DecodeError(f"command.{name}", "expected an integer, got bool")
@@ -334,13 +358,16 @@ class Game(Generic[S, C, E, V, R]):
     is not a position this game could reach (cards not conserved, seats out of range, phase
     and turn inconsistent, ...). Every game's ``position(...)`` calls it."""
     format_position: Callable[[S, Viewer], str] | None = None
-    """The position in the game's one-line notation (docs/notation.md). For a viewer other than
-    the referee, the cards it may not see are written ``??`` (such a text is for display: it
-    does not parse back)."""
+    """The position in the game's one-line notation (docs/notation.md), its rules included when
+    they are not the defaults (docs/notation.md#the-rules-field). For a viewer other than the
+    referee, the cards it may not see are written ``??`` (such a text is for display: it does
+    not parse back)."""
     parse_position: Callable[[str, R | None], S] | None = None
-    """The position a referee's notation text describes, under these rules (default rules when
-    None), checked; raises :class:`~cardcore.errors.InvalidPosition` (``field`` "notation" or
-    the part at fault)."""
+    """The position a referee's notation text describes, checked: under the rules the text
+    carries, else these rules (default rules when None); a text that carries rules other than
+    those given is refused. Raises :class:`~cardcore.errors.InvalidPosition` (``field``
+    "notation", "rules" or the part at fault). ``parse_position(format_position(s, REFEREE),
+    None)`` is ``s`` with seed 0 and the default event limit, whatever its rules."""
     to_act: Callable[[S], Collection[int]] | None = None
     """A turn-based game: the seats it is waiting for (the player to move; in a phase every
     seat must finish, those that have not). A host's turn timer runs for them; a game without
@@ -379,6 +406,32 @@ class Game(Generic[S, C, E, V, R]):
         if self.check_setup is not None:
             self.check_setup(setup)
 
+    def parse_command(self, state: S, seat: int, text: str) -> C:
+        """The command ``text`` describes in this game's command syntax (docs/notation.md#commands),
+        e.g. ``"play 4S 4H"`` in Palace, ``"slap epoch 3"`` in Egyptian Ratscrew; the inverse of
+        :meth:`format_command`. ``state`` and ``seat`` are where it would be played: ``seat``
+        must be a seat of it (:class:`~cardcore.errors.InvalidSeat`) and each card one of its
+        setup's decks. Raises :class:`~cardcore.commands.CommandSyntaxError` (a ``ValueError``)
+        quoting the text and saying what was expected. Whether the command is legal there is
+        :attr:`decide`'s to say, as for any command."""
+        setup: Setup[Any] = state.setup  # type: ignore[attr-defined]
+        check_seat(setup.seats, seat)
+        texts = _command_texts(self.name, self.command_types)
+        return texts.parse(text, frozenset(self.deck(setup)))  # type: ignore[no-any-return]
+
+    def format_command(self, command: C) -> str:
+        """``command`` in this game's command syntax: the text :meth:`parse_command` reads back
+        as ``command`` (also ``str(command)``). Raises ``TypeError`` for a value that is not
+        one of this game's commands."""
+        if type(command) not in self.command_types:
+            raise TypeError(f"not a {self.name} command: {command!r:.80}")
+        return commands.format_command(command)
+
+    @property
+    def command_usage(self) -> str:
+        """Every command's syntax, ``|``-separated: ``"play | slap [epoch EXPECT_EPOCH] ..."``."""
+        return _command_texts(self.name, self.command_types).usage
+
     def decode_command(self, data: codec.JSON, path: str = "command") -> C:
         """A command of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.command_types))(data, path)  # type: ignore[no-any-return]
@@ -386,6 +439,12 @@ class Game(Generic[S, C, E, V, R]):
     def decode_event(self, data: codec.JSON, path: str = "event") -> E:
         """An event of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.event_types))(data, path)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _command_texts(game: str, command_types: tuple[type, ...]) -> commands.CommandTexts:
+    """A game's commands by verb, compiled once per game."""
+    return commands.CommandTexts(game, command_types)
 
 
 @functools.cache

@@ -4,7 +4,8 @@ decider.
 :class:`Match` numbers accepted actions (``seq`` 0 is the deal), stamps each with the caller's
 ``at_ms``, applies them one at a time, ends the game at the setup's event limit, and records the
 tamper-evident log (:mod:`cardcore.log`). It holds no clock and no I/O: the host supplies time and
-persists what :attr:`Match.writer` records. A rejected action raises
+persists what :attr:`Match.writer` records (:meth:`Match.dumps` gives its bytes,
+:meth:`Match.loads` plays a saved log back into a match that plays on). A rejected action raises
 :class:`~cardcore.errors.Rejected` and changes nothing.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
+from . import codec
 from .engine import (
     C,
     E,
@@ -31,8 +33,25 @@ from .engine import (
     check_seat,
     with_setup,
 )
-from .errors import InvalidPosition, RejectCode, Rejected
-from .log import SALT_BYTES, LogWriter, abort_action, check_abort_by
+from .errors import CardcoreError, CorruptLog, InvalidPosition, RejectCode, Rejected
+from .log import (  # the log's readers, written once
+    COPY_KEY,
+    SALT_BYTES,
+    LogLine,
+    LogWriter,
+    _game_of,
+    _header,
+    _setup_of,
+    _start_of,
+    abort_action,
+    abort_by,
+    check_abort_by,
+    commitment,
+    contributions,
+    deal_seed,
+    revealed,
+)
+from .log import loads as load_lines
 
 
 def simulation_salt(seed: int) -> bytes:
@@ -156,6 +175,146 @@ class Match(Generic[S, C, E, V, R]):
         match.start_from(start, at_ms)
         return match
 
+    def dumps(self) -> bytes:
+        """The match's log as a log file's bytes: canonical JSON Lines, one line per header,
+        entry and end (``cardcore verify`` reads them; :meth:`loads` plays them back).
+
+        A function, not a ``save(path)``: cardcore does no I/O (only its command line touches
+        files), so the host writes the bytes where it keeps its files, in one line:
+        ``Path("game.jsonl").write_bytes(match.dumps())``. Raises ``ValueError`` for a match
+        that records no log (made with ``record=False``, or started from a logged deal)."""
+        writer = self.writer
+        if writer is None:
+            raise ValueError(
+                "this match records no log (it was made with record=False, or from a logged "
+                "deal): there is nothing to save; make it with record=True"
+            )
+        return b"".join(writer.line_bytes(i) + b"\n" for i in range(len(writer.lines)))
+
+    @classmethod
+    def loads(
+        cls,
+        data: bytes | str,
+        *,
+        seed: int | None = None,
+        salt: bytes | None = None,
+        game: Game[Any, Any, Any, Any, Any] | None = None,
+        sign: Callable[[str], dict[str, str]] | None = None,
+    ) -> Match[Any, Any, Any, Any, Any]:
+        """The match a saved log (:meth:`dumps`) describes, ready to play on:
+        ``Match.loads(Path("game.jsonl").read_bytes(), seed=7)``.
+
+        The match is rebuilt as it was played: dealt (or started from the header's position)
+        and every logged action re-decided by the rules in order, so its state, ``seq``, clock
+        and log are the saved ones; each line it writes must be the saved line byte for byte,
+        so a log that was altered, or loaded with the wrong seed or salt, is refused. (A match
+        is loaded by replaying, not by trusting a snapshot.)
+
+        ``seed``: the seed the header commits to (the one the match was made with; the server
+        seed of a log of format 2). A game in progress keeps it secret, so it must be given; a
+        finished log reveals it. ``salt``: the log's salt, when the match was made with one of
+        its own (the simulation salt of ``seed`` otherwise). ``game``: a game that is not
+        registered. ``sign``: the host's signer, for a signed log.
+
+        Raises :class:`~cardcore.errors.CorruptLog` (``seq`` the first line at fault) for a
+        text that is not a whole log (a viewer's copy, whose hidden cards are ``??``,
+        included) or a line the rules do not rebuild; ``ValueError`` when ``seed`` is missing
+        or does not match the header's commitment."""
+        lines = load_lines(data)
+        header = _header(lines)
+        if COPY_KEY in header:
+            raise CorruptLog(
+                None, "a viewer's copy lacks the cards hidden from its viewer: load the full log"
+            )
+        game = _game_of(header, game)
+        end = lines[-1] if lines[-1].get("type") == "end" else None
+        seed, salt = _secrets(header, end, seed, salt)
+        setup = _setup_of(game, header, deal_seed(header, seed))
+        entries = lines[1 : len(lines) - (end is not None)]
+        if (
+            not entries
+            or entries[0].get("seq") != 0
+            or not isinstance(entries[0].get("at_ms"), int)
+        ):
+            raise CorruptLog(0, "the log has no entry 0 (the deal) with its at_ms")
+        match = cls._restarted(
+            game, header, setup, seed=seed, salt=salt, at_ms=entries[0]["at_ms"], sign=sign
+        )
+        match._replay(lines, entries)
+        return match
+
+    @classmethod
+    def _restarted(
+        cls,
+        game: Game[Any, Any, Any, Any, Any],
+        header: LogLine,
+        setup: Setup[Any],
+        *,
+        seed: int,
+        salt: bytes,
+        at_ms: int,
+        sign: Callable[[str], dict[str, str]] | None,
+    ) -> Match[Any, Any, Any, Any, Any]:
+        """The match a log's header starts (:meth:`loads`): from its position, or dealt."""
+        if "position" in header:
+            return cls.from_position(
+                game,
+                _start_of(game, header, setup),
+                seed=seed,
+                salt=salt,
+                at_ms=at_ms,
+                game_id=header.get("game_id"),
+                event_limit=setup.event_limit,
+            )
+        given = contributions(header)
+        version = header.get("rules_version")
+        return cls(
+            game,
+            setup,
+            salt=salt,
+            at_ms=at_ms,
+            game_id=header.get("game_id"),
+            rules_version=None if version == game.info.rules_version else str(version),
+            server_seed=None if given is None else seed,
+            contributions=given,
+            sign=sign,
+        )
+
+    def _replay(self, lines: Sequence[LogLine], entries: Sequence[LogLine]) -> None:
+        """Re-decide every logged action after the deal; each line written must be the saved
+        one (:meth:`loads`)."""
+        writer = self.writer
+        assert writer is not None  # a loaded match records its log
+        _same_line(writer, lines, 0)
+        _same_line(writer, lines, 1)
+        game = self.game
+        for i, line in enumerate(entries[1:], start=2):
+            seq = line.get("seq")
+            at = seq if isinstance(seq, int) else None
+            if self.outcome is not None:
+                raise CorruptLog(at, "an entry after the end of the game")
+            try:
+                at_ms = line["at_ms"]
+                by = abort_by(line)
+                if by is not None:
+                    self.abort(at_ms, by)
+                else:
+                    self.submit(line["seat"], game.decode_command(line["action"], "action"), at_ms)
+            except (CardcoreError, KeyError, TypeError, ValueError) as exc:
+                raise CorruptLog(at, f"the logged action is not accepted: {exc}") from None
+            _same_line(writer, lines, i)
+        ended = lines[-1].get("type") == "end"
+        if ended != (self.outcome is not None):
+            last = lines[-1].get("seq")
+            raise CorruptLog(
+                last if isinstance(last, int) else None,
+                "the log ends the game here, the rules do not"
+                if ended
+                else "the rules end the game here, but the log has no end line",
+            )
+        if ended:
+            _same_line(writer, lines, len(lines) - 1)
+
     def start_from(self, state: S, at_ms: int) -> None:
         """Start over from ``state``: entry 0 deals nothing (used by :meth:`from_position` and
         by :func:`~cardcore.log.verify` on a log that starts from a position)."""
@@ -269,3 +428,41 @@ class Match(Generic[S, C, E, V, R]):
         if self.outcome is not None:
             return ()
         return self.game.legal_commands(self.state, seat)
+
+
+def _secrets(
+    header: LogLine, end: LogLine | None, seed: int | None, salt: bytes | None
+) -> tuple[int, bytes]:
+    """The seed and salt a log was written with: those its end line reveals, else those given
+    (the simulation salt of the deal seed by default), checked against the header's
+    commitment."""
+    if end is not None:
+        shown_seed, shown_salt = revealed(header, end)
+        if (seed is not None and seed != shown_seed) or (salt is not None and salt != shown_salt):
+            raise ValueError("the seed or salt given is not the one the log's end line reveals")
+        return shown_seed, shown_salt
+    if seed is None:
+        raise ValueError(
+            "a log of a game in progress keeps its seed secret (the header only commits to it): "
+            "pass seed=, the seed the match was made with"
+        )
+    if salt is None:
+        salt = simulation_salt(deal_seed(header, seed))  # as Match makes it
+    if commitment(seed, salt) != header.get("commitment"):
+        raise ValueError("the seed and salt given do not match the header's commitment")
+    return seed, salt
+
+
+def _same_line(writer: LogWriter, lines: Sequence[LogLine], i: int) -> None:
+    """Line ``i`` the match wrote is the saved line ``i``, byte for byte; else
+    :class:`~cardcore.errors.CorruptLog` at that line."""
+    if i >= len(writer.lines):
+        return  # the match wrote no such line: the replay reports what ended where
+    if writer.line_bytes(i) != codec.canonical_bytes(lines[i]):
+        seq = lines[i].get("seq")
+        what = "header" if i == 0 else "line"
+        raise CorruptLog(
+            seq if isinstance(seq, int) and i else None,
+            f"the {what} the rules rebuild differs from the saved one (altered, or another "
+            "seed, salt or signer)",
+        )

@@ -142,7 +142,7 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@kit.record
+@kit.command("swap {hand_card} {up_card}")
 class Swap:
     """Setup: exchange ``hand_card`` from your hand with ``up_card`` from your face-up cards."""
 
@@ -150,31 +150,31 @@ class Swap:
     up_card: Card
 
 
-@kit.record
+@kit.command("ready")
 class Ready:
     """Setup: you are done swapping."""
 
 
-@kit.record
+@kit.command("play {cards}")
 class Play:
     """Play ``cards`` (one rank) from your active source; out of turn only to complete a four."""
 
     cards: tuple[Card, ...] = ()
 
 
-@kit.record
+@kit.command("blind {index}")
 class PlayFaceDown:
     """Turn up and play your face-down card at position ``index`` (hand and face-up empty)."""
 
     index: int
 
 
-@kit.record
+@kit.command("pickup")
 class Pickup:
     """Take the whole pile into your hand (only when you cannot play, by default)."""
 
 
-@kit.record
+@kit.command("add {cards}")
 class AddDrawn:
     """Add just-drawn ``cards`` of the rank you just played, before the next player acts."""
 
@@ -440,7 +440,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@kit.record
+@kit.view
 class View:
     """What one viewer sees: its own hand, everyone's face-up cards, the pile and burned cards;
     face-down cards, other hands, the stock and the set-aside cards of resigned seats only as
@@ -2052,16 +2052,16 @@ def format_position(state: State, viewer: Viewer) -> str:
     )
     if state.resigned:
         fields += (row(state.set_aside, referee), ",".join(str(q) for q in state.resigned))
-    return nt.join(GAME.info.name, fields)
+    return nt.join(GAME.info.name, fields, state.setup.rules)
 
 
 def parse_position(text: str, rules: Rules | None = None) -> State:
     """The position a referee's notation text describes (docs/notation/palace.md), under
     ``rules`` (default rules when None), checked by :func:`check_position` (a game that is over
     parses too: a log may start from any position it records). Raises
-    :class:`~cardcore.errors.InvalidPosition` naming the field at fault."""
-    if rules is not None and not isinstance(rules, Rules):
-        raise InvalidPosition("rules", f"must be Palace rules, got {type(rules).__name__}")
+    :class:`~cardcore.errors.InvalidPosition` naming the field at fault. The rules are the
+    text's own when it carries them (they must then be ``rules``, if given)."""
+    text, position_rules = nt.read_rules(text, GAME.info.name, Rules, rules)
     names: tuple[str, ...] = NOTATION_FIELDS
     if isinstance(text, str) and text.strip().count(" ") < len(names):  # no resign fields
         names = names[:-_RESIGN_FIELDS]
@@ -2109,7 +2109,7 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
             nt.parse_int(parts[2], "window"),
         )
     state = State(
-        setup=Setup(n, 0, rules if rules is not None else Rules()),
+        setup=Setup(n, 0, position_rules),
         phase="play" if phase == "play" else "setup",
         hands=hands,
         up=up,

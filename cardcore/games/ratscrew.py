@@ -116,12 +116,12 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@kit.record
+@kit.command("play")
 class Play:
     """Turn the top card of your stack onto the pile (your turn, nothing owed)."""
 
 
-@kit.record
+@kit.command("slap [epoch {expect_epoch}] [seen {seen_count}]")
 class Slap:
     """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``); ``seen_count``:
     the number of played cards you saw (checked under ``late_slap="reject"``)."""
@@ -130,7 +130,7 @@ class Slap:
     seen_count: int | None = None
 
 
-@kit.record
+@kit.command("collect")
 class Collect:
     """Take the pile you are owed after a lost challenge."""
 
@@ -322,7 +322,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@kit.record
+@kit.view
 class View:
     """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
 
@@ -1204,6 +1204,7 @@ def format_position(state: State, viewer: Viewer) -> str:
             nt.seats_text(state.eliminated),
             *((nt.seats_text(state.resigned),) if state.resigned else ()),
         ),
+        state.setup.rules,
     )
 
 
@@ -1211,7 +1212,9 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
     """The position a referee's ERS notation describes, under ``rules`` (default rules when
     None), checked by :func:`check_position`; raises :class:`InvalidPosition`. The setup is
     rebuilt with the text's seats, seed 0 and the default event limit. Nine fields: nobody has
-    resigned; the tenth, ``resigned``, is there only when a seat has (never as ``-``)."""
+    resigned; the tenth, ``resigned``, is there only when a seat has (never as ``-``). The
+    rules are the text's own when it carries them (they must then be ``rules``, if given)."""
+    text, position_rules = nt.read_rules(text, NAME, Rules, rules)
     with_resigned = isinstance(text, str) and text.strip().count(" ") == len(NOTATION_FIELDS)
     fields = nt.split(text, NAME, NOTATION_FIELDS if with_resigned else NOTATION_FIELDS[:-1])
     resigned_t = fields.pop() if with_resigned else nt.EMPTY
@@ -1224,10 +1227,6 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
         raise InvalidPosition(
             "stacks", f"ratscrew takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n}"
         )
-    if rules is None:
-        rules = Rules()
-    elif not isinstance(rules, Rules):
-        raise InvalidPosition("rules", f"not ratscrew rules: {type(rules).__name__}")
     by: tuple[int, ...] = ()
     if by_t != nt.EMPTY:
         by = tuple(nt.parse_int(t, "played_by", hi=n - 1) for t in by_t.split(","))
@@ -1243,7 +1242,7 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
             nt.parse_int(parts[1], "challenge", lo=1),
         )
     state = State(
-        setup=Setup(n, 0, rules),
+        setup=Setup(n, 0, position_rules),
         stacks=stacks,
         played=nt.parse_cards(played_t, "played"),
         played_by=by,

@@ -113,12 +113,12 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@kit.record
+@kit.command("play")
 class Play:
     """Turn the top card of your stack face up onto the pile (your turn)."""
 
 
-@kit.record
+@kit.command("slap [epoch {expect_epoch}]")
 class Slap:
     """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``,
     docs/games/slapjack.md#races)."""
@@ -307,7 +307,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@kit.record
+@kit.view
 class View:
     """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
 
@@ -972,7 +972,7 @@ def format_position(state: State, viewer: Viewer) -> str:
     ]
     if burned:
         fields.append(nt.cards_text(burned))
-    return nt.join(GAME.info.name, fields)
+    return nt.join(GAME.info.name, fields, state.setup.rules)
 
 
 def parse_position(text: str, rules: Rules | None = None) -> State:
@@ -980,16 +980,14 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     None), with ``Setup(seats, seed 0, rules)``; checked by :func:`check_position` (a finished
     game is refused). The eighth field, ``burned``, is there only when cards are burned, so a
     text of rules version 1 reads as it always did. Raises :class:`InvalidPosition` naming the
-    field at fault."""
+    field at fault. The rules are the text's own when it carries them (they must then be
+    ``rules``, if given)."""
+    text, position_rules = nt.read_rules(text, GAME.info.name, Rules, rules)
     # Seven fields, or eight with burned cards; counted only on what nt.split will read.
     short = isinstance(text, str) and len(text) <= nt.MAX_NOTATION
     parts = text.strip().split(" ") if short else []
     optional = len(parts) == 1 + len(_BURNED_FIELDS) and all(parts)  # not a double space
     fields = nt.split(text, GAME.info.name, _BURNED_FIELDS if optional else _FIELDS)
-    if rules is None:
-        rules = Rules()
-    elif not isinstance(rules, Rules):
-        raise InvalidPosition("rules", f"not Slapjack rules: {rules!r:.60}")
     stacks = nt.parse_per_seat(fields[0], "stacks", nt.parse_cards)
     n = len(stacks)
     if not MIN_SEATS <= n <= MAX_SEATS:
@@ -1006,7 +1004,7 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         )
     )
     state = State(
-        setup=Setup(n, 0, rules),
+        setup=Setup(n, 0, position_rules),
         stacks=stacks,
         pile=pile,
         played_by=played_by,

@@ -71,6 +71,7 @@ from ..notation import (
     parse_per_seat,
     parse_seats,
     per_seat_text,
+    read_rules,
     seats_text,
     split,
 )
@@ -134,7 +135,7 @@ def personal_size(rules: Rules) -> int:
 # --------------------------------------------------------------------------- commands
 
 
-@kit.record
+@kit.command("play {card} {to} [on {expect_top}] [then {then}]")
 class Play:
     """Play ``card`` from your hand onto centre pile ``to`` (0 or 1). ``expect_top``: the top card
     you saw on that pile (else ``StaleAction``). ``then``: further hand cards placed after it in
@@ -146,12 +147,12 @@ class Play:
     then: tuple[Card, ...] = ()
 
 
-@kit.record
+@kit.command("flip")
 class Flip:
     """Call "flip": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call)."""
 
 
-@kit.record
+@kit.command("draw")
 class Draw:
     """Draw the top card of your draw pile into your hand (only with ``auto_refill=False``)."""
 
@@ -355,7 +356,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@kit.record
+@kit.view
 class View:
     """What one viewer sees: its own hand and every face-up card. Other hands, draw piles and side
     piles are face down (``??``, so their sizes show) except to the referee."""
@@ -1247,7 +1248,7 @@ def format_position(state: State, viewer: Viewer) -> str:
     ]
     if state.resigned is not None:
         fields.append(int_text(state.resigned))
-    return join(GAME.info.name, fields)
+    return join(GAME.info.name, fields, state.setup.rules)
 
 
 def _parse_pair(text: str, field: str, item: Callable[[str, str], T]) -> tuple[T, T]:
@@ -1260,16 +1261,16 @@ def _parse_pair(text: str, field: str, item: Callable[[str, str], T]) -> tuple[T
 def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = False) -> State:
     """The position a referee's notation text describes (docs/notation/speed.md), with
     ``Setup(2, 0, rules or Rules())``, checked by :func:`check_position` (a finished game only
-    with ``allow_over``). Raises :class:`~cardcore.errors.InvalidPosition` and nothing else."""
-    if rules is not None and type(rules) is not Rules:
-        raise InvalidPosition("rules", f"must be speed Rules, got {type(rules).__name__}")
+    with ``allow_over``). Raises :class:`~cardcore.errors.InvalidPosition` and nothing else.
+    The rules are the text's own when it carries them (they must then be ``rules``, if given)."""
+    text, position_rules = read_rules(text, GAME.info.name, Rules, rules)
     names = (*_FIELDS, RESIGNED_FIELD) if _has_resigned_field(text) else _FIELDS
     (
         phase, hands, draws, sides, centre, calls, scores, wins, round_, shuffles, winner,
         *rest,
     ) = split(text, GAME.info.name, names)  # fmt: skip
     state = State(
-        setup=Setup(2, 0, rules or Rules()),
+        setup=Setup(2, 0, position_rules),
         phase=parse_choice(phase, "phase", _PHASES),  # type: ignore[arg-type]
         hands=_parse_pair(hands, "hands", parse_cards),
         draws=_parse_pair(draws, "draws", parse_cards),

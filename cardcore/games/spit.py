@@ -102,7 +102,7 @@ class Rules:
 # --------------------------------------------------------------------------- commands
 
 
-@kit.record
+@kit.command("play {source} {target} [on {expect_top}]")
 class Play:
     """Play the face-up top of your stock pile ``source`` onto spit pile ``target``.
     ``expect_top``: the card you saw on top of that spit pile (else ``StaleAction``)."""
@@ -112,14 +112,14 @@ class Play:
     expect_top: Card | None = None
 
 
-@kit.record
+@kit.command("flip {pile}")
 class Flip:
     """Turn up the face-down top of your stock pile ``pile``."""
 
     pile: int
 
 
-@kit.record
+@kit.command("move {source} {target}")
 class Move:
     """Move the face-up top of your stock pile ``source`` into your empty space ``target``."""
 
@@ -127,7 +127,7 @@ class Move:
     target: int
 
 
-@kit.record
+@kit.command("stack {source} {target}")
 class Stack:
     """(``stack_equal_in_layout``) Put the face-up top of ``source`` on the face-up top of equal
     rank of your stock pile ``target``."""
@@ -136,7 +136,7 @@ class Stack:
     target: int
 
 
-@kit.record
+@kit.command("spit [onto {target}]")
 class Spit:
     """Call "Spit!": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call,
     docs/games/common.md#joint-calls). ``target`` names the spit pile a solo spitter spits onto
@@ -145,14 +145,14 @@ class Spit:
     target: int | None = None
 
 
-@kit.record
+@kit.command("slap {target}")
 class Slap:
     """Slap spit pile ``target`` to take it (phase ``SLAP``)."""
 
     target: int
 
 
-@kit.record
+@kit.command("take {target}")
 class TakePile:
     """(``pile_claim="choose"``) Take spit pile ``target`` (phase ``CHOOSE``, the chooser only)."""
 
@@ -409,7 +409,7 @@ def position(
 # --------------------------------------------------------------------------- view
 
 
-@kit.record
+@kit.view
 class View:
     """What one viewer sees: face-up layout cards and whole spit piles; face-down layout cards
     and spit cards only as ``??`` (counts), even the viewer's own — except to the referee."""
@@ -1535,7 +1535,7 @@ def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
     ]
     if state.resigned is not None:
         fields.append(nt.int_text(state.resigned))
-    return nt.join(GAME_NAME, fields)
+    return nt.join(GAME_NAME, fields, state.setup.rules)
 
 
 def _two(text: str, field: str) -> list[str]:
@@ -1549,11 +1549,11 @@ def _two(text: str, field: str) -> list[str]:
 def parse_position(text: str, rules: Rules | None = None) -> State:
     """The position a referee's notation text describes (docs/notation/spit.md), under
     ``rules`` (default rules when None), checked by :func:`check_position`. A finished game
-    parses (its notation is a fair record); :meth:`Match.from_position` refuses it."""
-    rules = rules if rules is not None else Rules()
-    if not isinstance(rules, Rules):
-        raise InvalidPosition("rules", f"must be spit.Rules, got {type(rules).__name__}")
-    n = rules.num_stock_piles
+    parses (its notation is a fair record); :meth:`Match.from_position` refuses it. The rules
+    are the text's own when it carries them (they must then be ``rules``, if given): read first,
+    as ``num_stock_piles`` sets the number of fields."""
+    text, position_rules = nt.read_rules(text, GAME_NAME, Rules, rules)
+    n = position_rules.num_stock_piles
     names = _field_names(n)
     if _has_resigned_field(text, len(names)):
         names = (*names, RESIGNED_FIELD)
@@ -1588,7 +1588,7 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
         for s, part in enumerate(_two(f[6 + n], "call_targets"))
     )
     state = State(
-        Setup(SEATS, 0, rules),
+        Setup(SEATS, 0, position_rules),
         phase,  # type: ignore[arg-type]
         layouts,
         tuple(ups),

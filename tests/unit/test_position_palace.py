@@ -35,6 +35,11 @@ GAME = pal.GAME
 C = parse_cards
 
 
+def without_rules(text: str) -> str:
+    """The text without its rules field (docs/notation.md#the-rules-field)."""
+    return notation.read_rules(text, "palace", Rules, None)[0]
+
+
 def rows(*texts: str) -> list[tuple[Card, ...]]:
     return [C(t) for t in texts]
 
@@ -255,7 +260,7 @@ def test_redact_log_hides_the_other_seats_hidden_cards_in_the_header_position() 
         header = log.redact_log(match.writer.lines, seat)[0]
         text = header["position"]
         assert text == pal.format_position(s._replace(setup=match.setup), seat)
-        fields = text.split(" ")
+        fields = without_rules(text).split(" ")
         hands = fields[2].split("/")
         for q, h in enumerate(hands):
             if q == seat:
@@ -272,9 +277,15 @@ def test_notation_examples_of_the_doc_parse_and_format_back() -> None:
     examples = [line.strip("` ") for line in doc.splitlines() if line.startswith("palace ")]
     assert len(examples) >= 3
     for text in examples:
-        rules = Rules(num_decks=2, jokers=1) if "JK" in text else None
-        s = pal.parse_position(text, rules)
+        s = pal.parse_position(text, None)  # an example under other rules says so in its text
         assert pal.format_position(s, Role.REFEREE) == text
+    variant = next(t for t in examples if "JK" in t)
+    rules = Rules(jokers=1, num_decks=2)
+    assert variant.startswith("palace [jokers=1,num_decks=2] play ")
+    assert pal.parse_position(variant, None).setup.rules == rules
+    # Written before the rules field (a log header's text), it reads alike under the log's rules.
+    bare = variant.replace(" [jokers=1,num_decks=2]", "")
+    assert pal.parse_position(bare, rules) == pal.parse_position(variant, rules)
 
 
 # --------------------------------------------------------------------------- seats
@@ -359,13 +370,16 @@ def check_round_trip(s: State) -> None:
     assert back == normalised(s)
     assert pal.format_position(back, Role.REFEREE) == text
     n = s.setup.seats
+    fields = without_rules(text).split(" ")
     for viewer in (*range(n), Role.SPECTATOR):
-        shown = pal.format_position(s, viewer).split(" ")
+        seen = pal.format_position(s, viewer)
+        assert notation.read_rules(seen, "palace", Rules, None)[1] == s.setup.rules
+        shown = without_rules(seen).split(" ")
         v = pal.view(s, viewer)
         assert shown[2] == notation.per_seat_text(v.hands, notation.cards_text)
         assert shown[4] == notation.per_seat_text(v.down, notation.cards_text)
         assert shown[5] == notation.cards_text(v.stock)
-        assert shown[3] == text.split(" ")[3] and shown[6:] == text.split(" ")[6:]
+        assert shown[3] == fields[3] and shown[6:] == fields[6:]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -41,6 +41,17 @@ C = parse_cards
 REF = Role.REFEREE
 
 
+def without_rules(text: str) -> str:
+    """The text without its rules field (docs/notation.md#the-rules-field)."""
+    return nt.read_rules(text, "ratscrew", Rules, None)[0]
+
+
+def rules_field(text: str) -> str | None:
+    """The text's rules field, if it has one."""
+    second = text.split(" ")[1]
+    return second if second.startswith("[") else None
+
+
 def pos(stacks: list[str], **kw: Any) -> State:
     for zone in ("played", "burned"):
         if zone in kw:
@@ -238,7 +249,9 @@ def test_submit_and_decide_refuse_bad_seats() -> None:
 
 MID = "ratscrew 9C,3D/4H,5H,6H KS,7D 0,1 2S 3 1 0,2 - -"
 """Mid-game: seat 0's king is answered by seat 1 (2 cards still owed), one burned card."""
-LATE = "ratscrew 5S,5S/-/QD 8C,QH,2C,2C 2,0,2,2 7H,9S 12 - - 0 1"
+LATE = "ratscrew [num_decks=2] 5S,5S/-/QD 8C,QH,2C,2C 2,0,2,2 7H,9S 12 - - 0 1"
+LATE_BARE = "ratscrew 5S,5S/-/QD 8C,QH,2C,2C 2,0,2,2 7H,9S 12 - - 0 1"
+"""LATE as a text written before the rules field (a log header's): read under given rules."""
 """Two decks: the pile is owed to seat 0 (seat 2 answered its queen with two number cards, a
 double the others may still slap), seat 1 is eliminated, two burned cards."""
 RESIGNED = "ratscrew -/4H,5H/-/7C,8C 9S 0 6D 0 1 - - 2 2"
@@ -270,11 +283,13 @@ def test_worked_examples_round_trip() -> None:
     assert format_position(state, REF) == mid
     assert format_position(state, 0) == "ratscrew ??,??/??,??,?? KS,7D 0,1 ?? 3 1 0,2 - -"
     rules = Rules(num_decks=2)
-    late = LATE
-    state = parse_position(late, rules)
+    state = parse_position(LATE)  # the text carries its rules
+    assert state.setup.rules == rules and parse_position(LATE, rules) == state
     assert state.owed_to == 0 and state.eliminated == {1} and state.stacks[0] == C("5S 5S")
-    assert format_position(state, REF) == late
-    assert field_of(lambda: parse_position(late)) == "stacks[0]"  # one deck: 5S twice
+    assert format_position(state, REF) == LATE
+    assert parse_position(LATE_BARE, rules) == state  # an old text, under the log's rules
+    assert field_of(lambda: parse_position(LATE_BARE)) == "stacks[0]"  # one deck: 5S twice
+    assert field_of(lambda: parse_position(LATE, Rules())) == "rules"  # never other rules
 
 
 @pytest.mark.parametrize(
@@ -363,14 +378,16 @@ def check_notation(state: State) -> None:
     back = parse_position(text, state.setup.rules, allow_over=True)
     assert back == normalised(state)
     assert format_position(back, REF) == text
-    fields = text.split(" ")
+    fields = without_rules(text).split(" ")
     for viewer in (*range(state.setup.seats), Role.SPECTATOR):
         seen = ers.view(state, viewer)
         burned = seen.pile[: len(seen.pile) - seen.played_count]
         expected = list(fields)
         expected[1] = nt.per_seat_text(seen.stacks, nt.cards_text)
         expected[4] = nt.cards_text(burned)
-        assert format_position(state, viewer).split(" ") == expected
+        shown = format_position(state, viewer)
+        assert without_rules(shown).split(" ") == expected
+        assert rules_field(shown) == rules_field(text) == nt.rules_text(state.setup.rules)
         if state.stacks[0] or state.burned:
             assert "??" in format_position(state, viewer)
 
@@ -537,6 +554,5 @@ def test_the_documented_examples_parse_and_format_back() -> None:
         if "??" in text:
             assert field_of(partial(parse_position, text)) == "stacks[0]"
             continue
-        rules = Rules(num_decks=2) if text == LATE else Rules()
-        assert format_position(parse_position(text, rules), REF) == text
+        assert format_position(parse_position(text), REF) == text
     assert MID in texts and LATE in texts and RESIGNED in texts

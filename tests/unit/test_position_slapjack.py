@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardcore import log
+from cardcore import notation as nt
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards
 from cardcore.engine import Role, Setup
 from cardcore.errors import InvalidPosition, InvalidSeat
@@ -37,6 +38,11 @@ from cardcore.match import Match
 from cardcore.rng import Rng
 
 REFEREE = Role.REFEREE
+
+
+def without_rules(text: str) -> str:
+    """The text without its rules field (docs/notation.md#the-rules-field)."""
+    return nt.read_rules(text, "slapjack", Rules, None)[0]
 
 
 def cs(text: str) -> tuple[Card, ...]:
@@ -338,8 +344,10 @@ def test_notation_round_trips_on_reachable_states(
                 ",".join("??" if card is HIDDEN else str(card) for card in stack) or "-"
                 for stack in seen
             )
-            assert shown.split(" ")[1] == expected
-            assert shown.split(" ")[2:] == text.split(" ")[2:]
+            fields = without_rules(shown).split(" ")
+            assert fields[1] == expected
+            assert fields[2:] == without_rules(text).split(" ")[2:]
+            assert nt.read_rules(shown, "slapjack", Rules, None)[1] == rules
             if any(state.stacks):
                 with pytest.raises(InvalidPosition):
                     parse_position(shown, rules)  # display only
@@ -459,10 +467,15 @@ def test_the_documented_examples_are_what_the_code_writes() -> None:
                 parse_position(line, None)
         else:
             assert format_position(parse_position(line, None), REFEREE) == line
-    variant = "slapjack -/-/- JH,3C,JD 1,2,0 4 - 1 0"  # example 3 without shuffle_after_win
+    # example 3 without shuffle_after_win: the text carries its rules field
+    variant = "slapjack [shuffle_after_win=false] -/-/- JH,3C,JD 1,2,0 4 - 1 0"
     assert f"`{variant}`" in doc
-    assert (
-        format_position(parse_position(variant, Rules(shuffle_after_win=False)), REFEREE) == variant
-    )
+    rules = Rules(shuffle_after_win=False)
+    assert parse_position(variant, None).setup.rules == rules
+    assert format_position(parse_position(variant, None), REFEREE) == variant
+    # the same position written before the rules field (a log header's) reads alike, under
+    # the rules the log gives beside it
+    bare = "slapjack -/-/- JH,3C,JD 1,2,0 4 - 1 0"
+    assert parse_position(bare, rules) == parse_position(variant, rules)
     dealt = Match(GAME, GAME.make_setup(2, 1), record=False).state
     assert lines[0] == format_position(dealt, REFEREE)

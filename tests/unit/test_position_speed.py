@@ -34,7 +34,13 @@ from cardcore.games.speed import (
     view,
 )
 from cardcore.match import Match
+from cardcore.notation import read_rules
 from cardcore.rng import Rng
+
+
+def without_rules(text: str) -> str:
+    """The text without its rules field (docs/notation.md#the-rules-field)."""
+    return read_rules(text, "speed", Rules, None)[0]
 
 
 def cs(text: str) -> tuple[Card, ...]:
@@ -321,9 +327,11 @@ def test_from_position_plays_on_to_the_end_and_the_log_verifies() -> None:
         # Before the end, a seat's copy shows its own hand only in the header's position.
         text = log.redact_log(writer.lines, 1)[0]["position"]
         assert text == format_position(start, 1)
-        hands = text.split(" ")[2].split("/")
+        assert text.startswith("speed [target_score=8] PLAY ")  # the rules field is public
+        fields = without_rules(text).split(" ")
+        hands = fields[2].split("/")
         assert set(hands[0].split(",")) == {"??"} and "??" not in hands[1]
-        assert text.split(" ")[3] == "??,??/??,??"
+        assert fields[3] == "??,??/??,??"
         _random_finish(match, Rng(seed, 5), 10)
         report = log.verify(writer.lines)
         assert report.revealed and report.outcome == match.outcome
@@ -391,7 +399,8 @@ def _check_view_text(state: State, viewer: Viewer, referee: str) -> None:
     """A viewer's text is the referee's with ``??`` exactly where the view hides a card, by the
     rules of the view spelled out independently (own hand, face-up centre piles)."""
     seen = format_position(state, viewer)
-    ref_fields, seen_fields = referee.split(" "), seen.split(" ")
+    assert read_rules(seen, "speed", Rules, None)[1] == state.setup.rules
+    ref_fields, seen_fields = without_rules(referee).split(" "), without_rules(seen).split(" ")
     assert len(ref_fields) == len(seen_fields) == 12
     for k, (ref, got) in enumerate(zip(ref_fields, seen_fields, strict=True)):
         if not 2 <= k <= 5:
@@ -468,11 +477,16 @@ def test_notation_of_the_deal_and_worked_examples() -> None:
     assert format_position(won(), Role.REFEREE) == over
     assert parse_position(over, allow_over=True) == normalised(won())
     rules = Rules(target_score=25)
-    text = "speed PLAY AS,2S,JH,QH,KH/AC,2C,JD,QD,KD 3C/3D 6D,7D/10C,4H 7C,5S/9H 1 12/20 1/2 4 5 -"
-    state = parse_position(text, rules)
+    text = (
+        "speed [target_score=25] PLAY AS,2S,JH,QH,KH/AC,2C,JD,QD,KD 3C/3D 6D,7D/10C,4H 7C,5S/9H "
+        "1 12/20 1/2 4 5 -"
+    )
+    state = parse_position(text)
     assert state.calls == frozenset({1}) and state.scores == (12, 20) and state.round == 4
     assert state.setup == Setup(2, 0, rules, DEFAULT_EVENT_LIMIT)
     assert format_position(state, Role.REFEREE) == text
+    # Written before the rules field (a log header's text): the same state under the log's rules.
+    assert parse_position(text.replace(" [target_score=25]", ""), rules) == state
 
 
 @pytest.mark.parametrize(

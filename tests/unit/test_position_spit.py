@@ -352,8 +352,9 @@ def view_text(state: State, viewer: Viewer) -> str:
     n = state.setup.rules.num_stock_piles
     piles = [notation.per_seat_text((lay[i] for lay in v.layouts), notation.cards_text)
              for i in range(n)]  # fmt: skip
+    rules = notation.rules_text(state.setup.rules)  # the rules field, public to every viewer
     return " ".join([
-        "spit", v.phase, str(v.round), *piles,
+        "spit", *([rules] if rules else []), v.phase, str(v.round), *piles,
         "/".join(",".join(str(u) for u in ups) for ups in state.up),
         notation.per_seat_text(v.spit_cards, notation.cards_text),
         notation.per_seat_text(v.spit_piles, notation.cards_text),
@@ -435,9 +436,13 @@ def test_notation_of_the_deal_and_worked_examples() -> None:
     assert format_position(optional, Role.REFEREE) == OPTIONAL
     assert parse_position(OPTIONAL, Rules()) == normalised(optional)
     assert parse_position(OPTIONAL, None).shuffles == 4
-    four = parse_position("spit PLAY 1 7S/2D -/- -/- -/- 1,0,0,0/1,0,0,0 -/- 8H/KC - -/- - - -",
-                          Rules(num_stock_piles=4))  # fmt: skip
+    bare = "spit PLAY 1 7S/2D -/- -/- -/- 1,0,0,0/1,0,0,0 -/- 8H/KC - -/- - - -"
+    four = parse_position(bare, Rules(num_stock_piles=4))  # a text written beside its rules
     assert four.layouts == ((cs("7S"), (), (), ()), (cs("2D"), (), (), ()))
+    own = bare.replace("spit ", "spit [num_stock_piles=4] ", 1)  # a text carrying its rules
+    assert format_position(four, Role.REFEREE) == own and parse_position(own, None) == four
+    with pytest.raises(InvalidPosition):
+        parse_position(bare, None)  # five piles by default: a field too few
     assert parse_position(format_position(won(), Role.REFEREE), None) == normalised(won())
 
 
