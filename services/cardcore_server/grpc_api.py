@@ -364,7 +364,9 @@ class GameServiceHandlers:
             entropy=entropy,
             idempotency_key=request.idempotency_key,
         )
-        created = await self.app.create_game(spec, _metadata(context, ADMIN_KEY_HEADER))
+        created = await self.app.create_game(
+            spec, _metadata(context, ADMIN_KEY_HEADER), _metadata(context, "authorization")
+        )
         return pb.CreateGameResponse(
             game_id=created.game_id,
             seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in created.seat_tokens],

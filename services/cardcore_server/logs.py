@@ -20,7 +20,18 @@ import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 
 SENSITIVE_KEYS: Final = frozenset(
-    {"token", "tokens", "seed", "salt", "authorization", "admin_key", "command", "events", "view"}
+    {
+        "token",
+        "tokens",
+        "seed",
+        "salt",
+        "authorization",
+        "admin_key",
+        "idempotency_key",
+        "command",
+        "events",
+        "view",
+    }
 )
 _TOKEN_RE: Final = re.compile(r"cct_[A-Za-z0-9_\-]+")
 

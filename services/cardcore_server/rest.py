@@ -228,8 +228,12 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     abandon_timeout_ms: _U32 = 0
     """No human action at all for this long: the host aborts the game (0 = none)."""
     idempotency_key: Annotated[str, msgspec.Meta(max_length=128)] = ""
-    """A random key of yours: a retry with the same key and body returns the same game and the
-    same tokens (201 again), never a second game."""
+    """A random secret of yours (32 to 128 hex digits, or 22 to 128 characters of A-Z a-z 0-9
+    - _; a random UUID is one): a retry with the same key and body, and the same credentials
+    (the admin key, or an ``Authorization`` header of your own), returns the same game and the
+    same tokens (201 again), never a second game. Whoever sends the key with those credentials
+    gets the game's tokens: keep it as secret as they are. It expires when the game ends
+    (409 ``IdempotencyKeyExpired``)."""
 
 
 class SeatToken(msgspec.Struct):
@@ -839,8 +843,8 @@ class RestApi:
             f"`{ADMIN_KEY_HEADER}` header when the server requires an admin key.",
             tags=["games"],
             status_code=201,
-            security=[{}, {"adminKey": []}],
-            responses=_errors(400, 401, 403, 413, 415, 422, 503),
+            security=[{}, {"adminKey": []}, {"bearer": []}],
+            responses=_errors(400, 401, 403, 409, 413, 415, 422, 503),
         )
         async def create_game(
             request: Request[Any, Any, Any], data: JSONBody[CreateGame], admin_key: _ADMIN_KEY = ""
@@ -864,7 +868,9 @@ class RestApi:
                 entropy=[bytes.fromhex(s.entropy) for s in data.seats],
                 idempotency_key=data.idempotency_key,
             )
-            created = await api.app.create_game(spec, admin_key or None)
+            created = await api.app.create_game(
+                spec, admin_key or None, request.headers.get("authorization")
+            )
             return CreatedGame(
                 game_id=created.game_id,
                 seat_tokens=[SeatToken(s, t) for s, t in created.seat_tokens],

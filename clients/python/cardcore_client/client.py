@@ -307,6 +307,9 @@ class Client:
         self.target = target
         self.admin_key = admin_key
         self.retry = _Retry(attempts=attempts, attempt_timeout_s=attempt_timeout_s)
+        self._own_credential = secrets.token_urlsafe(32)
+        """Sent with CreateGame (``authorization``): the server scopes this client's
+        idempotency keys to it, so a key seen by anyone else makes them no game of ours."""
         if tls or root_certificates is not None:
             credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
             self.channel = grpc.aio.secure_channel(target, credentials)
@@ -397,12 +400,15 @@ class Client:
             turn_timeout_ms=turn_timeout_ms,
             idle_timeout_ms=idle_timeout_ms,
             abandon_timeout_ms=abandon_timeout_ms,
-            # the same key on every retry of this call: a lost answer never makes two games
-            idempotency_key=uuid.uuid4().hex,
+            # The same key on every retry of this call: a lost answer never makes two games.
+            # A secret (it gets the game's tokens back): 192 random bits, never logged.
+            idempotency_key=secrets.token_urlsafe(24),
         )
         if seed is not None:
             request.seed = seed
-        metadata = [("x-cardcore-admin-key", self.admin_key)] if self.admin_key else []
+        metadata = [("authorization", f"Bearer {self._own_credential}")]
+        if self.admin_key:
+            metadata.append(("x-cardcore-admin-key", self.admin_key))
         r = await self._call(self.stub.CreateGame, request, metadata)
         return CreatedGame(
             game_id=r.game_id,
