@@ -25,11 +25,14 @@ from cardcore_server import pyodide_runtime
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def copy_tracked(dest: Path) -> None:
-    """The files git tracks, as the work tree holds them now, copied under ``dest``."""
-    files = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
-    ).stdout.split(b"\0")
+def copy_tracked(dest: Path, *, new_files: bool = False) -> None:
+    """The files git tracks, as the work tree holds them now, copied under ``dest``.
+
+    ``new_files``: with the files not yet added that git does not ignore, so that a work tree
+    whose changed files import a new one copies whole (under CI, a clone, there are none)."""
+    others = ["--others", "--exclude-standard"] if new_files else []
+    listing = ["git", "ls-files", "-z", "--cached", *others]
+    files = subprocess.run(listing, cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
     for raw in filter(None, files):
         rel = raw.decode()
         src = ROOT / rel

@@ -55,8 +55,80 @@ def blocks(path: Path, lang: str = "sh") -> list[Block]:
     return found
 
 
-def under(path: Path, heading: str, lang: str = "sh") -> list[Block]:
-    """The ``lang`` blocks directly under ``heading`` (its exact line, e.g. ``"## Install"``)."""
-    found = [b for b in blocks(path, lang) if b.heading == heading]
-    assert found, f"no {lang} block under {heading!r} in {path.name}"
+def under(path: Path, heading: str, lang: str = "sh", holding: str = "") -> list[Block]:
+    """The ``lang`` blocks directly under ``heading`` (its exact line, e.g. ``"## Install"``)
+    that hold the text ``holding``."""
+    found = [b for b in blocks(path, lang) if b.heading == heading and holding in b.text]
+    assert found, f"no {lang} block under {heading!r} holding {holding!r} in {path.name}"
     return found
+
+
+def run_by(block: Block) -> str | None:
+    """The test that runs every line of ``block`` (RUN_BY), if one does."""
+    for (name, heading, holding), test in RUN_BY.items():
+        if block.path.name == name and block.heading == heading and holding in block.text:
+            return test
+    return None
+
+
+def command(line: str) -> str:
+    """A line without its comment (two spaces, then ``#``)."""
+    return line.partition("  #")[0].strip()
+
+
+# --------------------------------------------------------------------------- who runs each line
+
+RUN_BY: dict[tuple[str, str, str], str] = {
+    # (file, heading, a text the block holds, "" for any): the test that runs every line of
+    # the sh blocks under that heading that hold that text
+    ("README.md", "## Install and play", ""): "test_install.py",
+    ("README.md", "## The command line", ""): "test_install.py",
+    ("getting-started.md", "## Install", "pip install"): "test_install.py",
+    ("getting-started.md", "## Install", "cardcore games"): "test_install.py",
+    ("README.md", "### Settling a dispute", ""): "test_serve.py::test_settling_a_dispute",
+    ("README.md", "## The service", ""): "test_serve.py::test_the_service_lines",
+    ("README.md", "### REST and Server-Sent Events", ""): (
+        "test_serve.py::test_the_readme_rest_session"
+    ),
+    ("README.md", "### Tables: invite two friends, play, resign", ""): (
+        "test_serve.py::test_the_readme_tables_walk_through"
+    ),
+    ("getting-started.md", "## A first game over REST", ""): (
+        "test_serve.py::test_the_guide_rest_game"
+    ),
+    ("getting-started.md", "## A first game over gRPC", ""): (
+        "test_serve.py::test_the_guide_grpc_game"
+    ),
+    ("README.md", "### Other clients: Node, and buf curl", ""): (
+        "test_serve.py::test_the_readme_buf_curl_line"
+    ),
+}
+"""The README's REST and tables lines also run in tests/rest (test_readme_curl, _tables)."""
+
+MAKE_RUN_BY = "test_serve.py::test_the_make_lines"
+"""Every other line that is a ``make`` target (``make serve``: the ``served`` fixture)."""
+
+NOT_HERE: dict[str, str] = {
+    "make test": "the whole suite, this test among them: CI runs it (.ci/run)",
+    "make docs": "make test's docs target, which CI runs: the site's strict build",
+    ".venv/bin/mkdocs serve": (
+        "a development server on the fixed port 8000 that runs until stopped; it builds what"
+        " make docs builds"
+    ),
+    "make bench": "minutes of benchmarks, never part of make test (the README says so)",
+    "git clone <this repository> cardcore && cd cardcore": (
+        "the repository's address is a placeholder; the tests copy its tracked files instead,"
+        " as a clone has them"
+    ),
+}
+
+
+def make_lines() -> list[str]:
+    """The ``make`` lines of both files, in order, but those not run here."""
+    return [
+        line
+        for path in (README, GETTING_STARTED)
+        for b in blocks(path)
+        for line in b.lines
+        if command(line).startswith("make ") and command(line) not in NOT_HERE
+    ]
