@@ -81,8 +81,12 @@ def command(template: str) -> Callable[[type[_R]], type[_R]]:
       e.g. ``@kit.command("swap {hand_card} {up_card}")``, kept on the class as ``syntax``;
       ``str(command)`` is its text (``"play 4S 4H"``).
 
-    The check costs about 0.1 us per construction (a ``type(x) is C`` per field; benchmarks/
-    measured no change in the playouts), so commands built in the hot path stay cheap."""
+    The check is a ``type(x) is C`` per field (one C-level set test for a tuple of cards), so
+    commands built on the hot path stay cheap: measured with timeit on CPython 3.11, a two-card
+    Palace ``Play`` 175 → 257 ns, Spit's ``Play(0, 1, card)`` 242 → 267 ns; the bot playouts of
+    benchmarks/test_core.py moved within ±2 % (best of 24 interleaved runs; Palace, which builds
+    its multi-card plays in ``legal_commands``, about -1.5 %). Most commands the games list are
+    built once at import anyway."""
 
     def make(cls: type[_R]) -> type[_R]:
         made = _build(cls, checked=True)

@@ -8,6 +8,7 @@ in a log's header) still reads as it did under the rules given beside it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,6 +125,20 @@ def test_a_logged_position_under_rules_replays_from_either_text() -> None:
     replayed = [step.state for step in log.replay(old)]
     assert replayed == [step.state for step in log.replay(lines)]
     assert replayed[-1] == match.state._replace(setup=replayed[-1].setup)
+
+
+def test_the_examples_of_the_rules_field_parse_and_format_back() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text()
+    section = doc.split("## The rules field", 1)[1].split("\n## ", 1)[0]
+    games = {g.name: g for g in GAMES}
+    examples = [ln for ln in section.splitlines() if ln.split(" ")[0] in games and "…" not in ln]
+    assert len(examples) >= 2
+    for text in examples:
+        game = games[text.split(" ")[0]]
+        assert game.parse_position is not None and game.format_position is not None
+        state = game.parse_position(text, None)
+        assert state.setup.rules != game.rules_type()
+        assert game.format_position(state, REF) == text
 
 
 @pytest.mark.parametrize(
