@@ -655,8 +655,10 @@ def test_any_seat_may_resign_at_any_point(game: AnyGame, data: st.DataObject) ->
     """rules.md §0.6 for every game: ``kit.Resign`` is a command of it, never offered by
     ``legal_commands`` (bots must not resign by chance); at any point a seat still in the game
     may resign — the cards are conserved after every event, two left means the game ends with
-    the other the only winner (``RESIGNED``); a seat that is out is refused with the usual code
-    and nothing changes; the game then plays to its end and the log verifies and replays."""
+    the other the only winner (``RESIGNED``; in Palace, whose winners are a finishing order, the
+    last of them after any who went out before, the resigner among the losers); a seat that is
+    out is refused with the usual code and nothing changes; the game then plays to its end and
+    the log verifies and replays."""
     from cardcore.kit import Resign
 
     assert Resign in game.command_types, f"{game.name} has no Resign"
@@ -687,8 +689,13 @@ def test_any_seat_may_resign_at_any_point(game: AnyGame, data: st.DataObject) ->
                     assert Counter(game.cards_in_play(after)) == deck
                 match.submit(seat, Resign(by), now)
                 if match.outcome is not None:
-                    assert match.outcome.termination is Termination.RESIGNED
-                    assert seat not in match.outcome.winners and len(match.outcome.winners) == 1
+                    outcome = match.outcome
+                    assert outcome.termination is Termination.RESIGNED
+                    assert seat not in outcome.winners
+                    if outcome.losers:  # Palace: winners are a finishing order, ranked above
+                        assert seat in outcome.losers  # every loser, the resigner among them
+                    else:
+                        assert len(outcome.winners) == 1
                     break
                 with pytest.raises(Rejected) as again:
                     match.check(seat, Resign())
