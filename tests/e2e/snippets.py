@@ -110,10 +110,9 @@ MAKE_RUN_BY = "test_serve.py::test_the_make_lines"
 
 NOT_HERE: dict[str, str] = {
     "make test": "the whole suite, this test among them: CI runs it (.ci/run)",
-    "make docs": "make test's docs target, which CI runs: the site's strict build",
     ".venv/bin/mkdocs serve": (
         "a development server on the fixed port 8000 that runs until stopped; it builds what"
-        " make docs builds"
+        " make docs builds (which runs here)"
     ),
     "make bench": "minutes of benchmarks, never part of make test (the README says so)",
     "git clone <this repository> cardcore && cd cardcore": (

@@ -6,10 +6,11 @@ package index); the service's build downloads the web table's runtime from a loc
 serving the genuine pinned tarball, so the test stays offline for npm.
 
 After each install line the virtualenv holds what the line names, and after the engine's line
-nothing else: the engine has no dependency. The command lines run right after it, on the
-engine alone. The README's ``pip wheel`` line builds the three wheels, the engine's under
-500 KB. The README's and the guide's lines run at once, each in its own tree (pip mostly waits
-on the index: about 90 s for both)."""
+nothing else: the engine has no dependency. The guide's command lines run right after its
+engine line, on the engine alone; the README's after its block, in a new shell that activates
+``.venv`` as the README says. The README's ``pip wheel`` line builds the three wheels, the
+engine's under 500 KB. The README's and the guide's lines run at once, each in its own tree:
+pip mostly waits on the index (50 s for both on a quiet machine)."""
 
 from __future__ import annotations
 

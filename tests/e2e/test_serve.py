@@ -220,9 +220,13 @@ def service_lines(s: Served) -> list[tuple[str, int, str]]:
             text=True,
         )
         ready = _ready_lines(proc)
+        ok = bool(ready) and ready[-1].startswith("cardcore REST on ")
+        if ok:
+            # once it answers: the server prints its addresses a moment before it handles
+            # SIGTERM (services/cardcore_server/server.py), and a signal in between kills it
+            httpx.get(ready[-1].split()[-1] + "/readyz", timeout=10).raise_for_status()
         proc.send_signal(signal.SIGTERM)  # "SIGTERM stops gracefully"
         rest = proc.communicate(timeout=60)[0]
-        ok = any(ln.startswith("cardcore REST on ") for ln in ready)
         out.append((line, proc.returncode if ok else -1, "\n".join(ready) + rest))
     return out
 
@@ -408,7 +412,7 @@ def test_the_service_lines(background: dict[str, Future[Any]]) -> None:
 def test_the_make_lines(background: dict[str, Future[Any]]) -> None:
     *done, (_, golden_changed) = result(background, "make")
     ran = {snippets.command(line) for line, _ in done}
-    assert {"make setup", "make simulate", "make demo", "make golden"} <= ran, ran
+    assert {"make setup", "make simulate", "make demo", "make golden", "make docs"} <= ran, ran
     for line, proc in done:
         assert proc.returncode == 0, (line, proc.stdout[-2000:], proc.stderr[-3000:])
     assert not golden_changed, f"make golden on a fresh tree changes nothing: {golden_changed}"
