@@ -303,12 +303,17 @@ def _shown(game: AnyGame, raw: Any, viewer: Viewer | None) -> str:
         return f"{kind} {codec.canonical_text(codec.encode(shown))}"
 
 
-def _who(entry: log.LogLine) -> str:
+def _who(game: AnyGame, entry: log.LogLine) -> str:
+    """Who acted and what, the command in the game's text syntax (docs/notation.md#commands):
+    ``seat 0: play 4S 4H`` — what a player would type to do it again."""
     seat = entry.get("seat")
     if seat is not None:
         action = entry.get("action")
-        kind = action.get("kind") if isinstance(action, dict) else None
-        return f"seat {seat} {kind}"
+        try:
+            return f"seat {seat}: {game.format_command(game.decode_command(action, 'action'))}"
+        except CardcoreError:  # not a command of this game: its kind, as the log has it
+            kind = action.get("kind") if isinstance(action, dict) else None
+            return f"seat {seat}: {kind!r:.40}"
     by = log.abort_by(entry)
     return "deal" if by is None else f"aborted by the host ({by})"
 
@@ -350,7 +355,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
             break
         if start_ms is None:
             start_ms = at_ms
-        print(f"seq {seq} +{at_ms - start_ms} ms {_who(entry)}", file=out)
+        print(f"seq {seq} +{at_ms - start_ms} ms {_who(game, entry)}", file=out)
         for raw in entry["events"]:
             print("    " + _shown(game, raw, viewer), file=out)
         last_state = step.state
@@ -400,7 +405,7 @@ def _replay_copy(
             break
         if start_ms is None:
             start_ms = at_ms
-        print(f"seq {seq} +{at_ms - start_ms} ms {_who(entry)}", file=out)
+        print(f"seq {seq} +{at_ms - start_ms} ms {_who(game, entry)}", file=out)
         for raw in entry["events"]:
             print("    " + _shown(game, raw, None), file=out)
     print(

@@ -276,3 +276,31 @@ def test_a_closed_pipe_or_ctrl_c_ends_without_a_traceback(
     assert capsys.readouterr().err == ""
     assert main(["replay", str(path)], _Closed(KeyboardInterrupt)) == 130
     assert capsys.readouterr().err == "cardcore: interrupted\n"
+
+
+@pytest.mark.parametrize("name", ["palace", "spit"])
+def test_replay_writes_each_action_as_a_command_a_player_could_type(
+    name: str, tmp_path: Path
+) -> None:
+    """Issue 21: replay named an action by its kind alone ("seat 0 Play"). It writes the game's
+    text syntax (docs/notation.md#commands), which reads back as the logged command."""
+    from cardcore import log
+
+    code, _ = run("simulate", name, "--seed", "4", "--games", "1", "--log-dir", str(tmp_path))
+    (path,) = tmp_path.glob("*.jsonl")
+    code, text = run("replay", str(path))
+    assert code == 0
+    game = get_game(name)
+    lines = log.loads(path.read_bytes())
+    states = [step.state for step in log.replay(lines)]
+    said = [ln.split(" ms ", 1)[1] for ln in text.splitlines() if ln.startswith("seq ")]
+    checked = 0
+    for entry, before, words in zip(lines[2:], states, said[1:], strict=False):
+        if entry.get("type") != "entry" or entry["seat"] is None:
+            continue
+        seat, _, command_text = words.partition(": ")
+        assert seat == f"seat {entry['seat']}"
+        command = game.decode_command(entry["action"], "action")
+        assert game.parse_command(before, entry["seat"], command_text) == command, words
+        checked += 1
+    assert checked > 20
