@@ -24,9 +24,9 @@ import re
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import structlog
 
@@ -47,7 +47,15 @@ from cardcore.rng import ENTROPY_BYTES, MAX_SEED
 from . import redaction
 from .errors import FieldViolation, Reason, ServiceError, Status, invalid
 from .limits import RateLimits, TrustedProxies
-from .live import ActionIdReused, AnyGame, LiveGame, RebuildError, Unavailable, wall_ms
+from .live import (
+    CLIENT_WAIT_S,
+    ActionIdReused,
+    AnyGame,
+    LiveGame,
+    RebuildError,
+    Unavailable,
+    wall_ms,
+)
 from .lobby import CREATOR, INVITE_PREFIX, Lobby, invite_hash, new_table
 from .metrics import Metrics
 from .redaction import RedactedEntry, Value
@@ -57,6 +65,8 @@ from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
 from .tables import SeatOpen, TableStatus
 
 log = structlog.get_logger("cardcore_server")
+
+T = TypeVar("T")
 
 request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
     "cardcore_request_fields", default=None
@@ -560,7 +570,7 @@ class Application:
             )
         found = self._tokens.get(token_hash(token)) if token.startswith(TOKEN_PREFIX) else None
         if found is None and self.shared is not None and token.startswith(TOKEN_PREFIX):
-            found = await self._shared_token(token_hash(token))
+            found = await _bounded(self._shared_token(token_hash(token)))
         if found is None:
             raise ServiceError(Status.UNAUTHENTICATED, Reason.INVALID_TOKEN, "unknown token")
         if not _GAME_ID_RE.match(game_id or ""):
@@ -576,14 +586,16 @@ class Application:
         _note(game_id=game_id, seat=viewer_text)
         live = self.games.get(game_id)
         if live is None or live.broken:
-            live = await self._load(game_id)
+            live = await _bounded(self._load(game_id))
         if sync and self.shared is not None:
             # Show what other processes wrote too (a submit needs no look first: its commit
             # is refused if the game moved on, and the sequencer then catches up).
             try:
-                await live.sync()
+                await _bounded(live.sync())
             except Unavailable:
-                live = await self._load(game_id)
+                live = await _bounded(self._load(game_id))
+            except _Slow:
+                pass  # the store does not answer: what this server holds is the answer
         return live, viewer
 
     async def _shared_token(self, digest: str) -> tuple[str, str] | None:
@@ -1254,6 +1266,37 @@ def _contributions(
 def _end_json(live: LiveGame) -> str:
     """The durable end line of a game that is over, as streams end with it."""
     return redaction.end_line(live.lines[: live.durable_lines])
+
+
+class _Slow(ServiceError):
+    """The store did not answer within :data:`~.live.CLIENT_WAIT_S` (:func:`_bounded`)."""
+
+
+async def _bounded(aw: Awaitable[T]) -> T:
+    """``aw``'s result, or ``UNAVAILABLE`` (:class:`_Slow`) once the store has taken
+    :data:`~.live.CLIENT_WAIT_S`: a caller is never held to its own deadline by an outage.
+    ``aw`` runs on to its end meanwhile (cancelling a query to an unreachable database would
+    wait for that database too), and its outcome is kept for the next caller (a game loaded,
+    a token cached)."""
+    task = asyncio.ensure_future(aw)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=CLIENT_WAIT_S)
+    finally:
+        if not task.done():
+            task.add_done_callback(_read_outcome)
+    if not done:
+        raise _Slow(
+            Status.UNAVAILABLE,
+            Reason.STORE_UNAVAILABLE,
+            f"the store did not answer within {CLIENT_WAIT_S:g} s; retry",
+        )
+    return task.result()
+
+
+def _read_outcome(task: asyncio.Future[Any]) -> None:
+    """Nobody waits for ``task`` any more: read its outcome (or asyncio logs it as lost)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _unavailable(message: str) -> ServiceError:

@@ -16,9 +16,11 @@ streams, answers) is ever a state the store did not accept.
 While a round is being committed, new actions wait and form the next round (a group commit per
 game; the store groups rounds of different games). A store that cannot be reached makes the
 sequencer retry with backoff: actions that carry an ``action_id``, and timed actions, wait for
-it (up to :data:`CLIENT_WAIT_S` for a client's), since a failed commit may have landed and only
-a catch-up can tell. A rejection is answered only on a state the store confirmed as current
-(stored with the round when it carried an ``action_id``), so an ``action_id`` has one answer.
+it, since a failed commit may have landed and only a catch-up can tell. A client waits
+:data:`CLIENT_WAIT_S` at most, whatever the store does (fails, or hangs): then it is answered
+``UNAVAILABLE``, and its action, if not yet in a round, is dropped. A rejection is answered
+only on a state the store confirmed as current (stored with the round when it carried an
+``action_id``), so an ``action_id`` has one answer.
 
 **Timers and bots** run on the server that owns the game (``owned``; on a single server, all of
 them): they arm an ``asyncio`` timer and, when it fires while the game is still at the ``seq``
@@ -76,9 +78,11 @@ log = structlog.get_logger("cardcore_server")
 
 MAX_ROUND: Final = 256
 """Actions decided and committed together at most."""
-CLIENT_WAIT_S: Final = 8.0
-"""How long a client's action waits for an unreachable store before it is answered
-``UNAVAILABLE`` (retry with the same ``action_id``)."""
+CLIENT_WAIT_S: Final = 2.0
+"""How long a client's action waits for the store at most, from its arrival: past that it is
+answered ``UNAVAILABLE`` (retry with the same ``action_id``), whether the store fails fast (the
+sequencer retries with backoff meanwhile) or hangs (a database cut off: a commit may wait for
+TCP to give up). A commit takes milliseconds; this is for outages."""
 RETRY_MIN_S: Final = 0.05
 RETRY_MAX_S: Final = 2.0
 
@@ -424,25 +428,38 @@ class LiveGame:
         fut.add_done_callback(_observed)
         timed = planned_seq is not None
         deadline = float("inf") if timed else loop.time() + CLIENT_WAIT_S
-        self._queue.append(
-            _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
-        )
-        if self._runner is None and len(self._queue) == 1 and not self._stale:
-            try:
-                await self._round_inline()
-            except asyncio.CancelledError:
-                # drain() stopped a round that hangs (the server is stopping): this call is
-                # answered from its future (UNAVAILABLE), not cancelled with it.
-                task = asyncio.current_task()
-                if not (self._draining and fut.done() and task is not None):
-                    raise
-                task.uncancel()
-        else:
-            self._kick()
-        result = await asyncio.shield(fut)
+        intent = _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
+        self._queue.append(intent)
+        # A client waits for the store CLIENT_WAIT_S at most, whatever the store does (an
+        # outage may hang a commit until TCP gives up): then it is answered UNAVAILABLE.
+        try:
+            async with asyncio.timeout_at(None if timed else deadline):
+                # A round of PostgreSQL's runs on the sequencer's task, never the caller's: a
+                # caller leaves at its deadline, and cancelling a query in flight would itself
+                # wait for the unreachable server (psycopg asks it to cancel).
+                inline = self._runner is None and len(self._queue) == 1 and not self._stale
+                if inline and self.shared is None:
+                    await self._round_inline(fut)
+                else:
+                    self._kick()
+                result = await asyncio.shield(fut)
+        except TimeoutError:
+            result = self._give_up(intent)
         if isinstance(result, Rejected):
             raise result
         return result
+
+    def _give_up(self, intent: _Intent) -> Accepted | Rejected:
+        """A client's wait for the store is over: answer it ``UNAVAILABLE`` (retry with the
+        same ``action_id``). Still queued, its action is never decided; in the round being
+        committed, its fate is the round's, which a resend learns."""
+        if intent.future.done():
+            return intent.future.result()
+        with contextlib.suppress(ValueError):
+            self._queue.remove(intent)
+        failure = StoreError(f"the store did not answer within {CLIENT_WAIT_S:g} s")
+        intent.future.set_exception(failure)
+        raise failure
 
     async def sync(self) -> None:
         """Catch up with what other processes wrote (a shared store only; a store that cannot
@@ -466,16 +483,24 @@ class LiveGame:
         self._stale = True
         self._kick()
 
-    async def _round_inline(self) -> None:
-        """The sequencer is idle: the caller runs the round itself (a task of its own would
-        cost two more event-loop turns per action). Whatever else arrived meanwhile, or a
-        store failure, goes to the sequencer task."""
+    async def _round_inline(self, fut: asyncio.Future[Accepted | Rejected]) -> None:
+        """The sequencer is idle: the caller runs the round of its action ``fut`` itself (a
+        task of its own would cost two more event-loop turns per action). Whatever else
+        arrived meanwhile, or a store failure, goes to the sequencer task."""
         task = asyncio.current_task()
+        assert task is not None
         self._runner = task
         try:
             await self._round()
         except StoreError:
             self._stale = True  # the sequencer catches up (with backoff) and retries
+        except asyncio.CancelledError:
+            self._stale = True  # a commit given up on may land still: catch up first
+            # drain() stopped a round that hangs (the server is stopping): this call is
+            # answered from its future (UNAVAILABLE), not cancelled with it.
+            if not (self._draining and fut.done()):
+                raise
+            task.uncancel()
         finally:
             if self._runner is task:
                 self._runner = None
@@ -651,8 +676,13 @@ class LiveGame:
             except BaseException:
                 self._rewind()
                 # Its fate is unknown: keep what a catch-up can settle (an action_id, a planned
-                # seq); an action without either cannot be told apart from a new one.
-                retry = [i for i in batch if i.action_id or i.planned_seq is not None]
+                # seq) and someone still waits for; an action without either cannot be told
+                # apart from a new one.
+                retry = [
+                    i
+                    for i in batch
+                    if (i.action_id or i.planned_seq is not None) and not i.future.done()
+                ]
                 for i in batch:
                     if i not in retry:
                         _answer(i, StoreError("the store failed; the action may not be recorded"))
