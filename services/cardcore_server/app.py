@@ -359,6 +359,7 @@ class Application:
         for game in self.games.values():
             game.drain()  # queued actions: UNAVAILABLE now, a retryable answer
             game.wake()
+        self.lobby.wake_streams()  # streams waiting for a table's deal
 
     def drain_all(self) -> None:
         """The grace period is ending: answer every action still in flight ``UNAVAILABLE``
@@ -1067,11 +1068,14 @@ class Application:
             if over:
                 yield StreamBatch((), live.durable.outcome, _end_json(live))
                 return
-            await live.wait_change(seen)
+            # Looked at before each wait, not only after one: begin_shutdown() wakes the
+            # streams waiting then, and a stream still sending its last batch (an action just
+            # acknowledged) must not wait past the stop for a change that never comes.
             if self.closing:
                 raise ServiceError(
                     Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping; resume"
                 )
+            await live.wait_change(seen)
 
     async def view(self, token: str | None, game_id: str) -> ViewResult:
         """The caller's view of the durable state and its legal commands."""

@@ -19,7 +19,7 @@ from typing import Any, Final, TypeVar
 
 import grpc
 import structlog
-from google.protobuf import any_pb2, message
+from google.protobuf import any_pb2, duration_pb2, message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from cardcore.engine import Outcome
@@ -154,6 +154,11 @@ def _client_address(context: grpc.aio.ServicerContext[Any, Any], proxies: Truste
     return proxies.client(peer, [v for v in forwarded if isinstance(v, str)])
 
 
+RETRY_AFTER_S: Final = 1
+"""What an ``UNAVAILABLE`` answer tells a client to wait before it retries (``RetryInfo``),
+unless it says otherwise (``retry_after_s``); REST says the same in ``Retry-After``."""
+
+
 def _status_details(err: ServiceError) -> bytes:
     rpc_code = _CODES[err.status][1]
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
@@ -171,6 +176,12 @@ def _status_details(err: ServiceError) -> bytes:
         extra = any_pb2.Any()
         extra.Pack(bad)
         details.append(extra)
+    if err.status in (Status.UNAVAILABLE, Status.RESOURCE_EXHAUSTED):
+        # Retryable: say when (google.rpc.RetryInfo), as REST's Retry-After does.
+        seconds = int(err.metadata.get("retry_after_s", RETRY_AFTER_S))
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=seconds)))
+        details.append(retry)
     status = status_pb2.Status(code=rpc_code, message=err.message, details=details)
     data: bytes = status.SerializeToString()
     return data
@@ -187,6 +198,26 @@ class GameServiceHandlers:
 
     def __init__(self, app: Application) -> None:
         self.app = app
+        self.running = 0
+        """Calls in a handler now."""
+        self.last_call = 0.0
+        """Loop time at which the latest call reached its handler."""
+
+    def _began(self) -> None:
+        self.running += 1
+        self.last_call = asyncio.get_running_loop().time()
+
+    async def settled(self, quiet_s: float, until: float) -> None:
+        """Return once no call is in a handler and none has arrived for ``quiet_s`` (or at loop
+        time ``until``): the server may then stop. gRPC core cancels, with no answer and no
+        handler, every call it holds that it has not handed to one yet when the server stops
+        (``CANCELLED``); until then each is handed over, and refused ``ShuttingDown``."""
+        loop = asyncio.get_running_loop()
+        while loop.time() < until:
+            idle = loop.time() - self.last_call
+            if self.running == 0 and idle >= quiet_s:
+                return
+            await asyncio.sleep(min(max(quiet_s - idle, 0.005), until - loop.time()))
 
     def generic_handler(self) -> grpc.GenericRpcHandler:
         unary = grpc.unary_unary_rpc_method_handler
@@ -232,6 +263,7 @@ class GameServiceHandlers:
             reset = request_fields.set(fields)
             start = time.perf_counter()
             code = "OK"
+            self._began()
             try:
                 self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
                 request = _parse(request_type, raw)
@@ -252,6 +284,7 @@ class GameServiceHandlers:
                 )
                 raise
             finally:
+                self.running -= 1
                 self.app.metrics.request("grpc", name, code, time.perf_counter() - start)
                 _request_line(fields, code, start)
                 request_fields.reset(reset)
@@ -268,6 +301,7 @@ class GameServiceHandlers:
         start = time.perf_counter()
         code = "OK"
         sent = 0
+        self._began()
         try:
             self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
             request = _parse(pb.StreamEventsRequest, raw)
@@ -290,6 +324,7 @@ class GameServiceHandlers:
             log.exception("internal_error", rpc="StreamEvents")
             await _abort(context, ServiceError(Status.INTERNAL, Reason.INTERNAL, "internal error"))
         finally:
+            self.running -= 1
             fields["entries"] = sent
             self.app.metrics.request("grpc", "StreamEvents", code, time.perf_counter() - start)
             _request_line(fields, code, start)

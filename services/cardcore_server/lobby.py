@@ -530,6 +530,11 @@ class Lobby:
                     Status.UNAVAILABLE, Reason.SHUTTING_DOWN, "the server is stopping; resume"
                 )
 
+    def wake_streams(self) -> None:
+        """The server is stopping: the streams waiting for a deal look again now (and end)."""
+        for event in self._started.values():
+            event.set()
+
     def _wake(self, game_id: str) -> None:
         event = self._started.pop(game_id, None)
         if event is not None:

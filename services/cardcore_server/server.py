@@ -4,8 +4,10 @@ REST API (:mod:`.rest`) on the same application, in the same process and event l
 :func:`serve` rebuilds every unfinished game from the store before it starts listening, announces
 ``cardcore serving on HOST:PORT`` on stdout once it accepts calls (then ``cardcore REST on
 http://HOST:PORT`` when REST is on), and on SIGTERM/SIGINT stops gracefully: health turns
-NOT_SERVING, new calls are refused, open REST event streams end with ``event: closing``, in-flight
-calls get ``grace`` seconds, timers stop, every enqueued write is committed, the store is closed.
+NOT_SERVING, new calls are refused (each by its handler, ``UNAVAILABLE`` ``ShuttingDown``: gRPC
+stops only once no call comes for a moment, as it would cancel those it holds), open event
+streams end, in-flight calls get ``grace`` seconds, timers stop, every enqueued write is
+committed, the store is closed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ hundreds of calls. A pending call costs a few KiB; past twice this many gRPC cor
 DRAIN_BEFORE_S: float = 0.5
 """How long before the end of the grace period the actions still in flight are answered
 ``UNAVAILABLE`` (their calls then end with that answer, not ``CANCELLED``)."""
+QUIET_S: float = 0.05
+"""At a stop, gRPC goes on handing calls to their handlers (which refuse them
+``ShuttingDown``) until none has arrived for this long and none is running."""
+REFUSING_S: float = 0.5
+"""... but for this long at most: clients that retry without a pause do not hold the stop."""
 
 
 def is_loopback(host: str) -> bool:
@@ -85,9 +92,12 @@ class Running:
         health_servicer: health.aio.HealthServicer,
         port: int,
         rest: RestServer | None = None,
+        *,
+        handlers: GameServiceHandlers | None = None,
     ) -> None:
         self.server = server
         self.app = app
+        self.handlers = handlers
         self.health = health_servicer
         self.port = port
         self.rest = rest
@@ -103,13 +113,24 @@ class Running:
         )
         try:
             if self.rest is not None:
-                await asyncio.gather(self.server.stop(grace_s), self.rest.stop(grace_s))
+                await asyncio.gather(self._stop_grpc(grace_s), self.rest.stop(grace_s))
             else:
-                await self.server.stop(grace_s)
+                await self._stop_grpc(grace_s)
         finally:
             drain.cancel()
         await self.app.close()
         log.info("stopped")
+
+    async def _stop_grpc(self, grace_s: float) -> None:
+        """Every call that reached the server gets an answer of ours: the calls gRPC core
+        holds are handed to their handlers (refused ``ShuttingDown``, each with its log line)
+        and those running end, before gRPC stops, which would cancel them."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        if self.handlers is not None:
+            until = began + min(REFUSING_S, max(grace_s - DRAIN_BEFORE_S, 0))
+            await self.handlers.settled(QUIET_S, until)
+        await self.server.stop(max(grace_s - (loop.time() - began), 0))
 
 
 class PortUnavailable(OSError):
@@ -177,7 +198,8 @@ async def start(options: ServerOptions) -> Running:
             *grpc_options(limits),
         ]
     )
-    server.add_generic_rpc_handlers((GameServiceHandlers(app).generic_handler(),))
+    handlers = GameServiceHandlers(app)
+    server.add_generic_rpc_handlers((handlers.generic_handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -218,7 +240,7 @@ async def start(options: ServerOptions) -> Running:
         rest_port=rest.port if rest is not None else None,
         rebuilt_games=rebuilt,
     )
-    return Running(server, app, health_servicer, port, rest)
+    return Running(server, app, health_servicer, port, rest, handlers=handlers)
 
 
 def _tls(options: ServerOptions) -> tuple[str, str] | None:
@@ -236,15 +258,16 @@ def _tls(options: ServerOptions) -> tuple[str, str] | None:
 async def serve(options: ServerOptions) -> int:
     """Serve until SIGTERM or SIGINT; returns the exit status."""
     running = await start(options)
+    # Before the ready lines: a SIGTERM just after them stops gracefully too.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
     print(f"cardcore serving on {options.host}:{running.port}", flush=True)
     if running.rest is not None:
         host = f"[{options.host}]" if ":" in options.host else options.host
         scheme = "https" if options.tls_cert else "http"
         print(f"cardcore REST on {scheme}://{host}:{running.rest.port}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting_down", grace_s=options.grace_s)
     await running.stop(options.grace_s)
