@@ -45,6 +45,26 @@ def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
     return parse
 
 
+class ListOption(argparse.Action):
+    """A list option, repeatable (and taking several values each, with ``nargs``): the values
+    given on the command line replace a list from the environment, as every other flag does,
+    where argparse's ``append`` would add them to it (``--trusted-proxy`` given on the command
+    line must be the whole list of proxies trusted, not more)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given: set[str] = namespace.__dict__.setdefault("_lists_given", set())
+        items = list(getattr(namespace, self.dest) or []) if self.dest in given else []
+        given.add(self.dest)
+        items.extend(values if isinstance(values, list) else [values])
+        setattr(namespace, self.dest, items)
+
+
 def _network(text: str) -> str:
     """An argparse ``type``: an address or network (:func:`.limits.parse_network`)."""
     try:
@@ -165,7 +185,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cors-origin",
-        action="append",
+        action=ListOption,
         default=[],
         metavar="ORIGIN",
         help="let a web frontend on ORIGIN (e.g. https://cards.example) call the REST API from "
@@ -188,7 +208,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--trusted-proxy",
-        action="extend",
+        action=ListOption,
         nargs="+",
         type=_network,
         default=[],
@@ -271,7 +291,7 @@ def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str
                 if raw.lower() not in _TRUE | _FALSE:
                     raise ValueError("1 or 0 (true or false)")
                 value = raw.lower() in _TRUE
-            elif isinstance(action, argparse._AppendAction):  # --trusted-proxy too (extend)
+            elif isinstance(action, ListOption):
                 value = [v.strip() for v in raw.split(",") if v.strip()]
                 if callable(action.type):
                     value = [action.type(v) for v in value]
@@ -288,7 +308,7 @@ def effective_config(ns: argparse.Namespace) -> dict[str, Any]:
     """The options as the server will use them, secrets masked."""
     out: dict[str, Any] = {}
     for key, value in sorted(vars(ns).items()):
-        if key == "print_config":
+        if key == "print_config" or key.startswith("_"):
             continue
         if key in SECRET_FLAGS and value:
             value = _mask_url(str(value)) if key == "db" else "********"

@@ -55,6 +55,27 @@ def test_print_config_merges_flags_environment_and_files_and_masks_secrets(tmp_p
     assert "s3cret-pw" not in done.stdout and "a-very-secret" not in done.stdout
 
 
+def test_a_list_on_the_command_line_replaces_the_environments() -> None:
+    """As every other flag, a list flag given on the command line wins over the environment:
+    --trusted-proxy there is the whole list of proxies trusted (argparse's append added the
+    two: a proxy meant to be replaced stayed trusted)."""
+    done = serve(
+        "--print-config",
+        "--trusted-proxy",
+        "127.0.0.1",
+        "::1",
+        "--cors-origin",
+        "https://b.example",
+        "--cors-origin",
+        "https://c.example",
+        env={"CARDCORE_TRUSTED_PROXY": "10.0.0.0/8", "CARDCORE_CORS_ORIGIN": "https://a.example"},
+    )
+    assert done.returncode == 0, done.stderr
+    config = json.loads(done.stdout)
+    assert config["trusted_proxy"] == ["127.0.0.1/32", "::1/128"]
+    assert config["cors_origin"] == ["https://b.example", "https://c.example"]
+
+
 def test_a_bad_environment_value_names_its_variable() -> None:
     for env, name in (
         ({"CARDCORE_PORT": "fifty"}, "CARDCORE_PORT"),
