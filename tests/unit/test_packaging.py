@@ -90,3 +90,19 @@ def test_make_serve_keeps_its_database_out_of_the_tree() -> None:
     assert "SERVE_DB ?= $(HOME)/.local/share/cardcore/cardcore.db" in makefile
     assert '--db "$(SERVE_DB)"' in makefile
     assert "*.db" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_the_old_name_of_the_stubs_is_only_an_alias_for_outside_programs() -> None:
+    """``cardcore_server._pb`` is kept for the shared benchmark harness alone; the stubs are
+    ``cardcore_proto`` and nothing here imports the old name."""
+    from cardcore_proto import game_service_pb2
+    from cardcore_server import _pb
+
+    assert _pb.game_service_pb2 is game_service_pb2
+    users = [
+        str(p)
+        for folder in ("cardcore", "services", "clients/python", "tests", "benchmarks")
+        for p in (ROOT / folder).rglob("*.py")
+        if "cardcore_server._pb" in p.read_text(encoding="utf-8") and p.name != "_pb.py"
+    ]
+    assert users == [str(Path(__file__))], users
