@@ -35,11 +35,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from . import codec, rng, signatures
-from .engine import Game, Outcome, Role, Setup, Termination, Viewer, union_of, with_setup
-from .errors import CardcoreError, CorruptLog, DecodeError, InvalidSeat, Rejected
-from .signatures import SIGNATURE_KEY
-from .version import __version__
+from .. import codec, rng, signatures
+from ..engine import Game, Outcome, Role, Setup, Termination, Viewer, union_of, with_setup
+from ..errors import CardcoreError, CorruptLog, DecodeError, InvalidSeat, Rejected
+from ..signatures import SIGNATURE_KEY
+from ..version import __version__
 
 FORMAT: Final = 1
 """A log whose game deals from the seed the header commits to."""
@@ -563,7 +563,7 @@ def _game_of(
 ) -> Game[Any, Any, Any, Any, Any]:
     """The header's game: from the registry, or ``game`` (one that is not registered, e.g. a
     game of your own) when its name is the header's."""
-    from .registry import get_game
+    from ..registry import get_game
 
     if game is not None:
         if header.get("game") != game.info.name:
@@ -798,7 +798,7 @@ def verify(
 def _verify(
     lines: Sequence[LogLine], game: Game[Any, Any, Any, Any, Any] | None, at: list[int | None]
 ) -> Report:
-    from .match import Match
+    from ..match import Match
 
     if lines and isinstance(lines[0], dict) and lines[0].get("type") == RECEIPTS_TYPE:
         lines = _as_copy(lines)  # receipts kept with their header: checked as that copy
@@ -1127,7 +1127,7 @@ def _settle(
     its keyed hash (the full entry's, hidden cards included) and the events as that viewer was
     shown them — and the end. The first entry where the copy and the game the seed gives differ
     is named. Needs every entry (a copy downloaded mid-game plus the stream after it)."""
-    from .match import Match
+    from ..match import Match
 
     viewer = _viewer_of(copy_of(lines), _seats_of(header))
     if viewer is None:
