@@ -26,10 +26,17 @@ from cardcore.engine import Outcome
 from cardcore_proto import game_service_pb2 as pb
 
 from . import logs
-from .app import MAX_SEATS, MAX_TIMEOUTS, Application, GameSpec, StreamBatch, request_fields
+from .app import (
+    MAX_SEATS,
+    MAX_TIMEOUTS,
+    Application,
+    GameSpec,
+    StreamBatch,
+    TableInfo,
+    request_fields,
+)
 from .errors import DOMAIN, Reason, ServiceError, Status, invalid
 from .limits import TrustedProxies
-from .lobby import TableInfo
 from .redaction import RedactedEntry, Value
 from .store import SeatSpec
 

@@ -70,10 +70,10 @@ from cardcore.version import __version__
 
 from . import logs, web
 from .app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
+from .app import TableInfo as CoreTable
+from .app.lobby import MAX_MY_GAMES
 from .connections import ACCEPT_BATCH, LISTEN_BACKLOG, TIMED_OUT, ConnectionLimits
 from .errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
-from .lobby import MAX_MY_GAMES
-from .lobby import TableInfo as CoreTable
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .redaction import RedactedEntry, Value
 from .rest_connections import Connections

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from cardcore_server.lobby import PRESENCE_FRESH_S, PRESENCE_READ_S, Lobby
+from cardcore_server.app.lobby import PRESENCE_FRESH_S, PRESENCE_READ_S, Lobby
 from cardcore_server.store import StoreError
 
 

@@ -32,13 +32,13 @@ from cardcore.engine import Outcome
 from cardcore.errors import Rejected
 from cardcore.log import abort_action, dumps
 
-from .errors import Reason, ServiceError, Status, invalid
-from .live import HOST_SEAT, HostAbort, LiveGame, Unavailable, wall_ms
-from .store import Conflict, GameRecord, SeatSpec, StoreError
-from .tables import PAGE_MAX, SeatOpen, TablePage, TableRow, TableStatus
+from ..errors import Reason, ServiceError, Status, invalid
+from ..live import HOST_SEAT, HostAbort, LiveGame, Unavailable, wall_ms
+from ..store import Conflict, GameRecord, SeatSpec, StoreError
+from ..tables import PAGE_MAX, SeatOpen, TablePage, TableRow, TableStatus
 
 if TYPE_CHECKING:
-    from .app import Application
+    from .facade import Application
 
 log = structlog.get_logger("cardcore_server")
 
@@ -67,7 +67,7 @@ streams are always current."""
 
 
 def invite_hash(code: str) -> str:
-    from .app import token_hash
+    from .facade import token_hash
 
     return token_hash(code)
 
@@ -209,7 +209,7 @@ class Lobby:
         """Take a seat: with an invite code (its seat), or an open-to-anyone seat of
         ``game_id`` (``seat``, or the first one free), adding ``entropy`` (16 bytes, or none)
         to the deal. Returns the seat's token, durable."""
-        from .app import check_entropy
+        from .facade import check_entropy
 
         app = self.app
         app.check_open()
@@ -666,7 +666,7 @@ class Lobby:
 
 
 def _hash(token: str) -> str:
-    from .app import token_hash
+    from .facade import token_hash
 
     return token_hash(token)
 
@@ -735,7 +735,7 @@ def new_table(
     watch_token: str = "",
 ) -> TableRow:
     """A table waiting for its seats; public (listed, watchable) when it has a watch token."""
-    from .tables import TableSeat
+    from ..tables import TableSeat
 
     now = wall_ms()
     return TableRow(

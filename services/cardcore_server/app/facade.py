@@ -44,10 +44,10 @@ from cardcore.kit import Resign
 from cardcore.log import SALT_BYTES, commitment, dumps
 from cardcore.rng import ENTROPY_BYTES, MAX_SEED
 
-from . import redaction
-from .errors import FieldViolation, Reason, ServiceError, Status, invalid
-from .limits import RateLimits, TrustedProxies
-from .live import (
+from .. import redaction
+from ..errors import FieldViolation, Reason, ServiceError, Status, invalid
+from ..limits import RateLimits, TrustedProxies
+from ..live import (
     CLIENT_WAIT_S,
     ActionIdReused,
     AnyGame,
@@ -56,13 +56,13 @@ from .live import (
     Unavailable,
     wall_ms,
 )
+from ..metrics import Metrics
+from ..redaction import RedactedEntry, Value
+from ..sealing import Sealer
+from ..signing import ServerKey, load_key
+from ..store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
+from ..tables import SeatOpen, TableStatus
 from .lobby import CREATOR, INVITE_PREFIX, Lobby, invite_hash, new_table
-from .metrics import Metrics
-from .redaction import RedactedEntry, Value
-from .sealing import Sealer
-from .signing import ServerKey, load_key
-from .store import EventStore, GameRecord, SeatSpec, SharedStore, StoreError
-from .tables import SeatOpen, TableStatus
 
 log = structlog.get_logger("cardcore_server")
 
