@@ -3,13 +3,12 @@
 Layers, each importing only the ones before it:
 
 * :mod:`.errors` — the service's error vocabulary (transport-neutral status names);
-* :mod:`.store` — the event-store interface and its embedded SQLite backend (group commit);
-* :mod:`.store_postgres` — the PostgreSQL backend several server processes share;
+* :mod:`.store` — the event-store interface and its backends (SQLite, PostgreSQL);
 * :mod:`.redaction` — the single point every outgoing event, view, error and log passes through;
 * :mod:`.live` — one running game: its sequencer, timers and server bots;
-* :mod:`.app` — the application layer both transports call (gRPC now, REST next);
-* :mod:`.grpc_api` — the ``grpc.aio`` transport: conversion, rich errors, the decode guard;
-* :mod:`.cli` — ``cardcore serve`` and ``cardcore demo``.
+* :mod:`.app` — the application layer every transport calls (typed values in and out);
+* :mod:`.transports` — gRPC and REST (with the web table), and the server that runs them;
+* :mod:`.cli` — ``cardcore serve``, ``cardcore demo`` and ``cardcore backup``.
 """
 
 from .app import Application, ServiceConfig

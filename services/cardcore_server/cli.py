@@ -20,8 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 from cardcore.cli import attach_values, os_error_text, whole_number
 
 from .app import MAX_DELAY_MS, MAX_TIMER_MS, ServiceConfig
-from .connections import ConnectionLimits
 from .limits import parse_network
+from .transports.connections import ConnectionLimits
 
 _LIMITS: Final = ConnectionLimits()
 PORT: Final = whole_number(0, 65535)
@@ -328,7 +328,7 @@ def _mask_url(url: str) -> str:
 def serve_main(args: list[str]) -> int:
     from . import logs
     from .sealing import read_key
-    from .server import ServerOptions, serve
+    from .transports.server import ServerOptions, serve
 
     parser = _serve_parser()
     try:

@@ -118,7 +118,7 @@ async def _play_one(target: str, name: str, seats: int, seed: int, event_limit: 
 
 async def run_demo(seed: int, event_limit: int, db: str | None) -> list[GameReport]:
     from .app import ServiceConfig
-    from .server import ServerOptions, start
+    from .transports.server import ServerOptions, start
 
     with tempfile.TemporaryDirectory() as tmp:
         options = ServerOptions(

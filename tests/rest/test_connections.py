@@ -19,7 +19,7 @@ import pytest
 
 from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
-from cardcore_server.connections import FD_RESERVE
+from cardcore_server.transports.connections import FD_RESERVE
 
 from .helpers import RestServer, bearer, create
 

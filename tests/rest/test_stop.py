@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from cardcore_server.server import ServerOptions, start
+from cardcore_server.transports.server import ServerOptions, start
 
 from ..service.helpers import hang_store_commits
 

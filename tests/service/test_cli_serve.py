@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from cardcore_server import server
 from cardcore_server.app import Application, GameSpec
 from cardcore_server.cli import _serve_parser, main
 from cardcore_server.errors import ServiceError
 from cardcore_server.store import SeatSpec, SqliteStore
+from cardcore_server.transports import server
 
 
 def cardcore(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -23,8 +23,8 @@ from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
 from cardcore_server.app import Application, GameSpec
 from cardcore_server.errors import ServiceError
-from cardcore_server.server import ServerOptions, start
 from cardcore_server.store import SeatSpec, SqliteStore
+from cardcore_server.transports.server import ServerOptions, start
 
 from .helpers import ServerProcess, auth, command, hang_store_commits, stub
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,7 +14,7 @@ from cardcore import codec, log, rng
 from cardcore.engine import Setup
 from cardcore.games.speed import Rules as SpeedRules
 from cardcore.registry import get_game
-from cardcore_server import web
+from cardcore_server.transports import web
 
 from ..rest.helpers import RestServer
 
@@ -96,7 +95,7 @@ def test_cors_for_the_origins_given(cors_server: RestServer) -> None:
 
 
 def test_web_files_are_in_the_package() -> None:
-    root = Path(web.__file__).with_name("web")
+    root = web.WEB_DIR
     assert (root / "index.html").is_file() and (root / "js" / "verify-worker.js").is_file()
 
 
@@ -183,5 +182,5 @@ def test_a_server_without_the_runtime_says_what_to_do(monkeypatch: pytest.Monkey
     text = bytes(missing.content).decode()
     assert "no Pyodide runtime" in text and "make web-vendor" in text
     assert web.static.fn("pyodide/console.html").status_code == 404  # not a runtime file
-    worker = (Path(web.__file__).with_name("web") / "js" / "verify-worker.js").read_text()
+    worker = (web.WEB_DIR / "js" / "verify-worker.js").read_text()
     assert "await missing(runtime)" in worker, "the page's worker reports the server's words"

@@ -26,10 +26,10 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from .app import Application, ServiceConfig
+from ..app import Application, ServiceConfig
+from ..store import open_store
 from .connections import ConnectionLimits, fit_descriptors, grpc_options
-from .grpc_api import SERVICE_NAME, GameServiceHandlers
-from .store import open_store
+from .grpc import SERVICE_NAME, GameServiceHandlers
 
 if TYPE_CHECKING:
     from .rest import RestServer

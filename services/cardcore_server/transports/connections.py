@@ -21,8 +21,8 @@ one place where the REST listener's connections are bounded: the h11 protocol wi
   at once. Requests already received run to their end within the grace period, as before.
 
 The limits and the descriptor budget are here; the REST listener's protocol is in
-:mod:`.rest_connections` (it needs uvicorn, which a gRPC-only install lacks); gRPC gets the same
-bounds from gRPC core's own options (:func:`grpc_options`).
+:mod:`.rest.protocol` (it needs uvicorn); gRPC gets the same bounds from gRPC core's own options
+(:func:`grpc_options`).
 """
 
 from __future__ import annotations

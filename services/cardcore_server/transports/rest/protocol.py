@@ -1,6 +1,6 @@
 """The REST listener's connections under :class:`.connections.ConnectionLimits`: uvicorn's h11
 protocol with a connection cap, header and body deadlines, a stop that answers a request still
-arriving at once (the why is in :mod:`.connections`), and no request whose framing is ambiguous."""
+arriving at once (the why is in :mod:`..connections`), and no request whose framing is ambiguous."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import structlog
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # as uvicorn itself does
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .connections import TIMED_OUT, ConnectionLimits
+from ..connections import TIMED_OUT, ConnectionLimits
 
 log = structlog.get_logger("cardcore_server")
 

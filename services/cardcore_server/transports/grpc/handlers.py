@@ -1,4 +1,4 @@
-"""The gRPC transport (``grpc.aio``): converts, delegates to :mod:`.app`, reports errors richly.
+"""The gRPC transport (``grpc.aio``): converts, delegates to the application, reports errors richly.
 
 Only conversion lives here. Handlers receive the raw request bytes and parse them themselves (the
 *decode guard*): a request that is not a valid message gets ``INVALID_ARGUMENT`` with a
@@ -25,8 +25,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from cardcore.engine import Outcome
 from cardcore_proto import game_service_pb2 as pb
 
-from . import logs
-from .app import (
+from ... import logs
+from ...app import (
     MAX_SEATS,
     MAX_TIMEOUTS,
     Application,
@@ -35,10 +35,10 @@ from .app import (
     TableInfo,
     request_fields,
 )
-from .errors import DOMAIN, Reason, ServiceError, Status, invalid
-from .limits import TrustedProxies
-from .redaction import RedactedEntry, Value
-from .store import SeatSpec
+from ...errors import DOMAIN, Reason, ServiceError, Status, invalid
+from ...limits import TrustedProxies
+from ...redaction import RedactedEntry, Value
+from ...store import SeatSpec
 
 SERVICE_NAME: Final = "cardcore.v1.GameService"
 ADMIN_KEY_HEADER: Final = "x-cardcore-admin-key"

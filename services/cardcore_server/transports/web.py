@@ -32,9 +32,9 @@ from litestar.enums import ScopeType
 from litestar.params import FromPath
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import pyodide_runtime
+from .. import pyodide_runtime
 
-WEB_DIR: Final = Path(__file__).with_name("web")
+WEB_DIR: Final = Path(__file__).resolve().parents[1] / "web"
 """The frontend's files (index.html, js/, css, svg)."""
 PYODIDE_FILES: Final = tuple(pyodide_runtime.FILES)
 """The runtime files the page loads (``loadPyodide`` fetches exactly these)."""
