@@ -27,411 +27,54 @@ whole log is, and :func:`check_copy` holds a copy (or the receipts a client kept
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import hmac
 import itertools
-import json.encoder
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import codec, rng, signatures
 from ..engine import Game, Outcome, Role, Setup, Termination, Viewer, union_of, with_setup
 from ..errors import CardcoreError, CorruptLog, DecodeError, InvalidSeat, Rejected
-from ..signatures import SIGNATURE_KEY
-from ..version import __version__
+from . import format
+from .format import (
+    ABORT_KIND,
+    COPY_KEY,
+    DEAL_ACTION,
+    FORMAT,
+    FORMAT_2,
+    FORMATS,
+    MAX_ABORT_BY,
+    RECEIPTS_TYPE,
+    SALT_BYTES,
+    LogLine,
+    abort_action,
+    abort_by,
+    check_abort_by,
+    commitment,
+    decode_outcome,
+    dumps,
+    encode_outcome,
+    header_hash,
+    loads,
+)
+from .format import ENTRY_FIELDS as _ENTRY_FIELDS
+from .format import is_digest as _is_digest
+from .format import json_eq as _json_eq
+from .format import keyed_hash as _keyed_hash
+from .format import plain_hash as _plain_hash
+from .writer import LogWriter
 
-FORMAT: Final = 1
-"""A log whose game deals from the seed the header commits to."""
-FORMAT_2: Final = 2
-"""A log whose game deals from a seed derived from the committed server seed and the players'
-entropy, which the header records (``contributions``; docs/rng.md, "The deal seed")."""
-FORMATS: Final = (FORMAT, FORMAT_2)
-SALT_BYTES: Final = 16
-DEAL_ACTION: Final = {"kind": "Deal"}
-ABORT_KIND: Final = "Abort"
-"""The kind of the host's action that ends a game at once (:meth:`Match.abort`): an entry
-with no seat, action ``{"kind": "Abort", "by": ...}`` and no events."""
-MAX_ABORT_BY: Final = 32
-
-
-def abort_action(by: str) -> dict[str, Any]:
-    """The logged action of a host's abort."""
-    return {"kind": ABORT_KIND, "by": by}
-
-
-def check_abort_by(by: object) -> str:
-    """``by`` of an abort: a short printable name of who aborted; raises ``ValueError``."""
-    if not isinstance(by, str) or not 0 < len(by) <= MAX_ABORT_BY or not by.isprintable():
-        raise ValueError(f"an abort's by must be 1 to {MAX_ABORT_BY} printable characters")
-    return by
-
-
-def abort_by(line: LogLine) -> str | None:
-    """Who aborted, when ``line`` is a host's abort entry (seat null, after the deal)."""
-    action = line.get("action")
-    if line.get("seat") is not None or line.get("seq") == 0 or not isinstance(action, dict):
-        return None
-    if action.get("kind") != ABORT_KIND or set(action) != {"kind", "by"}:
-        return None
-    by = action.get("by")
-    return by if isinstance(by, str) else None
-
-
-LogLine = dict[str, Any]
-
-
-def commitment(seed: int, salt: bytes) -> str:
-    """``sha256(seed ‖ salt)`` in hex, the seed as 8 bytes big-endian: published before the deal."""
-    return hashlib.sha256(seed.to_bytes(8, "big") + salt).hexdigest()
-
-
-def _plain_hash(line: LogLine) -> str:
-    """The hash an end line carries: without ``hash`` and the server's ``signature`` (which
-    signs it)."""
-    body = {k: v for k, v in line.items() if k != "hash" and k != SIGNATURE_KEY}
-    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
-
-
-def _keyed_hash(salt: bytes, line: LogLine) -> str:
-    body = {k: v for k, v in line.items() if k != "hash"}
-    return hmac.digest(salt, codec.canonical_bytes(body), "sha256").hex()
-
-
-def _hmac_pads(key: bytes) -> tuple[Any, Any]:
-    """HMAC-SHA256 under ``key`` (RFC 2104) with its two padded key blocks hashed once: for a
-    message, ``outer.copy()`` updated with the digest of ``inner.copy()`` updated with the
-    message gives ``hmac.new(key, msg, hashlib.sha256)`` (tests/unit/test_log_fast.py) for two
-    sha256 copies instead of a new HMAC's key set-up."""
-    if len(key) > _SHA256_BLOCK:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(_SHA256_BLOCK, b"\0")
-    return hashlib.sha256(key.translate(hmac.trans_36)), hashlib.sha256(
-        key.translate(hmac.trans_5C)
-    )
-
-
-_SHA256_BLOCK: Final = 64
-
-
-def encode_outcome(outcome: Outcome) -> dict[str, Any]:
-    out = codec.encode(outcome)
-    del out[codec.KIND]
-    return out  # type: ignore[no-any-return]
-
-
-def decode_outcome(data: Any, path: str = "outcome") -> Outcome:
-    data = dict(data, kind="Outcome") if isinstance(data, dict) else data
-    return codec.decode(Outcome, data, path)  # type: ignore[no-any-return]
-
-
-class LogWriter:
-    """Builds the lines of one game's log as its actions are accepted.
-
-    :attr:`lines` holds each line as a JSON object. :meth:`line_bytes` gives the same line's
-    canonical bytes in O(1), from the text the line was hashed with, so a host that persists the
-    log need not serialise a line again. Lines are append-only: do not edit them in place (copy
-    them, as :func:`redact_log` does); :meth:`truncate` drops trailing lines."""
-
-    def __init__(
-        self,
-        game: Game[Any, Any, Any, Any, Any],
-        setup: Setup[Any],
-        salt: bytes,
-        game_id: str | None,
-        *,
-        position: str | None = None,
-        rules_version: str | None = None,
-        server_seed: int | None = None,
-        contributions: Sequence[tuple[int, bytes]] | None = None,
-        sign: Callable[[str], dict[str, str]] | None = None,
-    ) -> None:
-        """``position``: the referee's notation of the position the game starts from, recorded
-        in the header (a header without it is a game dealt from the seed). ``rules_version``:
-        an earlier version the game still replays (:attr:`GameInfo.replays_versions`), to
-        re-record a game that was started under it; the game's own by default.
-
-        ``contributions`` (with ``server_seed``) writes log format 2: the header commits to
-        ``server_seed`` and records the seats' entropy, ``setup.seed`` must be
-        :func:`cardcore.rng.derive_deal_seed` of both, and the end line reveals the server seed.
-        ``sign``: the host's signature of a line's hash (:mod:`cardcore.signatures`), added to
-        the header and the end line as ``"signature"``."""
-        version = game.info.rules_version if rules_version is None else rules_version
-        if version != game.info.rules_version and version not in game.info.replays_versions:
-            raise ValueError(f"{game.name} does not replay rules_version {version!r}")
-        if len(salt) != SALT_BYTES:
-            raise ValueError(f"salt must be {SALT_BYTES} bytes")
-        self._salt = salt
-        self._inner, self._outer = _hmac_pads(salt)
-        self._sign = sign
-        self._seed = setup.seed
-        """What the end line reveals: the seed the header commits to."""
-        if contributions is not None:
-            if server_seed is None:
-                raise ValueError("contributions need the server seed they are mixed with")
-            if rng.derive_deal_seed(server_seed, contributions) != setup.seed:
-                raise ValueError("setup.seed is not the deal seed of server_seed and contributions")
-            self._seed = server_seed
-        public = setup.public_json()
-        setup_hash = hashlib.sha256(codec.canonical_bytes(public)).hexdigest()  # setup_hash()
-        header: LogLine = {
-            "type": "header",
-            "format": FORMAT if contributions is None else FORMAT_2,
-            "game": game.info.name,
-            "rules_version": version,
-            "cardcore": __version__,
-            "rng": rng.ALGORITHM,
-            "setup": public,
-            "setup_hash": setup_hash,
-            "commitment": commitment(self._seed, salt),
-            "game_id": game_id,
-        }
-        if contributions is not None:
-            header["seed_derivation"] = rng.DERIVATION
-            header["contributions"] = [
-                {"seat": seat, "entropy": entropy.hex()} for seat, entropy in sorted(contributions)
-            ]
-        if position is not None:
-            header["position"] = position
-        digest = header_hash(header)
-        header["hash"] = digest
-        if sign is not None:
-            header[SIGNATURE_KEY] = sign(digest)
-        full = codec.canonical_bytes(header)
-        self.lines: list[LogLine] = [header]
-        self._bytes: list[bytes | tuple[bytes]] = [(full,)]
-        """Per line: for an entry it wrote, the bytes it hashed (the canonical entry without
-        ``hash``, which :meth:`line_bytes` puts in); for any other line, a 1-tuple of its
-        canonical bytes."""
-        self._tip = digest
-        """The last hash this writer made: a hex string, so its JSON needs no escaping."""
-
-    @property
-    def last_hash(self) -> str:
-        return str(self.lines[-1]["hash"])
-
-    def line_bytes(self, i: int) -> bytes:
-        """The canonical bytes of ``lines[i]``, hash included, without a newline: exactly
-        ``codec.canonical_bytes(lines[i])``, the ``i``-th line of :func:`dumps`. O(1), from the
-        bytes the line was hashed with (nothing is serialised again). ``i`` may be negative."""
-        if len(self._bytes) != len(self.lines):
-            self._sync()
-        kept = self._bytes[i]
-        if isinstance(kept, tuple):
-            return kept[0]
-        # The hash goes just before the entry's top-level "prev", the last ',"prev":' in it (a
-        # quote inside a JSON string is escaped, and events come before prev).
-        at = kept.rfind(b',"prev":')
-        digest = codec.canonical_bytes(self.lines[i]["hash"])
-        return b"".join((kept[:at], b',"hash":', digest, kept[at:]))
-
-    def line_text(self, i: int) -> str:
-        """:meth:`line_bytes` as text: ``codec.canonical_text(lines[i])``."""
-        return self.line_bytes(i).decode()
-
-    def truncate(self, n: int) -> None:
-        """Keep only the first ``n`` lines (line 0 is the header): how a match rewinds."""
-        del self.lines[n:]
-        del self._bytes[n:]
-
-    def _sync(self) -> None:
-        # :attr:`lines` is a public list: should it have been cut or extended directly, bring
-        # the bytes in step (a line added from outside is serialised here).
-        lines, kept, n = self.lines, self._bytes, len(self.lines)
-        if len(kept) > n:
-            del kept[n:]
-        else:
-            kept.extend((codec.canonical_bytes(line),) for line in lines[len(kept) :])
-
-    def entry(
-        self, seq: int, at_ms: int, seat: int | None, action: Any, events: list[Any]
-    ) -> LogLine:
-        """Append an entry from JSON values: the action and the list of events, encoded."""
-        encoded = [_Encoded(e, codec.canonical_text(e)) for e in events]
-        return self.record(
-            seq, at_ms, seat, _Encoded(action, codec.canonical_text(action)), encoded
-        )
-
-    def record(
-        self, seq: int, at_ms: int, seat: int | None, command: Any, events: Sequence[Any]
-    ) -> LogLine:
-        """Append an entry from typed values: ``command`` (None for the deal, logged as
-        :data:`DEAL_ACTION`) and the events, each encoded once into its JSON value and its
-        canonical text (:func:`codec.encode_with_text`). The line is the one :meth:`entry` of
-        their encodings gives, faster. Nothing is appended if a value does not encode."""
-        # The playouts' hot path: one Python call per value encoded, everything else inline.
-        if command is None:
-            action, action_text = dict(DEAL_ACTION), _DEAL_TEXT
-        else:
-            action, action_text = (_ENCODERS.get(type(command)) or _encoder(type(command)))(command)
-        if len(events) == 1:
-            event = events[0]
-            value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
-            values = [value]
-            events_text = f"[{text}]"
-        else:
-            values = []
-            texts = []
-            for event in events:
-                value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
-                values.append(value)
-                texts.append(text)
-            events_text = "[" + ",".join(texts) + "]"
-        lines = self.lines
-        if len(self._bytes) != len(lines):
-            self._sync()
-        prev = lines[-1]["hash"]
-        if prev is self._tip:  # the hash made last: hex, so its JSON needs no escaping
-            prev_text = f'"{prev}"'
-        else:
-            prev = str(prev)
-            prev_text = codec.canonical_text(prev)
-        # The canonical entry assembled from its parts, keys in sorted order: action, at_ms,
-        # events, prev, seat, seq, type (and "hash" between events and prev; see line_bytes).
-        body = (
-            f'{{"action":{action_text},'
-            f'"at_ms":{at_ms if type(at_ms) is int else codec.canonical_text(at_ms)},'
-            f'"events":{events_text},'
-            f'"prev":{prev_text},'
-            f'"seat":{seat if type(seat) is int else codec.canonical_text(seat)},'
-            f'"seq":{seq if type(seq) is int else codec.canonical_text(seq)},'
-            '"type":"entry"}'
-        ).encode()
-        inner, outer = self._inner.copy(), self._outer.copy()  # HMAC-SHA256, see _hmac_pads
-        inner.update(body)
-        outer.update(inner.digest())
-        self._tip = digest = outer.hexdigest()
-        line: LogLine = {
-            "type": "entry",
-            "seq": seq,
-            "at_ms": at_ms,
-            "seat": seat,
-            "action": action,
-            "events": values,
-            "prev": prev,
-            "hash": digest,
-        }
-        lines.append(line)
-        self._bytes.append(body)
-        return line
-
-    def end(self, seq: int, outcome: Outcome) -> LogLine:
-        if len(self._bytes) != len(self.lines):
-            self._sync()
-        prev = self.last_hash
-        line: LogLine = {
-            "type": "end",
-            "seq": seq,
-            "outcome": encode_outcome(outcome),
-            "seed": self._seed,
-            "salt": self._salt.hex(),
-            "prev": prev,
-        }
-        # Every key sorts after "hash": the canonical line is "hash" then the hashed body.
-        body = (
-            f'{{"outcome":{codec.canonical_text(line["outcome"])},"prev":{_text(prev)},'
-            f'"salt":"{line["salt"]}","seed":{_text(self._seed)},"seq":{_text(seq)},"type":"end"}}'
-        )
-        digest = hashlib.sha256(body.encode()).hexdigest()
-        line["hash"] = digest
-        self.lines.append(line)
-        if self._sign is not None:
-            line[SIGNATURE_KEY] = self._sign(digest)
-            self._bytes.append((codec.canonical_bytes(line),))
-        else:
-            self._bytes.append((f'{{"hash":"{digest}",{body[1:]}'.encode(),))
-        self._tip = digest
-        return line
-
-
-def _text(value: Any) -> str:
-    """``codec.canonical_text(value)``, quicker for a string or an int."""
-    if type(value) is str:
-        return _json_string(value)
-    if type(value) is int:
-        return str(value)
-    return codec.canonical_text(value)
-
-
-_DEAL_TEXT: Final = codec.canonical_text(DEAL_ACTION)
-
-
-@dataclass(frozen=True, slots=True)
-class _Encoded:
-    """A JSON value with its canonical text: what :meth:`LogWriter.entry` records."""
-
-    value: Any
-    text: str
-
-
-def _encoded_pair(e: _Encoded) -> tuple[Any, str]:
-    return e.value, e.text
-
-
-_ENCODERS: Final[dict[type, Callable[[Any], tuple[Any, str]]]] = {_Encoded: _encoded_pair}
-"""codec.encoder_with_text per type, looked up without a Python call on the hot path."""
-
-
-def _encoder(cls: type) -> Callable[[Any], tuple[Any, str]]:
-    fn = _ENCODERS[cls] = codec.encoder_with_text(cls)
-    return fn
-
-
-_json_string: Final = json.encoder.encode_basestring
-"""The JSON of a string as canonical JSON writes it (json.dumps with ensure_ascii=False)."""
-
-
-# --------------------------------------------------------------------------- reading and writing
-
-
-def dumps(lines: Iterable[LogLine]) -> bytes:
-    """The log as canonical JSON Lines (one line per object, ``\\n`` after each)."""
-    return b"".join(codec.canonical_bytes(line) + b"\n" for line in lines)
-
-
-def loads(data: bytes | str) -> list[LogLine]:
-    """Parse JSON Lines into log lines; raises :class:`CorruptLog` naming the line."""
-    text = data.decode() if isinstance(data, bytes) else data
-    out: list[LogLine] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = codec.parse_json(raw)
-        except DecodeError as exc:
-            raise CorruptLog(None, f"line {n} is not valid JSON: {exc.message}") from None
-        except (ValueError, RecursionError) as exc:  # an integer too long, nesting too deep
-            raise CorruptLog(None, f"line {n} is not valid JSON: {type(exc).__name__}") from None
-        if not isinstance(obj, dict):
-            raise CorruptLog(None, f"line {n} is not a JSON object")
-        out.append(obj)
-    return out
+_hmac_pads = format.hmac_pads  # tests/unit/test_log_fast.py checks the writer's HMAC with it
 
 
 # --------------------------------------------------------------------------- viewers' copies
 
 
-COPY_KEY: Final = "copy"
-"""The header key that marks a viewer's copy (:func:`redact_log`): ``{"viewer": "0"}`` for a
-seat, ``{"viewer": "spectator"}``. :func:`header_hash` leaves it out, so the copy's header still
-proves the log's header."""
-RECEIPTS_TYPE: Final = "receipts"
-"""``type`` of the first line of a receipts file (:func:`check_copy`)."""
 POSITION_HIDDEN: Final = "header not checked: the start position is hidden from this viewer"
 """What :func:`verify` notes for a copy of a game started from a position: the copy's header has
 the viewer's notation of it (hidden cards ``??``), so the header's hash cannot be checked."""
 _HIDDEN_JSON: Final = "??"
 """A card hidden from the viewer (``cards.HIDDEN``), as a redacted event writes it."""
-_ENTRY_FIELDS: Final = ("seq", "at_ms", "seat", "action", "events", "prev", "hash")
-"""What a receipt of an entry carries: the entry as the viewer was shown it, ``type`` aside."""
-
-
-def header_hash(header: LogLine) -> str:
-    """The hash a header must carry: the plain sha256 of the canonical header without ``hash``,
-    without :data:`COPY_KEY` (the mark of a viewer's copy) and without the server's
-    ``signature`` (which signs this hash: :mod:`cardcore.signatures`)."""
-    body = {k: v for k, v in header.items() if k not in ("hash", COPY_KEY, SIGNATURE_KEY)}
-    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
 
 
 def viewer_text(viewer: Viewer) -> str:
@@ -498,23 +141,9 @@ def _shows_hidden(value: Any) -> bool:
     return False
 
 
-def _json_eq(a: Any, b: Any) -> bool:
-    """Equal as JSON (``True`` is not ``1``, as ``==`` would have it)."""
-    try:
-        return codec.canonical_text(a) == codec.canonical_text(b)
-    except (TypeError, ValueError, RecursionError):
-        return False
-
-
 def _count(n: int, one: str, many: str | None = None) -> str:
     """``"1 decision"``, ``"12 decisions"``."""
     return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def _is_digest(value: object) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
 
 
 # --------------------------------------------------------------------------- replay and verify
@@ -1576,3 +1205,42 @@ def _check_chain(entries: Sequence[LogLine], what: str) -> None:
 def terminated(outcome: Outcome | None) -> bool:
     """True for a game that ended by its own rules (not by the event limit)."""
     return outcome is not None and outcome.termination is not Termination.EVENT_LIMIT
+
+
+__all__ = [
+    "ABORT_KIND",
+    "COPY_KEY",
+    "DEAL_ACTION",
+    "FORMAT",
+    "FORMATS",
+    "FORMAT_2",
+    "MAX_ABORT_BY",
+    "POSITION_HIDDEN",
+    "RECEIPTS_TYPE",
+    "SALT_BYTES",
+    "CopyReport",
+    "LogLine",
+    "LogWriter",
+    "ReplayStep",
+    "Report",
+    "abort_action",
+    "abort_by",
+    "check_abort_by",
+    "check_copy",
+    "commitment",
+    "contributions",
+    "copy_of",
+    "deal_seed",
+    "decode_outcome",
+    "dumps",
+    "encode_outcome",
+    "header_hash",
+    "loads",
+    "redact_log",
+    "replay",
+    "revealed",
+    "terminated",
+    "verify",
+    "viewer_text",
+    "whose",
+]

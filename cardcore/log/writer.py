@@ -1,0 +1,221 @@
+"""Writing a game's log as its actions are accepted: :class:`LogWriter`, what a
+:class:`~cardcore.match.Match` records with. The lines themselves are made by
+:mod:`cardcore.log.format`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .. import codec, rng
+from ..engine import Game, Outcome, Setup
+from ..signatures import SIGNATURE_KEY
+from .format import (
+    DEAL_ACTION,
+    SALT_BYTES,
+    LogLine,
+    commitment,
+    end_line,
+    entry_text,
+    header_line,
+    hmac_pads,
+    with_hash,
+)
+
+
+class LogWriter:
+    """Builds the lines of one game's log as its actions are accepted.
+
+    :attr:`lines` holds each line as a JSON object. :meth:`line_bytes` gives the same line's
+    canonical bytes in O(1), from the text the line was hashed with, so a host that persists the
+    log need not serialise a line again. Lines are append-only: do not edit them in place (copy
+    them, as :func:`redact_log` does); :meth:`truncate` drops trailing lines."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any, Any, Any, Any],
+        setup: Setup[Any],
+        salt: bytes,
+        game_id: str | None,
+        *,
+        position: str | None = None,
+        rules_version: str | None = None,
+        server_seed: int | None = None,
+        contributions: Sequence[tuple[int, bytes]] | None = None,
+        sign: Callable[[str], dict[str, str]] | None = None,
+    ) -> None:
+        """``position``: the referee's notation of the position the game starts from, recorded
+        in the header (a header without it is a game dealt from the seed). ``rules_version``:
+        an earlier version the game still replays (:attr:`GameInfo.replays_versions`), to
+        re-record a game that was started under it; the game's own by default.
+
+        ``contributions`` (with ``server_seed``) writes log format 2: the header commits to
+        ``server_seed`` and records the seats' entropy, ``setup.seed`` must be
+        :func:`cardcore.rng.derive_deal_seed` of both, and the end line reveals the server seed.
+        ``sign``: the host's signature of a line's hash (:mod:`cardcore.signatures`), added to
+        the header and the end line as ``"signature"``."""
+        version = game.info.rules_version if rules_version is None else rules_version
+        if version != game.info.rules_version and version not in game.info.replays_versions:
+            raise ValueError(f"{game.name} does not replay rules_version {version!r}")
+        if len(salt) != SALT_BYTES:
+            raise ValueError(f"salt must be {SALT_BYTES} bytes")
+        self._salt = salt
+        self._inner, self._outer = hmac_pads(salt)
+        self._sign = sign
+        self._seed = setup.seed
+        """What the end line reveals: the seed the header commits to."""
+        if contributions is not None:
+            if server_seed is None:
+                raise ValueError("contributions need the server seed they are mixed with")
+            if rng.derive_deal_seed(server_seed, contributions) != setup.seed:
+                raise ValueError("setup.seed is not the deal seed of server_seed and contributions")
+            self._seed = server_seed
+        header = header_line(
+            game.info.name,
+            version,
+            setup.public_json(),
+            commits_to=commitment(self._seed, salt),
+            game_id=game_id,
+            contributions=contributions,
+            position=position,
+        )
+        if sign is not None:
+            header[SIGNATURE_KEY] = sign(header["hash"])
+        self.lines: list[LogLine] = [header]
+        self._bytes: list[bytes | tuple[bytes]] = [(codec.canonical_bytes(header),)]
+        """Per line: for an entry it wrote, the bytes it hashed (the canonical entry without
+        ``hash``, which :meth:`line_bytes` puts in); for any other line, a 1-tuple of its
+        canonical bytes."""
+        self._tip: str = header["hash"]
+        """The last hash this writer made: a hex string, so its JSON needs no escaping."""
+
+    @property
+    def last_hash(self) -> str:
+        return str(self.lines[-1]["hash"])
+
+    def line_bytes(self, i: int) -> bytes:
+        """The canonical bytes of ``lines[i]``, hash included, without a newline: exactly
+        ``codec.canonical_bytes(lines[i])``, the ``i``-th line of :func:`dumps`. O(1), from the
+        bytes the line was hashed with (nothing is serialised again). ``i`` may be negative."""
+        if len(self._bytes) != len(self.lines):
+            self._sync()
+        kept = self._bytes[i]
+        if isinstance(kept, tuple):
+            return kept[0]
+        return with_hash(kept, self.lines[i]["hash"])
+
+    def line_text(self, i: int) -> str:
+        """:meth:`line_bytes` as text: ``codec.canonical_text(lines[i])``."""
+        return self.line_bytes(i).decode()
+
+    def truncate(self, n: int) -> None:
+        """Keep only the first ``n`` lines (line 0 is the header): how a match rewinds."""
+        del self.lines[n:]
+        del self._bytes[n:]
+
+    def _sync(self) -> None:
+        # :attr:`lines` is a public list: should it have been cut or extended directly, bring
+        # the bytes in step (a line added from outside is serialised here).
+        lines, kept, n = self.lines, self._bytes, len(self.lines)
+        if len(kept) > n:
+            del kept[n:]
+        else:
+            kept.extend((codec.canonical_bytes(line),) for line in lines[len(kept) :])
+
+    def entry(
+        self, seq: int, at_ms: int, seat: int | None, action: Any, events: list[Any]
+    ) -> LogLine:
+        """Append an entry from JSON values: the action and the list of events, encoded."""
+        encoded = [_Encoded(e, codec.canonical_text(e)) for e in events]
+        return self.record(
+            seq, at_ms, seat, _Encoded(action, codec.canonical_text(action)), encoded
+        )
+
+    def record(
+        self, seq: int, at_ms: int, seat: int | None, command: Any, events: Sequence[Any]
+    ) -> LogLine:
+        """Append an entry from typed values: ``command`` (None for the deal, logged as
+        :data:`DEAL_ACTION`) and the events, each encoded once into its JSON value and its
+        canonical text (:func:`codec.encode_with_text`). The line is the one :meth:`entry` of
+        their encodings gives, faster. Nothing is appended if a value does not encode."""
+        # The playouts' hot path: one Python call per value encoded, one for the entry's text.
+        if command is None:
+            action, action_text = dict(DEAL_ACTION), _DEAL_TEXT
+        else:
+            action, action_text = (_ENCODERS.get(type(command)) or _encoder(type(command)))(command)
+        if len(events) == 1:  # the common case, without the loop
+            event = events[0]
+            value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
+            values = [value]
+            texts = [text]
+        else:
+            values = []
+            texts = []
+            for event in events:
+                value, text = (_ENCODERS.get(type(event)) or _encoder(type(event)))(event)
+                values.append(value)
+                texts.append(text)
+        lines = self.lines
+        if len(self._bytes) != len(lines):
+            self._sync()
+        prev = lines[-1]["hash"]
+        if prev is self._tip:  # the hash made last: hex, so its JSON needs no escaping
+            prev_text = f'"{prev}"'
+        else:  # a line added from outside: its hash linked as text
+            prev = str(prev)
+            prev_text = codec.canonical_text(prev)
+        body = entry_text(seq, at_ms, seat, action_text, texts, prev=prev_text).encode()
+        inner, outer = self._inner.copy(), self._outer.copy()  # HMAC-SHA256, see hmac_pads
+        inner.update(body)
+        outer.update(inner.digest())
+        self._tip = digest = outer.hexdigest()
+        line: LogLine = {
+            "type": "entry",
+            "seq": seq,
+            "at_ms": at_ms,
+            "seat": seat,
+            "action": action,
+            "events": values,
+            "prev": prev,
+            "hash": digest,
+        }
+        lines.append(line)
+        self._bytes.append(body)
+        return line
+
+    def end(self, seq: int, outcome: Outcome) -> LogLine:
+        """Append the end line: the outcome, and the seed and salt revealed."""
+        if len(self._bytes) != len(self.lines):
+            self._sync()
+        line = end_line(seq, outcome, self._seed, self._salt, self.last_hash)
+        if self._sign is not None:
+            line[SIGNATURE_KEY] = self._sign(line["hash"])
+        self.lines.append(line)
+        self._bytes.append((codec.canonical_bytes(line),))
+        self._tip = line["hash"]
+        return line
+
+
+_DEAL_TEXT: Final = codec.canonical_text(DEAL_ACTION)
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A JSON value with its canonical text: what :meth:`LogWriter.entry` records."""
+
+    value: Any
+    text: str
+
+
+def _encoded_pair(e: _Encoded) -> tuple[Any, str]:
+    return e.value, e.text
+
+
+_ENCODERS: Final[dict[type, Callable[[Any], tuple[Any, str]]]] = {_Encoded: _encoded_pair}
+"""codec.encoder_with_text per type, looked up without a Python call on the hot path."""
+
+
+def _encoder(cls: type) -> Callable[[Any], tuple[Any, str]]:
+    fn = _ENCODERS[cls] = codec.encoder_with_text(cls)
+    return fn
