@@ -2,7 +2,7 @@
 codes of docs/games/common.md as Spit uses them).
 
 Stock piles and spit piles are written bottom→top, spit cards top first
-(docs/games/common.md#dealing). Unless a test says otherwise every non-empty stock pile has only its
+(docs/games/common.md#piles). Unless a test says otherwise every non-empty stock pile has only its
 top card face up.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cardcore import Match, Outcome, RejectCode, Termination, codec
+from cardcore import Match, Outcome, RejectCode, Termination, codec, kit
 from cardcore.bots import play_out, seat_bots
 from cardcore.cards import HIDDEN, Card, parse_cards, standard_deck
 from cardcore.engine import Role
@@ -33,6 +33,7 @@ from cardcore.games.spit import (
     PileClaimed,
     Play,
     PlayStarted,
+    Resigned,
     RoundEnded,
     Rules,
     Slap,
@@ -93,22 +94,24 @@ def stuck(spit_cards: tuple[str, str] = ("7C 9H", "QD AS"), **kw: Any) -> State:
     return table(STUCK_P0, STUCK_P1, spit_cards=spit_cards, **kw)
 
 
-# --------------------------------------------------------------------------- §2.2 setup
+# --------------------------------------------------------------------------- setup
 
 
-def test_s2_2_exactly_two_players() -> None:
+def test_exactly_two_players() -> None:
+    """docs/games/spit.md#setup"""
     with pytest.raises(InvalidSetup, match="seats"):
         G.make_setup(3, 1)
     assert G.make_setup(2, 1).seats == 2
 
 
-def test_s2_2_deal_26_each_from_p0_and_lay_out_piles_of_1_to_5() -> None:
+def test_deal_26_each_from_seat_0_and_lay_out_piles_of_1_to_5() -> None:
+    """docs/games/spit.md#setup, docs/games/spit.md#laying-out"""
     setup = G.make_setup(2, 7)
     deck = shuffled(7, 0, standard_deck())
     (dealt,) = spit.deal(setup)
     assert isinstance(dealt, Dealt)
     for p in (0, 1):
-        packet = deck[p::2]  # P0 receives d0, d2, …; P1 d1, d3, … (§0.3)
+        packet = deck[p::2]  # seat 0 receives d0, d2, …; seat 1 d1, d3, …
         c = packet
         assert dealt.layouts[p] == (
             (c[0],),
@@ -124,20 +127,23 @@ def test_s2_2_deal_26_each_from_p0_and_lay_out_piles_of_1_to_5() -> None:
     assert state.up == ((1, 1, 1, 1, 1), (1, 1, 1, 1, 1))  # every top face up, the rest down
 
 
-def test_s2_2_fewer_than_15_cards_fill_piles_in_order_and_no_spit_cards() -> None:
+def test_fewer_than_15_cards_fill_piles_in_order_and_no_spit_cards() -> None:
+    """docs/games/spit.md#laying-out"""
     packet = C("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS")  # 12 cards
     piles, rest = lay_out(packet, 5)
     assert [len(p) for p in piles] == [1, 2, 3, 4, 2]
     assert piles[4] == C("JS QS") and rest == ()
 
 
-def test_s2_5_5_exactly_15_cards_full_layout_and_no_spit_cards() -> None:
+def test_exactly_15_cards_full_layout_and_no_spit_cards() -> None:
+    """docs/games/spit.md#laying-out, docs/games/spit.md#decisions"""
     packet = standard_deck()[:15]
     piles, rest = lay_out(packet, 5)
     assert [len(p) for p in piles] == [1, 2, 3, 4, 5] and rest == ()
 
 
-def test_s2_4_num_stock_piles_4_lays_out_1_to_4_and_16_spit_cards() -> None:
+def test_num_stock_piles_4_lays_out_1_to_4_and_16_spit_cards() -> None:
+    """docs/games/spit.md#laying-out, docs/games/spit.md#variant-flags"""
     setup = G.make_setup(2, 3, {"num_stock_piles": 4})
     (dealt,) = spit.deal(setup)
     assert isinstance(dealt, Dealt)
@@ -146,14 +152,15 @@ def test_s2_4_num_stock_piles_4_lays_out_1_to_4_and_16_spit_cards() -> None:
     assert lay_out(standard_deck()[:9], 4)[1] == ()  # "fewer than 10": no spit cards
 
 
-def test_s2_4_num_stock_piles_is_4_or_5() -> None:
+def test_num_stock_piles_is_4_or_5() -> None:
+    """docs/games/spit.md#variant-flags"""
     with pytest.raises(InvalidSetup, match=r"rules\.num_stock_piles"):
         G.make_setup(2, 1, {"num_stock_piles": 6})
     with pytest.raises(InvalidSetup, match=r"rules\.num_stock_piles"):
         Rules(num_stock_piles=3)
 
 
-# --------------------------------------------------------------------------- §2.2 round start
+# --------------------------------------------------------------------------- round start
 
 
 def ready(**kw: Any) -> State:
@@ -163,13 +170,15 @@ def ready(**kw: Any) -> State:
     )
 
 
-def test_s2_2_round_start_first_call_is_only_recorded() -> None:
+def test_round_start_first_call_is_only_recorded() -> None:
+    """docs/games/spit.md#round-start, docs/games/common.md#joint-calls"""
     events, after = apply(ready(), 1, SPIT)
     assert events == [SpitCalled(1, None)]
     assert after.called == frozenset({1}) and after.phase == "READY"
 
 
-def test_s2_2_round_start_second_call_turns_up_a_spit_card_each_onto_own_pile() -> None:
+def test_round_start_second_call_turns_up_a_spit_card_each_onto_own_pile() -> None:
+    """docs/games/spit.md#round-start"""
     _, state = apply(ready(), 1, SPIT)
     events, after = apply(state, 0, SPIT)
     assert events == [
@@ -184,7 +193,8 @@ def test_s2_2_round_start_second_call_turns_up_a_spit_card_each_onto_own_pile() 
     assert after.called == frozenset() and after.call_targets == (None, None)
 
 
-def test_s2_2_round_start_player_without_spit_cards_starts_no_pile() -> None:
+def test_round_start_player_without_spit_cards_starts_no_pile() -> None:
+    """docs/games/spit.md#round-start"""
     state = table(
         STUCK_P0, ("2D", "3D 4H"), sp=("", ""), spit_cards=("7C", ""), phase="READY",
         called=(True, False),
@@ -194,7 +204,8 @@ def test_s2_2_round_start_player_without_spit_cards_starts_no_pile() -> None:
     assert after.spit_piles == (C("7C"), ())
 
 
-def test_s0_4_6_repeated_call_is_accepted_but_never_triggers_the_effect() -> None:
+def test_repeated_call_is_accepted_but_never_triggers_the_effect() -> None:
+    """docs/games/common.md#joint-calls"""
     _, state = apply(ready(), 0, SPIT)
     events, after = apply(state, 0, SPIT)
     assert events == [SpitCalled(0, None)]
@@ -203,7 +214,8 @@ def test_s0_4_6_repeated_call_is_accepted_but_never_triggers_the_effect() -> Non
     assert G.is_sensible(state, 1, SPIT)
 
 
-def test_s0_5_ready_allows_only_the_start_call() -> None:
+def test_ready_allows_only_the_start_call() -> None:
+    """docs/games/common.md#actions-per-phase"""
     state = ready()
     assert rejected(state, 0, Play(0, 0)) == RejectCode.INVALID_PHASE
     assert rejected(state, 0, Flip(0)) == RejectCode.INVALID_PHASE
@@ -214,20 +226,22 @@ def test_s0_5_ready_allows_only_the_start_call() -> None:
     assert G.legal_commands(state, 0) == [SPIT]
 
 
-# --------------------------------------------------------------------------- §2.2 play
+# --------------------------------------------------------------------------- play
 
 
 @pytest.mark.parametrize(
     ("top", "played"), [("8H", "7S"), ("8H", "9S"), ("KC", "AD"), ("AC", "KD"), ("AC", "2D")]
 )
-def test_s2_2_play_one_up_or_down_turning_the_corner(top: str, played: str) -> None:
+def test_play_one_up_or_down_turning_the_corner(top: str, played: str) -> None:
+    """docs/games/spit.md#playing, docs/games/common.md#cards"""
     state = table((played,), ("QS",), sp=(top, "5C"))
     events, after = apply(state, 0, Play(0, 0))
     assert events[0] == CardPlayed(0, 0, 0, card(played))
     assert after.spit_piles[0] == C(f"{top} {played}")
 
 
-def test_s2_2_play_onto_either_spit_pile_including_the_opponents() -> None:
+def test_play_onto_either_spit_pile_including_the_opponents() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("2S", "QH"), ("2D",), spit_cards=("3C", ""))
     events, after = apply(state, 0, Play(1, 1))
     assert events == [CardPlayed(0, 1, 1, card("QH"))]
@@ -235,25 +249,29 @@ def test_s2_2_play_onto_either_spit_pile_including_the_opponents() -> None:
     assert after.layouts[0][1] == () and after.up[0][1] == 0
 
 
-def test_s2_2_play_uncovers_a_face_down_card_that_stays_face_down() -> None:
+def test_play_uncovers_a_face_down_card_that_stays_face_down() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("2C", "4D 7S"), ("2D",), spit_cards=("3C", ""))
     events, after = apply(state, 0, Play(1, 0))
     assert events == [CardPlayed(0, 1, 0, card("7S"))]
     assert after.layouts[0][1] == C("4D") and after.up[0][1] == 0
 
 
-def test_s2_2_play_must_be_adjacent_else_illegal_card() -> None:
+def test_play_must_be_adjacent_else_illegal_card() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("5S", "2C"), ("2D",), spit_cards=("3C", ""))
     assert rejected(state, 0, Play(0, 0)) == RejectCode.ILLEGAL_CARD
     assert rejected(state, 0, Play(0, 1)) == RejectCode.ILLEGAL_CARD
 
 
-def test_s2_5_10_equal_rank_is_illegal_by_default() -> None:
+def test_equal_rank_is_illegal_by_default() -> None:
+    """docs/games/spit.md#playing, docs/games/spit.md#decisions"""
     state = table(("8S", "2C"), ("2D",), spit_cards=("3C", ""))
     assert rejected(state, 0, Play(0, 0)) == RejectCode.ILLEGAL_CARD
 
 
-def test_s0_5_play_checks_in_order() -> None:
+def test_play_checks_in_order() -> None:
+    """docs/games/common.md#order-of-checks"""
     state = table(
         ("5S", "", "4D 9C"), ("2D",), sp=("8H", ""), up=[(1, 0, 0)], spit_cards=("3C", "")
     )
@@ -266,7 +284,8 @@ def test_s0_5_play_checks_in_order() -> None:
     assert rejected(state, 0, Play(0, 0)) == RejectCode.ILLEGAL_CARD
 
 
-def test_s0_4_5_expect_top_mismatch_is_stale_and_checked_before_the_play_itself() -> None:
+def test_expect_top_mismatch_is_stale_and_checked_before_the_play_itself() -> None:
+    """docs/games/common.md#expectations, docs/games/common.md#order-of-checks"""
     state = table(("7S", "5D"), ("2D",), spit_cards=("3C", ""))
     assert rejected(state, 0, Play(0, 0, expect_top=card("9H"))) == RejectCode.STALE_ACTION
     assert rejected(state, 0, Play(1, 0, expect_top=card("9H"))) == RejectCode.STALE_ACTION
@@ -275,7 +294,8 @@ def test_s0_4_5_expect_top_mismatch_is_stale_and_checked_before_the_play_itself(
     assert events == [CardPlayed(0, 0, 0, card("7S"))]
 
 
-def test_s2_3_race_second_play_on_same_pile_is_judged_against_the_new_top() -> None:
+def test_race_second_play_on_same_pile_is_judged_against_the_new_top() -> None:
+    """docs/games/spit.md#races"""
     # Both see 8♥ on SP0. Seat 0's 7♠ lands first; seat 1's 9♦ no longer fits, its 6♣ does.
     state = table(("7S", "2C"), ("9D", "6C"), spit_cards=("3C", "4C"))
     _, after = apply(state, 0, Play(0, 0))
@@ -286,23 +306,26 @@ def test_s2_3_race_second_play_on_same_pile_is_judged_against_the_new_top() -> N
     assert after2.spit_piles[0] == C("8H 7S 6C")
 
 
-def test_s2_3_race_with_expect_top_gets_stale_instead_of_an_accidental_landing() -> None:
+def test_race_with_expect_top_gets_stale_instead_of_an_accidental_landing() -> None:
+    """docs/games/spit.md#races, docs/games/common.md#expectations"""
     state = table(("7S", "2C"), ("9D", "6C"), spit_cards=("3C", "4C"))
     _, after = apply(state, 0, Play(0, 0))
     assert rejected(after, 1, Play(1, 0, expect_top=card("8H"))) == RejectCode.STALE_ACTION
 
 
-# --------------------------------------------------------------------------- §2.2 flip, move
+# --------------------------------------------------------------------------- flip, move
 
 
-def test_s2_2_flip_turns_up_a_face_down_top() -> None:
+def test_flip_turns_up_a_face_down_top() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("2C", "4D"), ("2D",), up=[(1, 0)], spit_cards=("3C", ""))
     events, after = apply(state, 0, Flip(1))
     assert events == [Flipped(0, 1, card("4D"), False)]
     assert after.up[0][1] == 1
 
 
-def test_s2_2_flip_checks() -> None:
+def test_flip_checks() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("5C", "4D", ""), ("2D",), up=[(1, 0, 0)], spit_cards=("3C", ""))
     assert rejected(state, 0, Flip(0)) == RejectCode.ALREADY_FACE_UP
     assert rejected(state, 0, Flip(2)) == RejectCode.INVALID_TARGET  # empty pile
@@ -310,7 +333,8 @@ def test_s2_2_flip_checks() -> None:
     assert rejected(state, 1, Flip(0)) == RejectCode.ALREADY_FACE_UP  # seat 1's own pile 0
 
 
-def test_s2_2_move_a_face_up_top_into_an_empty_space() -> None:
+def test_move_a_face_up_top_into_an_empty_space() -> None:
+    """docs/games/spit.md#playing"""
     state = table(("2S", "", "4D 5C"), ("2D",), spit_cards=("3C", ""))
     events, after = apply(state, 0, Move(2, 1))
     assert events == [Moved(0, 2, 1, card("5C"))]
@@ -318,7 +342,8 @@ def test_s2_2_move_a_face_up_top_into_an_empty_space() -> None:
     assert after.up[0][1:3] == (1, 0)  # the moved card is face up; 4♦ waits to be flipped
 
 
-def test_s0_5_move_checks_in_order() -> None:
+def test_move_checks_in_order() -> None:
+    """docs/games/common.md#order-of-checks"""
     state = table(("", "4D 5C", "9S 2S", ""), ("2D",), up=[(0, 1, 0, 0)], spit_cards=("3C", ""))
     assert rejected(state, 0, Move(1, 5)) == RejectCode.INVALID_TARGET  # never a sixth pile
     assert rejected(state, 0, Move(5, 0)) == RejectCode.INVALID_TARGET
@@ -327,7 +352,8 @@ def test_s0_5_move_checks_in_order() -> None:
     assert rejected(state, 0, Move(2, 0)) == RejectCode.FACE_DOWN
 
 
-def test_s2_2_move_exposing_nothing_is_legal_but_not_sensible() -> None:
+def test_move_exposing_nothing_is_legal_but_not_sensible() -> None:
+    """docs/games/spit.md#stuck"""
     state = table(("5C", "", "4D 9S"), ("2D",), spit_cards=("3C", ""))
     events, _ = apply(state, 0, Move(0, 1))
     assert events == [Moved(0, 0, 1, card("5C"))]
@@ -335,22 +361,25 @@ def test_s2_2_move_exposing_nothing_is_legal_but_not_sensible() -> None:
     assert G.is_sensible(state, 0, Move(2, 1))  # uncovers 4♦
 
 
-# --------------------------------------------------------------------------- §2.2 stuck
+# --------------------------------------------------------------------------- stuck
 
 
-def test_s2_2_stuck_when_neither_player_can_play_flip_or_expose() -> None:
+def test_stuck_when_neither_player_can_play_flip_or_expose() -> None:
+    """docs/games/spit.md#stuck"""
     assert is_stuck(stuck())
     events, after = apply(stuck(), 0, SPIT)
     assert events == [SpitCalled(0, None)]
     assert after.called == frozenset({0})
 
 
-def test_s2_2_not_stuck_while_the_other_player_can_play() -> None:
+def test_not_stuck_while_the_other_player_can_play() -> None:
+    """docs/games/spit.md#stuck"""
     state = table(STUCK_P0, (*STUCK_P1[:4], "JS JD 4S 8S 9D"), spit_cards=("7C", "QD"))
     assert rejected(state, 0, SPIT) == RejectCode.NOT_STUCK
 
 
-def test_s2_5_4_not_stuck_while_a_face_down_top_can_be_flipped() -> None:
+def test_not_stuck_while_a_face_down_top_can_be_flipped() -> None:
+    """docs/games/spit.md#stuck, docs/games/spit.md#decisions"""
     # Seat 1 played 6♦ off its pile 4 (a face-down pile never holds all five cards).
     state = table(
         STUCK_P0, (*STUCK_P1[:4], "JS JD 4S 8S"), up=[(1, 1, 1, 1, 1), (1, 1, 1, 1, 0)],
@@ -359,12 +388,14 @@ def test_s2_5_4_not_stuck_while_a_face_down_top_can_be_flipped() -> None:
     assert rejected(state, 0, SPIT) == RejectCode.NOT_STUCK
 
 
-def test_s2_2_not_stuck_while_a_move_would_expose_a_card() -> None:
+def test_not_stuck_while_a_move_would_expose_a_card() -> None:
+    """docs/games/spit.md#stuck"""
     state = table(("", *STUCK_P0[1:]), STUCK_P1, spit_cards=("7C", "QD"))  # 4♣ can move, uncover 3♥
     assert rejected(state, 1, SPIT) == RejectCode.NOT_STUCK
 
 
-def test_s2_2_stuck_although_a_move_exposing_nothing_is_possible() -> None:
+def test_stuck_although_a_move_exposing_nothing_is_possible() -> None:
+    """docs/games/spit.md#stuck"""
     state = table(
         ("2S", "", "", "", "6S"), ("2D", "", "", "", "6D"), spit_cards=("7C", "QD")
     )  # only single-card piles and spaces: moves are legal but expose nothing
@@ -373,7 +404,8 @@ def test_s2_2_stuck_although_a_move_exposing_nothing_is_possible() -> None:
     assert spit.decide(state, 0, SPIT) == [SpitCalled(0, None)]
 
 
-def test_s2_4_stack_variant_an_exposing_stack_prevents_stuck() -> None:
+def test_stack_variant_an_exposing_stack_prevents_stuck() -> None:
+    """docs/games/spit.md#stuck, docs/games/spit.md#decisions"""
     r = rules(stack_equal_in_layout=True)
     # 5♦ 5♠ 6♥ is seat 0's pile 2; a 6 on pile 4 (6♠) can take 6♥ and uncover 5♠.
     state = stuck(rules=r)
@@ -388,10 +420,11 @@ def test_s2_4_stack_variant_an_exposing_stack_prevents_stuck() -> None:
     assert is_stuck(single)
 
 
-# --------------------------------------------------------------------------- §2.2 stalemate
+# --------------------------------------------------------------------------- stalemate
 
 
-def test_s2_2_stalemate_both_spit_onto_their_own_piles_when_both_have_called() -> None:
+def test_stalemate_both_spit_onto_their_own_piles_when_both_have_called() -> None:
+    """docs/games/spit.md#stalemate"""
     _, state = apply(stuck(), 1, SPIT)
     events, after = apply(state, 0, SPIT)
     assert events == [
@@ -404,7 +437,8 @@ def test_s2_2_stalemate_both_spit_onto_their_own_piles_when_both_have_called() -
     assert after.called == frozenset() and after.locked is None
 
 
-def test_s2_3_stalemate_needs_both_calls_even_from_a_player_without_spit_cards() -> None:
+def test_stalemate_needs_both_calls_even_from_a_player_without_spit_cards() -> None:
+    """docs/games/spit.md#stalemate"""
     state = stuck(spit_cards=("7C 9H", ""))
     events, after = apply(state, 0, SPIT)
     assert events == [SpitCalled(0, None)]  # seat 1's call is still required
@@ -412,20 +446,23 @@ def test_s2_3_stalemate_needs_both_calls_even_from_a_player_without_spit_cards()
     assert events == [SpitCalled(1, None), Spat(0, card("7C"), 0, True)]
 
 
-def test_s2_2_solo_spit_defaults_to_own_pile_and_locks_it() -> None:
+def test_solo_spit_defaults_to_own_pile_and_locks_it() -> None:
+    """docs/games/spit.md#stalemate"""
     _, state = apply(stuck(spit_cards=("7C 9H", "")), 1, SPIT)
     _, after = apply(state, 0, SPIT)
     assert after.spit_piles[0] == C("8H 7C") and after.locked == 0
 
 
-def test_s2_2_solo_spit_onto_the_named_pile_then_locked_to_it() -> None:
+def test_solo_spit_onto_the_named_pile_then_locked_to_it() -> None:
+    """docs/games/spit.md#stalemate"""
     _, state = apply(stuck(spit_cards=("7C 9H", "")), 0, Spit(1))
     events, after = apply(state, 1, SPIT)
     assert events == [SpitCalled(1, None), Spat(0, card("7C"), 1, True)]
     assert after.spit_piles[1] == C("KC 7C") and after.locked == 1
 
 
-def test_s2_2_later_solo_spit_naming_another_pile_is_spit_pile_locked() -> None:
+def test_later_solo_spit_naming_another_pile_is_spit_pile_locked() -> None:
+    """docs/games/spit.md#stalemate"""
     state = stuck(spit_cards=("9H 7D", ""), locked=1)
     assert rejected(state, 0, Spit(0)) == RejectCode.SPIT_PILE_LOCKED
     _, state = apply(state, 0, Spit(1))
@@ -434,19 +471,22 @@ def test_s2_2_later_solo_spit_naming_another_pile_is_spit_pile_locked() -> None:
     assert after.locked == 1
 
 
-def test_s2_2_later_solo_spit_without_target_goes_on_the_locked_pile() -> None:
+def test_later_solo_spit_without_target_goes_on_the_locked_pile() -> None:
+    """docs/games/spit.md#stalemate"""
     _, state = apply(stuck(spit_cards=("9H 7D", ""), locked=1), 1, Spit(0))  # ignored: not solo
     events, _ = apply(state, 0, SPIT)
     assert events == [SpitCalled(0, None), Spat(0, card("9H"), 1, False)]
 
 
-def test_s2_2_target_of_the_player_who_does_not_spit_is_ignored() -> None:
+def test_target_of_the_player_who_does_not_spit_is_ignored() -> None:
+    """docs/games/spit.md#stalemate"""
     _, state = apply(stuck(spit_cards=("7C 9H", "")), 1, Spit(1))
     events, _ = apply(state, 0, SPIT)
     assert events[-1] == Spat(0, card("7C"), 0, True)
 
 
-def test_s0_4_6_a_further_call_replaces_only_the_callers_target() -> None:
+def test_a_further_call_replaces_only_the_callers_target() -> None:
+    """docs/games/common.md#joint-calls"""
     _, state = apply(stuck(spit_cards=("7C 9H", "")), 0, Spit(1))
     events, state = apply(state, 0, Spit(0))
     assert events == [SpitCalled(0, 0)] and state.call_targets == (0, None)
@@ -454,7 +494,8 @@ def test_s0_4_6_a_further_call_replaces_only_the_callers_target() -> None:
     assert events[-1] == Spat(0, card("7C"), 0, True)
 
 
-def test_s0_5_spit_checks_in_order() -> None:
+def test_spit_checks_in_order() -> None:
+    """docs/games/common.md#order-of-checks"""
     one_pile = stuck(sp=("8H", ""), spit_cards=("7C", ""))
     assert rejected(one_pile, 0, Spit(1)) == RejectCode.INVALID_TARGET  # SP1 does not exist
     assert rejected(one_pile, 0, Spit(2)) == RejectCode.INVALID_TARGET
@@ -465,7 +506,8 @@ def test_s0_5_spit_checks_in_order() -> None:
     assert rejected(locked, 0, Spit(1)) == RejectCode.SPIT_PILE_LOCKED
 
 
-def test_s2_2_lock_is_cleared_at_every_round_start() -> None:
+def test_lock_is_cleared_at_every_round_start() -> None:
+    """docs/games/spit.md#stalemate, docs/games/common.md#positions"""
     _, after = apply(slap_phase(locked=1, spit_cards=("4H 5H", "")), 0, Slap(1))
     assert after.locked is None  # the new layout starts a new round
     _, after = apply(after, 0, SPIT)
@@ -475,7 +517,8 @@ def test_s2_2_lock_is_cleared_at_every_round_start() -> None:
         ready(locked=1)
 
 
-def test_s2_2_stalemate_calls_are_sensible_once_per_seat() -> None:
+def test_stalemate_calls_are_sensible_once_per_seat() -> None:
+    """docs/games/spit.md#stalemate, docs/games/common.md#joint-calls"""
     state = stuck()
     assert SPIT in G.legal_commands(state, 0) and Spit(1) in G.legal_commands(state, 0)
     _, state = apply(state, 0, SPIT)
@@ -485,7 +528,8 @@ def test_s2_2_stalemate_calls_are_sensible_once_per_seat() -> None:
     assert G.is_sensible(state, 1, SPIT)
 
 
-def test_s0_4_6_recorded_call_stays_while_nothing_that_counts_happens() -> None:
+def test_recorded_call_stays_while_nothing_that_counts_happens() -> None:
+    """docs/games/common.md#joint-calls"""
     state = table(("2S", "", "", "", "6S"), ("2D", "", "", "", "6D"), spit_cards=("7C", "QD"))
     _, state = apply(state, 0, SPIT)
     _, state = apply(state, 0, Move(0, 1))  # exposes nothing
@@ -494,18 +538,22 @@ def test_s0_4_6_recorded_call_stays_while_nothing_that_counts_happens() -> None:
     assert [type(e) for e in events] == [SpitCalled, Spat, Spat]
 
 
-# --------------------------------------------------------------------------- §2.2 round end
+# --------------------------------------------------------------------------- round end
 
 
-def test_s2_2_round_end_a_layout_emptied_with_two_spit_piles_goes_to_slap() -> None:
+def test_round_end_a_layout_emptied_with_two_spit_piles_goes_to_slap() -> None:
+    """docs/games/spit.md#round-end,
+    docs/games/spit.md#slapping-for-piles,
+    docs/games/spit.md#decisions"""
     state = table(("7S",), ("2D", "3D"), spit_cards=("4C", "5C"))
     events, after = apply(state, 0, Play(0, 0))
     assert events == [CardPlayed(0, 0, 0, card("7S")), RoundEnded("layout_empty", 0, "slap")]
     assert after.phase == "SLAP"
-    assert after.spit_cards == (C("4C"), C("5C"))  # §2.5.7: kept for the new packet
+    assert after.spit_cards == (C("4C"), C("5C"))  # kept for the new packet (Decisions, 7)
 
 
-def test_s2_2_round_end_b_stuck_with_no_spit_cards_after_a_play() -> None:
+def test_round_end_b_stuck_with_no_spit_cards_after_a_play() -> None:
+    """docs/games/spit.md#round-end"""
     # After 9♥ goes on 8♥ nothing fits 9♥ or K♣, nothing is face down, nothing can be exposed.
     state = table(("2S", "9H"), ("2D", "4D"))
     events, after = apply(state, 0, Play(1, 0))
@@ -513,14 +561,16 @@ def test_s2_2_round_end_b_stuck_with_no_spit_cards_after_a_play() -> None:
     assert after.phase == "SLAP"
 
 
-def test_s2_2_round_end_b_after_a_flip() -> None:
+def test_round_end_b_after_a_flip() -> None:
+    """docs/games/spit.md#round-end"""
     state = table(("2S", "4D"), ("2D",), up=[(1, 0)])
     events, after = apply(state, 0, Flip(1))
     assert events == [Flipped(0, 1, card("4D"), False), RoundEnded("stuck", None, "slap")]
     assert after.phase == "SLAP"
 
 
-def test_s2_2_round_end_b_after_the_last_spit_cards_when_still_stuck() -> None:
+def test_round_end_b_after_the_last_spit_cards_when_still_stuck() -> None:
+    """docs/games/spit.md#round-end"""
     _, state = apply(stuck(spit_cards=("9C", "QH")), 0, SPIT)  # neither unlocks a play
     events, after = apply(state, 1, SPIT)
     assert events == [
@@ -532,20 +582,22 @@ def test_s2_2_round_end_b_after_the_last_spit_cards_when_still_stuck() -> None:
     assert after.phase == "SLAP"
 
 
-def test_s2_2_no_round_end_while_stuck_but_spit_cards_remain() -> None:
+def test_no_round_end_while_stuck_but_spit_cards_remain() -> None:
+    """docs/games/spit.md#round-end"""
     state = table(("2S", "9H"), ("2D", "4D"), spit_cards=("", "5C"))
     events, after = apply(state, 0, Play(1, 0))
     assert events == [CardPlayed(0, 1, 0, card("9H"))]
     assert after.phase == "PLAY" and is_stuck(after)
 
 
-def test_s2_2_round_end_a_and_b_together_count_as_a_only() -> None:
+def test_round_end_a_and_b_together_count_as_a_only() -> None:
+    """docs/games/spit.md#round-end"""
     state = table(("9H",), ("2D", "4D"))
     events, _ = apply(state, 0, Play(0, 0))
     assert events[-1] == RoundEnded("layout_empty", 0, "slap")
 
 
-# --------------------------------------------------------------------------- §2.2 slap phase
+# --------------------------------------------------------------------------- slap phase
 
 
 def slap_phase(spit_cards: tuple[str, str] = ("4H 5H", "5C"), **kw: Any) -> State:
@@ -554,7 +606,8 @@ def slap_phase(spit_cards: tuple[str, str] = ("4H 5H", "5C"), **kw: Any) -> Stat
     )
 
 
-def test_s2_2_first_slap_takes_the_named_pile_and_the_other_gets_the_other() -> None:
+def test_first_slap_takes_the_named_pile_and_the_other_gets_the_other() -> None:
+    """docs/games/spit.md#slapping-for-piles, docs/games/spit.md#new-packets"""
     state = slap_phase()
     events, after = apply(state, 1, Slap(1))
     assert events[0] == PileClaimed(1, 1, "slap")
@@ -570,13 +623,15 @@ def test_s2_2_first_slap_takes_the_named_pile_and_the_other_gets_the_other() -> 
     assert after.called == frozenset() and after.locked is None
 
 
-def test_s2_5_8_a_later_slap_is_invalid_phase() -> None:
+def test_a_later_slap_is_invalid_phase() -> None:
+    """docs/games/spit.md#slapping-for-piles, docs/games/spit.md#decisions"""
     _, after = apply(slap_phase(), 0, Slap(0))
     assert rejected(after, 1, Slap(0)) == RejectCode.INVALID_PHASE
     assert rejected(after, 1, Slap(1)) == RejectCode.INVALID_PHASE
 
 
-def test_s2_2_slap_phase_allows_only_slaps_on_existing_piles() -> None:
+def test_slap_phase_allows_only_slaps_on_existing_piles() -> None:
+    """docs/games/spit.md#slapping-for-piles, docs/games/common.md#actions-per-phase"""
     state = slap_phase()
     assert rejected(state, 0, Slap(2)) == RejectCode.INVALID_TARGET
     assert rejected(state, 0, Play(0, 0)) == RejectCode.INVALID_PHASE
@@ -585,12 +640,14 @@ def test_s2_2_slap_phase_allows_only_slaps_on_existing_piles() -> None:
     assert G.legal_commands(state, 0) == [Slap(0), Slap(1)] == G.legal_commands(state, 1)
 
 
-def test_s2_1_strategic_players_slap_the_smaller_pile() -> None:
+def test_strategic_players_slap_the_smaller_pile() -> None:
+    """docs/games/spit.md#slapping-for-piles"""
     state = slap_phase()
     assert G.is_sensible(state, 0, Slap(1)) and not G.is_sensible(state, 0, Slap(0))
 
 
-def test_s2_2_next_round_uses_new_shuffle_streams() -> None:
+def test_next_round_uses_new_shuffle_streams() -> None:
+    """docs/games/spit.md#new-packets"""
     _, after = apply(slap_phase(round=3), 0, Slap(1))  # two shuffles per earlier re-layout
     assert after.round == 4
     p0 = shuffled(0, 5, [*C("KC"), *C("4H 5H")])
@@ -598,7 +655,8 @@ def test_s2_2_next_round_uses_new_shuffle_streams() -> None:
     assert after.shuffles == 6
 
 
-def test_s2_2_small_packet_means_no_spit_cards_and_a_one_pile_round() -> None:
+def test_small_packet_means_no_spit_cards_and_a_one_pile_round() -> None:
+    """docs/games/spit.md#laying-out, docs/games/spit.md#round-start"""
     _, after = apply(slap_phase(), 1, Slap(1))  # seat 0: 5 cards, seat 1: 7 cards
     assert after.spit_cards == ((), ())
     _, after = apply(after, 0, SPIT)
@@ -614,7 +672,8 @@ def test_s2_2_small_packet_means_no_spit_cards_and_a_one_pile_round() -> None:
 # --------------------------------------------------------------------------- one-pile rounds
 
 
-def test_s2_2_one_pile_a_emptier_takes_nothing_and_wins_with_an_empty_packet() -> None:
+def test_one_pile_a_emptier_takes_nothing_and_wins_with_an_empty_packet() -> None:
+    """docs/games/spit.md#slapping-for-piles, docs/games/spit.md#end-of-the-game"""
     state = table(("7S",), ("2D", "3D"), sp=("", "9C 8H"), spit_cards=("", "4C 5C"))
     events, after = apply(state, 0, Play(0, 1))
     assert events[:2] == [CardPlayed(0, 0, 1, card("7S")), RoundEnded("layout_empty", 0, "none")]
@@ -629,7 +688,8 @@ def test_s2_2_one_pile_a_emptier_takes_nothing_and_wins_with_an_empty_packet() -
     assert G.legal_commands(after, 0) == []
 
 
-def test_s2_5_7_one_pile_a_emptier_keeps_spit_cards_and_does_not_win() -> None:
+def test_one_pile_a_emptier_keeps_spit_cards_and_does_not_win() -> None:
+    """docs/games/spit.md#new-packets, docs/games/spit.md#decisions"""
     state = table(("7S",), ("2D", "3D"), sp=("9C 8H", ""), spit_cards=("4C", ""))
     events, after = apply(state, 0, Play(0, 0))
     new = events[-1]
@@ -638,7 +698,8 @@ def test_s2_5_7_one_pile_a_emptier_keeps_spit_cards_and_does_not_win() -> None:
     assert Counter(G.cards_in_play(after)) == Counter(C("9C 8H 7S 4C 2D 3D"))
 
 
-def test_s2_5_6_one_pile_b_pile_goes_back_to_its_starter() -> None:
+def test_one_pile_b_pile_goes_back_to_its_starter() -> None:
+    """docs/games/spit.md#slapping-for-piles, docs/games/spit.md#decisions"""
     state = table(("2S", "9H"), ("4D", "JD"), sp=("", "8H"))
     events, after = apply(state, 0, Play(1, 1))
     assert events[1] == RoundEnded("stuck", None, "none")
@@ -649,7 +710,8 @@ def test_s2_5_6_one_pile_b_pile_goes_back_to_its_starter() -> None:
     assert after.round == 2
 
 
-def test_s2_4_one_pile_stalemate_owner_fewer_layout_cards() -> None:
+def test_one_pile_stalemate_owner_fewer_layout_cards() -> None:
+    """docs/games/spit.md#variant-flags"""
     r = rules(one_pile_stalemate_owner="fewer_layout_cards")
     state = table(("2S", "9H"), ("4D", "JD"), sp=("", "8H"), rules=r)
     events, _ = apply(state, 0, Play(1, 1))  # seat 0 then holds 1 layout card, seat 1 holds 2
@@ -659,10 +721,11 @@ def test_s2_4_one_pile_stalemate_owner_fewer_layout_cards() -> None:
     assert isinstance(events[2], NewLayout) and events[2].takers == (None, 1)  # tie: the starter
 
 
-# --------------------------------------------------------------------------- §2.4 choose
+# --------------------------------------------------------------------------- choose
 
 
-def test_s2_4_pile_claim_choose_the_emptier_chooses_with_take_pile() -> None:
+def test_pile_claim_choose_the_emptier_chooses_with_take_pile() -> None:
+    """docs/games/spit.md#variant-flags, docs/games/common.md#order-of-checks"""
     r = rules(pile_claim="choose")
     state = table(("7S",), ("2D", "3D"), spit_cards=("4C", "5C"), rules=r)
     events, after = apply(state, 0, Play(0, 0))
@@ -680,17 +743,19 @@ def test_s2_4_pile_claim_choose_the_emptier_chooses_with_take_pile() -> None:
     assert after.phase == "READY" and after.chooser is None
 
 
-def test_s2_4_pile_claim_choose_stalemate_end_still_slaps() -> None:
+def test_pile_claim_choose_stalemate_end_still_slaps() -> None:
+    """docs/games/spit.md#variant-flags"""
     r = rules(pile_claim="choose")
     state = table(("2S", "9H"), ("2D", "4D"), rules=r)
     events, _ = apply(state, 0, Play(1, 0))
     assert events[-1] == RoundEnded("stuck", None, "slap")
 
 
-# --------------------------------------------------------------------------- §2.4 other flags
+# --------------------------------------------------------------------------- other flags
 
 
-def test_s2_4_alternate_colours() -> None:
+def test_alternate_colours() -> None:
+    """docs/games/spit.md#variant-flags, docs/games/common.md#cards"""
     r = rules(alternate_colours=True)
     state = table(("7D", "7S"), ("2D",), rules=r, spit_cards=("3C", ""))
     assert rejected(state, 0, Play(0, 0)) == RejectCode.ILLEGAL_CARD  # red on 8♥
@@ -698,20 +763,23 @@ def test_s2_4_alternate_colours() -> None:
     assert events == [CardPlayed(0, 1, 0, card("7S"))]
 
 
-def test_s2_4_allow_equal_rank() -> None:
+def test_allow_equal_rank() -> None:
+    """docs/games/spit.md#variant-flags"""
     state = table(("8S", "2C"), ("2D",), rules=rules(allow_equal_rank=True), spit_cards=("3C", ""))
     events, _ = apply(state, 0, Play(0, 0))
     assert events == [CardPlayed(0, 0, 0, card("8S"))]
 
 
-def test_s2_4_wrap_off_means_no_k_a_adjacency() -> None:
+def test_wrap_off_means_no_k_a_adjacency() -> None:
+    """docs/games/spit.md#variant-flags"""
     state = table(("AS", "QS"), ("2D",), rules=rules(wrap=False), spit_cards=("3C", ""))
     assert rejected(state, 0, Play(0, 1)) == RejectCode.ILLEGAL_CARD
     events, _ = apply(state, 0, Play(1, 1))
     assert events == [CardPlayed(0, 1, 1, card("QS"))]
 
 
-def test_s2_4_stack_equal_in_layout() -> None:
+def test_stack_equal_in_layout() -> None:
+    """docs/games/spit.md#variant-flags"""
     r = rules(stack_equal_in_layout=True)
     state = table(("6S", "4D 6H", "", "3D 5C"), ("2D",), rules=r, up=[(1, 1, 0, 0)])
     events, after = apply(state, 0, Stack(1, 0))
@@ -724,7 +792,8 @@ def test_s2_4_stack_equal_in_layout() -> None:
     assert after2.up[0][0] == 1 and after2.layouts[0][0] == C("6S")
 
 
-def test_s2_4_stack_checks() -> None:
+def test_stack_checks() -> None:
+    """docs/games/spit.md#variant-flags"""
     r = rules(stack_equal_in_layout=True)
     state = table(("6S", "4D 6H", "", "3D 5C", "9C"), ("2D",), rules=r, up=[(1, 1, 0, 0, 1)])
     assert rejected(state, 0, Stack(1, 5)) == RejectCode.INVALID_TARGET
@@ -738,7 +807,8 @@ def test_s2_4_stack_checks() -> None:
     assert rejected(default, 0, Stack(1, 0)) == RejectCode.INVALID_PHASE  # variant off
 
 
-def test_s2_4_auto_flip_turns_up_uncovered_tops() -> None:
+def test_auto_flip_turns_up_uncovered_tops() -> None:
+    """docs/games/spit.md#variant-flags"""
     r = rules(auto_flip=True)
     state = table(("", "4D 7S", "2H 3C"), ("2D",), rules=r, spit_cards=("3S", ""))
     events, after = apply(state, 0, Play(1, 0))
@@ -748,16 +818,37 @@ def test_s2_4_auto_flip_turns_up_uncovered_tops() -> None:
     assert events == [Moved(0, 2, 0, card("3C")), Flipped(0, 2, card("2H"), True)]
 
 
-def test_s2_4_num_stock_piles_4_has_no_fifth_space() -> None:
+def test_num_stock_piles_4_has_no_fifth_space() -> None:
+    """docs/games/spit.md#playing, docs/games/spit.md#variant-flags"""
     state = table(("7S", "", "", ""), ("2D",), rules=rules(num_stock_piles=4))
     assert rejected(state, 0, Move(0, 4)) == RejectCode.INVALID_TARGET
     assert len(state.layouts[0]) == 4
+
+
+# --------------------------------------------------------------------------- leaving
+
+
+def test_a_resignation_ends_the_game_where_it_stands_and_clears_the_calls() -> None:
+    """docs/games/spit.md#leaving, docs/games/common.md#resign"""
+    # A lone spitter's pile is locked and its call (naming pile 1) is recorded.
+    _, state = apply(stuck(spit_cards=("9H 7D", ""), locked=1), 0, Spit(1))
+    events, after = apply(state, 1, kit.Resign())
+    assert events == [Resigned(1)]
+    assert G.outcome(after) == Outcome(Termination.RESIGNED, (0,))
+    # Phase, cards and lock as they were; the call can no longer take effect.
+    assert after == state._replace(
+        called=frozenset(), call_targets=(None, None), winner=0, resigned=1
+    )
+    assert after.phase == "PLAY" and after.locked == 1
+    assert rejected(after, 0, SPIT) == RejectCode.GAME_OVER
+    assert rejected(after, 0, kit.Resign()) == RejectCode.GAME_OVER
 
 
 # --------------------------------------------------------------------------- views
 
 
 def test_views_show_face_up_cards_and_counts_never_a_face_down_card() -> None:
+    """docs/games/spit.md#setup"""
     state = table(
         ("7S", "", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 0, 1), (1, 1)],
         sp=("8H 6C", "KC"), spit_cards=("4C 5C", "AS"),
@@ -774,6 +865,7 @@ def test_views_show_face_up_cards_and_counts_never_a_face_down_card() -> None:
 
 
 def test_views_blind_to_reshuffled_face_down_cards() -> None:
+    """docs/games/spit.md#setup, docs/adding-a-game.md#6-shuffle_hidden-and-cards_in_play"""
     state = table(
         ("7S", "", "4D 9C", "2H 3H 5S"), ("2D", "JD QD"), up=[(1, 0, 0, 1), (1, 1)],
         spit_cards=("4C 5C", "AS"),
@@ -785,6 +877,7 @@ def test_views_blind_to_reshuffled_face_down_cards() -> None:
 
 
 def test_redacted_deal_hides_face_down_and_spit_cards_from_their_owner_too() -> None:
+    """docs/games/spit.md#setup, docs/adding-a-game.md#5-views-and-redaction"""
     (dealt,) = spit.deal(G.make_setup(2, 11))
     assert isinstance(dealt, Dealt)
     red = G.redact(dealt, 0)
@@ -798,6 +891,7 @@ def test_redacted_deal_hides_face_down_and_spit_cards_from_their_owner_too() -> 
 
 
 def test_narration_makes_races_readable() -> None:
+    """docs/disputes.md#what-happened-replay"""
     assert G.narrate(CardPlayed(0, 2, 1, card("7H"))).startswith("seat 0 played 7♥ on spit pile 1")
     assert G.narrate(Spat(1, card("QS"), 0, True)).startswith("seat 1 spat Q♠ onto spit pile 0")
     assert "slapped spit pile 1" in G.narrate(PileClaimed(1, 1, "slap"))
@@ -815,6 +909,7 @@ def test_narration_makes_races_readable() -> None:
     ],
 )
 def test_sensible_bots_finish_every_variant(flags: dict[str, Any]) -> None:
+    """docs/games/spit.md#end-of-the-game, docs/games/spit.md#variant-flags"""
     for seed in range(4):
         setup = G.make_setup(2, seed, flags, event_limit=50_000)
         match = Match(G, setup, record=False)
