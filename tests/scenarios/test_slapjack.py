@@ -8,6 +8,7 @@ from functools import partial
 
 import pytest
 
+from cardcore import kit
 from cardcore.cards import HIDDEN, Card, parse_cards, standard_deck
 from cardcore.engine import Outcome, Role, Termination
 from cardcore.errors import InvalidSetup, RejectCode
@@ -21,6 +22,7 @@ from cardcore.games.slapjack import (
     PenaltyPaid,
     PileTaken,
     PlayerEliminated,
+    Resigned,
     Rules,
     Slap,
     Slapped,
@@ -64,10 +66,11 @@ def awaiting(state: State) -> tuple[int, ...]:
     return view(state, Role.REFEREE).awaiting
 
 
-# --------------------------------------------------------------------------- §4.2 setup
+# --------------------------------------------------------------------------- setup
 
 
-def test_s4_2_setup_deals_whole_deck_one_card_at_a_time_from_p0() -> None:
+def test_setup_deals_whole_deck_one_card_at_a_time_from_seat_0() -> None:
+    """docs/games/slapjack.md#setup, docs/games/common.md#dealing"""
     setup = GAME.make_setup(3, 42)
     cards = shuffled(42, 0, standard_deck())
     events = deal(setup)
@@ -79,7 +82,8 @@ def test_s4_2_setup_deals_whole_deck_one_card_at_a_time_from_p0() -> None:
     assert state.eliminated == frozenset() and state.shuffles == 0
 
 
-def test_s4_2_num_decks_deals_every_card_of_every_deck() -> None:
+def test_num_decks_deals_every_card_of_every_deck() -> None:
+    """docs/games/slapjack.md#setup, docs/games/slapjack.md#variant-flags"""
     setup = GAME.make_setup(8, 3, {"num_decks": 2})
     state = evolve(GAME.initial_state(setup), deal(setup)[0])
     assert [len(s) for s in state.stacks] == [13] * 8
@@ -87,7 +91,8 @@ def test_s4_2_num_decks_deals_every_card_of_every_deck() -> None:
 
 
 @pytest.mark.parametrize("seats", [1, 9])
-def test_s4_2_two_to_eight_seats(seats: int) -> None:
+def test_two_to_eight_seats(seats: int) -> None:
+    """docs/games/slapjack.md#setup"""
     GAME.make_setup(2, 0)
     GAME.make_setup(8, 0)
     with pytest.raises(InvalidSetup) as info:
@@ -95,7 +100,8 @@ def test_s4_2_two_to_eight_seats(seats: int) -> None:
     assert info.value.field == "seats"
 
 
-def test_s4_4_slap_targets_always_include_the_jack() -> None:
+def test_slap_targets_always_include_the_jack() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     with pytest.raises(InvalidSetup) as info:
         GAME.make_setup(2, 0, {"slap_targets": ["double"]})
     assert info.value.field == "rules.slap_targets"
@@ -104,15 +110,17 @@ def test_s4_4_slap_targets_always_include_the_jack() -> None:
     )
 
 
-def test_s4_2_registered_as_slapjack() -> None:
+def test_registered_as_slapjack() -> None:
+    """docs/games/slapjack.md#slapjack"""
     assert get_game("slapjack") is GAME
     assert GAME.info.min_seats == 2 and GAME.info.max_seats == 8 and GAME.info.realtime
 
 
-# --------------------------------------------------------------------------- §4.2 play
+# --------------------------------------------------------------------------- play
 
 
-def test_s4_2_play_turns_top_card_face_up_onto_pile_and_passes_turn() -> None:
+def test_play_turns_top_card_face_up_onto_pile_and_passes_turn() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([cs("5S 9H"), cs("2C"), cs("3D")])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("5S"), 1)]
@@ -120,39 +128,45 @@ def test_s4_2_play_turns_top_card_face_up_onto_pile_and_passes_turn() -> None:
     assert after.pile == cs("5S") and after.played_by == (0,) and after.current == 1
 
 
-def test_s4_2_play_out_of_turn_is_rejected() -> None:
+def test_play_out_of_turn_is_rejected() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([cs("5S"), cs("2C"), cs("3D")])
     assert_rejected(state, 1, PLAY, RejectCode.NOT_YOUR_TURN)
 
 
-def test_s4_2_play_with_no_cards_is_rejected() -> None:
-    # No game reaches this (current always holds a card, §4.2 step 3), so position() refuses it;
-    # decide still guards it for an unchecked State.
+def test_play_with_no_cards_is_rejected() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
+    # No game reaches this (current always holds a card: Playing a card, step 3), so position()
+    # refuses it; decide still guards it for an unchecked State.
     state = position([(), cs("2C"), cs("3D")], current=1)._replace(current=0)
     assert_rejected(state, 0, PLAY, RejectCode.NO_CARDS)
 
 
-def test_s4_2_eliminated_player_is_rejected_before_turn_checks() -> None:
+def test_eliminated_player_is_rejected_before_turn_checks() -> None:
+    """docs/games/common.md#order-of-checks"""
     state = position([cs("5S"), (), cs("3D")], eliminated=[1], pile=cs("JH"))
     assert_rejected(state, 1, PLAY, RejectCode.PLAYER_ELIMINATED)
     assert_rejected(state, 1, SLAP, RejectCode.PLAYER_ELIMINATED)
 
 
-def test_s4_2_step3_turn_skips_awaiting_and_eliminated_players() -> None:
+def test_turn_skips_awaiting_and_eliminated_players() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([cs("5S 6S"), (), (), cs("7H")], eliminated=[1])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("5S"), 3)]
     assert awaiting(after) == (2,)
 
 
-def test_s4_2_step3_only_holder_plays_again() -> None:
+def test_only_holder_plays_again() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([cs("5S 6S"), ()])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("5S"), 0)]
     assert after.current == 0
 
 
-def test_s4_2_step2_last_card_makes_player_awaiting_not_eliminated() -> None:
+def test_last_card_makes_player_awaiting_not_eliminated() -> None:
+    """docs/games/slapjack.md#playing-a-card, docs/games/slapjack.md#status"""
     state = position([cs("5S"), cs("7H 8H")])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("5S"), 1)]
@@ -161,7 +175,8 @@ def test_s4_2_step2_last_card_makes_player_awaiting_not_eliminated() -> None:
     assert outcome(after) is None
 
 
-def test_s4_2_step2_last_card_jack_awaiting_player_may_win_it() -> None:
+def test_last_card_jack_awaiting_player_may_win_it() -> None:
+    """docs/games/slapjack.md#playing-a-card, docs/games/slapjack.md#status"""
     state = position([cs("JS"), cs("7H 8H")])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("JS"), 1)]
@@ -175,7 +190,8 @@ def test_s4_2_step2_last_card_jack_awaiting_player_may_win_it() -> None:
     assert awaiting(after) == () and after.current == 1 and after.epoch == 1
 
 
-def test_s4_2_step1_covering_a_jack_eliminates_awaiting_players() -> None:
+def test_covering_a_jack_eliminates_awaiting_players() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     # Seat 0 played its last card, the Jack; seat 1 covers it before anyone slaps.
     state = position([(), cs("4C 5C"), cs("9D")], pile=cs("JH"), played_by=[0], current=1)
     events, after = act(state, 1, PLAY)
@@ -183,21 +199,24 @@ def test_s4_2_step1_covering_a_jack_eliminates_awaiting_players() -> None:
     assert after.eliminated == frozenset({0}) and after.pile == cs("JH 4C")
 
 
-def test_s4_2_step1_covering_a_non_jack_eliminates_nobody() -> None:
+def test_covering_a_non_jack_eliminates_nobody() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([(), cs("4C 5C"), cs("9D")], pile=cs("9H"), played_by=[0], current=1)
     events, after = act(state, 1, PLAY)
     assert events == [CardPlayed(1, c("4C"), 2)]
     assert awaiting(after) == (0,)
 
 
-def test_s4_2_step1_covering_jack_with_a_jack_still_ends_the_first_chance() -> None:
+def test_covering_jack_with_a_jack_still_ends_the_first_chance() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([(), cs("JC 5C"), cs("9D")], pile=cs("JH"), played_by=[0], current=1)
     events, after = act(state, 1, PLAY)
     assert events == [CardPlayed(1, c("JC"), 2), PlayerEliminated(0)]
     assert view(after, 2).slappable
 
 
-def test_s4_2_step3_nobody_holds_jack_on_top_current_none_until_slapped() -> None:
+def test_nobody_holds_a_card_jack_on_top_current_none_until_slapped() -> None:
+    """docs/games/slapjack.md#playing-a-card"""
     state = position([cs("JS"), ()], pile=cs("5D"), played_by=[1])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("JS"), None)]
@@ -216,7 +235,8 @@ def test_s4_2_step3_nobody_holds_jack_on_top_current_none_until_slapped() -> Non
     assert outcome(final) == Outcome(Termination.ALL_CARDS, (1,))
 
 
-def test_s4_5_5_all_cards_in_pile_no_jack_on_top_returns_to_last_player() -> None:
+def test_all_cards_in_pile_no_jack_on_top_returns_to_last_player() -> None:
+    """docs/games/slapjack.md#playing-a-card, docs/games/slapjack.md#decisions"""
     state = position([cs("9C"), (), ()], pile=cs("JC 3H"), played_by=[1, 2], epoch=4)
     events, after = act(state, 0, PLAY)
     # Four piles taken, so four shuffles drawn: this one is stream 5 (shuffles + 1).
@@ -232,7 +252,8 @@ def test_s4_5_5_all_cards_in_pile_no_jack_on_top_returns_to_last_player() -> Non
     assert awaiting(after) == (1, 2) and after.eliminated == frozenset()
 
 
-def test_s4_2_end_holding_every_card_is_no_win_while_someone_awaits() -> None:
+def test_end_holding_every_card_is_no_win_while_someone_awaits() -> None:
+    """docs/games/slapjack.md#end-of-the-game"""
     rules = Rules(shuffle_after_win=False)
     state = position([cs("9C"), (), ()], pile=cs("JC 3H"), played_by=[1, 2], rules=rules)
     events, after = act(state, 0, PLAY)
@@ -252,7 +273,8 @@ def test_s4_2_end_holding_every_card_is_no_win_while_someone_awaits() -> None:
     assert outcome(after) is None
 
 
-def test_s4_2_end_pile_returns_and_no_jack_in_game_eliminates_awaiting() -> None:
+def test_end_pile_returns_and_no_jack_in_game_eliminates_awaiting() -> None:
+    """docs/games/slapjack.md#end-of-the-game"""
     state = position([cs("9C"), (), ()], pile=cs("3H"), played_by=[1])
     events, after = act(state, 0, PLAY)
     order = tuple(shuffled(0, 1, list(cs("3H 9C"))))
@@ -266,10 +288,11 @@ def test_s4_2_end_pile_returns_and_no_jack_in_game_eliminates_awaiting() -> None
     assert outcome(after) == Outcome(Termination.ALL_CARDS, (0,))
 
 
-# --------------------------------------------------------------------------- §4.2 slap
+# --------------------------------------------------------------------------- slap
 
 
-def test_s4_2_slap_on_jack_wins_pile_shuffled_into_whole_stack() -> None:
+def test_slap_on_jack_wins_pile_shuffled_into_whole_stack() -> None:
+    """docs/games/slapjack.md#slapping"""
     state = position(
         [cs("2S 3S"), cs("4D"), cs("5H")],
         pile=cs("7C JH"),
@@ -290,7 +313,8 @@ def test_s4_2_slap_on_jack_wins_pile_shuffled_into_whole_stack() -> None:
     assert after.epoch == 3 and after.shuffles == 3 and after.current == 0
 
 
-def test_s4_4_shuffle_after_win_false_puts_pile_under_stack_in_order() -> None:
+def test_shuffle_after_win_false_puts_pile_under_stack_in_order() -> None:
+    """docs/games/slapjack.md#variant-flags, docs/games/common.md#piles"""
     rules = Rules(shuffle_after_win=False)
     state = position(
         [cs("2S"), cs("4D"), cs("5H")], pile=cs("7C JH"), played_by=[1, 2], rules=rules
@@ -300,7 +324,8 @@ def test_s4_4_shuffle_after_win_false_puts_pile_under_stack_in_order() -> None:
     assert after.stacks[1] == cs("4D 7C JH") and after.shuffles == 0
 
 
-def test_s4_5_7_each_shuffle_uses_the_next_rng_stream() -> None:
+def test_each_shuffle_uses_the_next_rng_stream() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/slapjack.md#decisions"""
     state = position([cs("JS 2S"), cs("JD 3D")], seed=99)
     _, state = act(state, 0, PLAY)
     events, state = act(state, 0, SLAP)
@@ -312,7 +337,8 @@ def test_s4_5_7_each_shuffle_uses_the_next_rng_stream() -> None:
     assert events[-1] == StackShuffled(1, second) and state.shuffles == 2
 
 
-def test_s4_2_slap_win_eliminates_every_other_awaiting_player() -> None:
+def test_slap_win_eliminates_every_other_awaiting_player() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/slapjack.md#status"""
     state = position([cs("5S"), (), (), cs("6D")], pile=cs("JH"), played_by=[3])
     events, after = act(state, 1, SLAP)
     assert events == [
@@ -325,14 +351,16 @@ def test_s4_2_slap_win_eliminates_every_other_awaiting_player() -> None:
     assert awaiting(after) == () and after.eliminated == frozenset({2})
 
 
-def test_s4_5_1_turn_does_not_move_after_a_win() -> None:
+def test_turn_does_not_move_after_a_win() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/slapjack.md#decisions"""
     state = position([cs("5S"), cs("6S"), cs("7S")], pile=cs("JH"), played_by=[0], current=1)
     events, after = act(state, 2, SLAP)
     assert events[1] == PileTaken(2, 1, "slap", 1)
     assert after.current == 1
 
 
-def test_s4_4_next_after_win_winner_plays_next() -> None:
+def test_next_after_win_winner_plays_next() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(next_after_win="winner")
     state = position(
         [cs("5S"), cs("6S"), cs("7S")], pile=cs("JH"), played_by=[0], current=1, rules=rules
@@ -342,7 +370,8 @@ def test_s4_4_next_after_win_winner_plays_next() -> None:
     assert after.current == 2
 
 
-def test_s4_4_next_after_win_left_of_winner_skips_players_without_cards() -> None:
+def test_next_after_win_left_of_winner_skips_players_without_cards() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(next_after_win="left_of_winner")
     state = position([(), cs("6S"), cs("7S")], pile=cs("JH"), played_by=[0], current=1, rules=rules)
     events, _ = act(state, 2, SLAP)
@@ -355,7 +384,8 @@ def test_s4_4_next_after_win_left_of_winner_skips_players_without_cards() -> Non
     assert events[1] == PileTaken(2, 1, "slap", 0)
 
 
-def test_s4_3_first_slap_wins_later_slaps_meet_empty_pile_or_stale_epoch() -> None:
+def test_first_slap_wins_later_slaps_meet_empty_pile_or_stale_epoch() -> None:
+    """docs/games/slapjack.md#races, docs/games/common.md#the-sequencer"""
     state = position([cs("5S"), cs("6S"), cs("7S")], pile=cs("JH"), played_by=[0], current=1)
     _, after = act(state, 1, Slap(expect_epoch=0))  # the lowest sequence number
     assert after.epoch == 1
@@ -363,24 +393,28 @@ def test_s4_3_first_slap_wins_later_slaps_meet_empty_pile_or_stale_epoch() -> No
     assert_rejected(after, 2, Slap(expect_epoch=0), RejectCode.STALE_ACTION)
 
 
-def test_s4_2_slap_stale_epoch_is_checked_before_empty_pile() -> None:
+def test_slap_stale_epoch_is_checked_before_empty_pile() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/common.md#expectations"""
     state = position([cs("5S"), cs("6S")], epoch=3)
     assert_rejected(state, 0, Slap(expect_epoch=2), RejectCode.STALE_ACTION)
     assert_rejected(state, 0, Slap(expect_epoch=3), RejectCode.EMPTY_PILE)
 
 
-def test_s4_5_8_slap_on_empty_pile_has_no_penalty() -> None:
+def test_slap_on_empty_pile_has_no_penalty() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/slapjack.md#decisions"""
     state = position([cs("5S"), cs("6S")])
     assert_rejected(state, 1, SLAP, RejectCode.EMPTY_PILE)
 
 
-def test_s4_2_slap_with_matching_epoch_is_judged() -> None:
+def test_slap_with_matching_epoch_is_judged() -> None:
+    """docs/games/slapjack.md#slapping, docs/games/common.md#expectations"""
     state = position([cs("5S"), cs("6S")], pile=cs("JH"), epoch=2)
     events, _ = act(state, 1, Slap(expect_epoch=2))
     assert events[0] == Slapped(1, True, "jack", cs("JH"))
 
 
-def test_s4_3_play_sequenced_before_slap_covers_the_jack() -> None:
+def test_play_sequenced_before_slap_covers_the_jack() -> None:
+    """docs/games/slapjack.md#races"""
     state = position([cs("JH 4C"), cs("9D 8D"), ()])
     _, state = act(state, 0, PLAY)
     events, state = act(state, 1, PLAY)  # sequenced before seat 2's slap
@@ -395,7 +429,8 @@ def test_s4_3_play_sequenced_before_slap_covers_the_jack() -> None:
     assert state.stacks == ((), cs("8D 4C"), ()) and state.current == 1
 
 
-def test_s4_2_false_slap_gives_card_to_player_of_top_card() -> None:
+def test_false_slap_gives_card_to_player_of_top_card() -> None:
+    """docs/games/slapjack.md#false-slaps"""
     state = position([cs("2S 3S"), cs("4D 6D"), cs("5H")], pile=cs("9C"), played_by=[2])
     events, after = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ()), PenaltyPaid(1, c("4D"), 2)]
@@ -403,13 +438,15 @@ def test_s4_2_false_slap_gives_card_to_player_of_top_card() -> None:
     assert after.pile == cs("9C") and after.epoch == 0 and after.current == 0
 
 
-def test_s4_5_2_false_slap_on_own_card_pays_the_current_player() -> None:
+def test_false_slap_on_own_card_pays_the_current_player() -> None:
+    """docs/games/slapjack.md#false-slaps, docs/games/slapjack.md#decisions"""
     state = position([cs("2S"), cs("4D 6D"), cs("5H")], pile=cs("9C"), played_by=[1])
     events, _ = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ()), PenaltyPaid(1, c("4D"), 0)]
 
 
-def test_s4_2_false_slap_on_own_card_by_current_player_pays_next_player_in_game() -> None:
+def test_false_slap_on_own_card_by_current_player_pays_next_player_in_game() -> None:
+    """docs/games/slapjack.md#false-slaps"""
     state = position(
         [cs("2S 3S"), (), cs("5H"), cs("6H")], pile=cs("9C"), played_by=[0], eliminated=[1]
     )
@@ -417,7 +454,8 @@ def test_s4_2_false_slap_on_own_card_by_current_player_pays_next_player_in_game(
     assert events == [Slapped(0, False, None, ()), PenaltyPaid(0, c("2S"), 2)]
 
 
-def test_s4_2_false_slap_when_top_card_player_is_eliminated_pays_current() -> None:
+def test_false_slap_when_top_card_player_is_eliminated_pays_current() -> None:
+    """docs/games/slapjack.md#false-slaps"""
     state = position(
         [cs("2S 3S"), (), cs("5H"), cs("6H")],
         pile=cs("9C"),
@@ -429,14 +467,16 @@ def test_s4_2_false_slap_when_top_card_player_is_eliminated_pays_current() -> No
     assert events == [Slapped(0, False, None, ()), PenaltyPaid(0, c("2S"), 3)]
 
 
-def test_s4_4_penalty_recipient_current_player() -> None:
+def test_penalty_recipient_current_player() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(penalty_recipient="current_player")
     state = position([cs("2S"), cs("4D 6D"), cs("5H")], pile=cs("9C"), played_by=[2], rules=rules)
     events, _ = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ()), PenaltyPaid(1, c("4D"), 0)]
 
 
-def test_s4_4_penalty_recipient_current_player_who_slapped_pays_next_in_game() -> None:
+def test_penalty_recipient_current_player_who_slapped_pays_next_in_game() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     # The next player in the game is awaiting: the card brings them back, and they play next.
     rules = Rules(penalty_recipient="current_player")
     state = position([cs("2S"), (), cs("5H")], pile=cs("9C"), played_by=[2], rules=rules)
@@ -445,7 +485,8 @@ def test_s4_4_penalty_recipient_current_player_who_slapped_pays_next_in_game() -
     assert after.stacks == ((), cs("2S"), cs("5H")) and awaiting(after) == (0,)
 
 
-def test_s4_5_6_penalty_card_to_awaiting_player_makes_them_active() -> None:
+def test_penalty_card_to_awaiting_player_makes_them_active() -> None:
+    """docs/games/slapjack.md#false-slaps, docs/games/slapjack.md#decisions"""
     state = position([cs("2S 3S"), (), cs("5H 6H")], pile=cs("9C"), played_by=[1], current=2)
     events, after = act(state, 0, SLAP)
     assert events == [Slapped(0, False, None, ()), PenaltyPaid(0, c("2S"), 1)]
@@ -457,14 +498,16 @@ def test_s4_5_6_penalty_card_to_awaiting_player_makes_them_active() -> None:
     assert after.eliminated == frozenset() and awaiting(after) == ()
 
 
-def test_s4_5_4_false_slap_with_no_cards_eliminates() -> None:
+def test_false_slap_with_no_cards_eliminates() -> None:
+    """docs/games/slapjack.md#false-slaps, docs/games/slapjack.md#decisions"""
     state = position([cs("2S"), (), cs("5H")], pile=cs("9C"), played_by=[0], current=2)
     events, after = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ()), PlayerEliminated(1)]
     assert after.eliminated == frozenset({1})
 
 
-def test_s4_4_zero_card_false_slap_ignore() -> None:
+def test_zero_card_false_slap_ignore() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(zero_card_false_slap="ignore")
     state = position([cs("2S"), (), cs("5H")], pile=cs("9C"), played_by=[0], rules=rules)
     events, after = act(state, 1, SLAP)
@@ -472,14 +515,16 @@ def test_s4_4_zero_card_false_slap_ignore() -> None:
     assert after == state
 
 
-def test_s4_2_false_slap_paying_last_card_makes_awaiting_and_passes_turn() -> None:
+def test_false_slap_paying_last_card_makes_awaiting_and_passes_turn() -> None:
+    """docs/games/slapjack.md#false-slaps"""
     state = position([cs("2S"), cs("4D"), cs("5H")], pile=cs("9C"), played_by=[2])
     events, after = act(state, 0, SLAP)
     assert events == [Slapped(0, False, None, ()), PenaltyPaid(0, c("2S"), 2), TurnPassed(1)]
     assert awaiting(after) == (0,) and after.current == 1
 
 
-def test_s4_4_false_slap_penalty_two_cards_in_order() -> None:
+def test_false_slap_penalty_two_cards_in_order() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(false_slap_penalty=2)
     state = position(
         [cs("2S 3S 4S"), cs("4D"), cs("5H")], pile=cs("9C"), played_by=[1], rules=rules
@@ -493,7 +538,8 @@ def test_s4_4_false_slap_penalty_two_cards_in_order() -> None:
     assert after.stacks == (cs("4S"), cs("4D 2S 3S"), cs("5H"))
 
 
-def test_s4_4_false_slap_penalty_larger_than_stack_pays_what_there_is() -> None:
+def test_false_slap_penalty_larger_than_stack_pays_what_there_is() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(false_slap_penalty=3)
     state = position([cs("2S"), cs("4D 3C"), cs("5H")], pile=cs("9C"), played_by=[2], rules=rules)
     events, _ = act(state, 1, SLAP)
@@ -504,17 +550,19 @@ def test_s4_4_false_slap_penalty_larger_than_stack_pays_what_there_is() -> None:
     ]
 
 
-def test_s4_4_false_slap_penalty_zero() -> None:
+def test_false_slap_penalty_zero() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(false_slap_penalty=0)
     state = position([cs("2S"), cs("4D"), cs("5H")], pile=cs("9C"), played_by=[2], rules=rules)
     events, _ = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ())]
 
 
-# --------------------------------------------------------------------------- §4.4 slap_targets
+# --------------------------------------------------------------------------- slap_targets
 
 
-def test_s4_4_slap_targets_double() -> None:
+def test_slap_targets_double() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     state = position([cs("2S"), cs("4D")], pile=cs("5H 5C"), played_by=[0, 1])
     events, _ = act(state, 0, SLAP)
     assert events[0] == Slapped(0, False, None, ())  # not a target by default
@@ -524,7 +572,8 @@ def test_s4_4_slap_targets_double() -> None:
     assert events[:2] == [Slapped(0, True, "double", cs("5H 5C")), PileTaken(0, 2, "slap", 0)]
 
 
-def test_s4_4_slap_targets_sandwich_needs_a_different_middle_card() -> None:
+def test_slap_targets_sandwich_needs_a_different_middle_card() -> None:
+    """docs/games/slapjack.md#variant-flags, docs/games/ratscrew.md#slap-patterns"""
     rules = Rules(slap_targets=frozenset({"jack", "sandwich"}))
     state = position([cs("2S"), cs("4D")], pile=cs("5H 9C 5C"), rules=rules)
     events, _ = act(state, 0, SLAP)
@@ -534,7 +583,8 @@ def test_s4_4_slap_targets_sandwich_needs_a_different_middle_card() -> None:
     assert events[0] == Slapped(0, False, None, ())
 
 
-def test_s4_4_variant_target_covered_eliminates_awaiting_like_a_jack() -> None:
+def test_variant_target_covered_eliminates_awaiting_like_a_jack() -> None:
+    """docs/games/slapjack.md#variant-flags, docs/games/slapjack.md#decisions"""
     rules = Rules(slap_targets=frozenset({"jack", "double"}))
     state = position(
         [(), cs("4C 5C"), cs("9D")], pile=cs("7H 7S"), played_by=[2, 0], current=1, rules=rules
@@ -543,10 +593,11 @@ def test_s4_4_variant_target_covered_eliminates_awaiting_like_a_jack() -> None:
     assert events == [CardPlayed(1, c("4C"), 2), PlayerEliminated(0)]
 
 
-# --------------------------------------------------------------------------- §4.4 out_of_cards
+# --------------------------------------------------------------------------- out_of_cards
 
 
-def test_s4_4_eliminate_now_playing_last_card_eliminates_at_once() -> None:
+def test_eliminate_now_playing_last_card_eliminates_at_once() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="eliminate_now")
     state = position([cs("JS"), cs("7H"), cs("8H")], rules=rules)
     events, after = act(state, 0, PLAY)
@@ -554,7 +605,8 @@ def test_s4_4_eliminate_now_playing_last_card_eliminates_at_once() -> None:
     assert_rejected(after, 0, SLAP, RejectCode.PLAYER_ELIMINATED)
 
 
-def test_s4_4_eliminate_now_paying_last_card_eliminates_at_once() -> None:
+def test_eliminate_now_paying_last_card_eliminates_at_once() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="eliminate_now")
     state = position([cs("2S"), cs("4D"), cs("5H")], pile=cs("9C"), played_by=[2], rules=rules)
     events, after = act(state, 0, SLAP)
@@ -567,7 +619,8 @@ def test_s4_4_eliminate_now_paying_last_card_eliminates_at_once() -> None:
     assert after.eliminated == frozenset({0}) and after.current == 1
 
 
-def test_s4_4_slap_in_unlimited_covered_jack_eliminates_nobody() -> None:
+def test_slap_in_unlimited_covered_jack_eliminates_nobody() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="slap_in_unlimited")
     state = position(
         [(), cs("4C 5C"), cs("9D")], pile=cs("JH"), played_by=[0], current=1, rules=rules
@@ -577,7 +630,8 @@ def test_s4_4_slap_in_unlimited_covered_jack_eliminates_nobody() -> None:
     assert awaiting(after) == (0,)
 
 
-def test_s4_4_slap_in_unlimited_other_players_wins_eliminate_nobody() -> None:
+def test_slap_in_unlimited_other_players_wins_eliminate_nobody() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="slap_in_unlimited")
     state = position([cs("5S"), (), cs("7S")], pile=cs("JH"), played_by=[2], rules=rules)
     events, after = act(state, 0, SLAP)
@@ -585,7 +639,8 @@ def test_s4_4_slap_in_unlimited_other_players_wins_eliminate_nobody() -> None:
     assert awaiting(after) == (1,)
 
 
-def test_s4_4_slap_in_unlimited_ends_when_one_player_holds_every_card() -> None:
+def test_slap_in_unlimited_ends_when_one_player_holds_every_card() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="slap_in_unlimited")
     state = position([cs("5S"), (), ()], pile=cs("JH"), played_by=[1], rules=rules)
     _, after = act(state, 0, SLAP)
@@ -593,17 +648,19 @@ def test_s4_4_slap_in_unlimited_ends_when_one_player_holds_every_card() -> None:
     assert outcome(after) == Outcome(Termination.ALL_CARDS, (0,))
 
 
-def test_s4_4_slap_in_unlimited_false_slap_with_no_cards_still_eliminates() -> None:
+def test_slap_in_unlimited_false_slap_with_no_cards_still_eliminates() -> None:
+    """docs/games/slapjack.md#variant-flags"""
     rules = Rules(out_of_cards="slap_in_unlimited")
     state = position([cs("5S"), (), cs("7S")], pile=cs("9H"), played_by=[2], rules=rules)
     events, _ = act(state, 1, SLAP)
     assert events == [Slapped(1, False, None, ()), PlayerEliminated(1)]
 
 
-# --------------------------------------------------------------------------- §4.2 end
+# --------------------------------------------------------------------------- end
 
 
-def test_s4_2_end_last_player_not_eliminated_wins() -> None:
+def test_last_player_not_eliminated_wins() -> None:
+    """docs/games/slapjack.md#end-of-the-game, docs/games/common.md#order-of-checks"""
     state = position([cs("4C 5C"), ()], pile=cs("JH"), played_by=[1])
     events, after = act(state, 0, PLAY)
     assert events == [CardPlayed(0, c("4C"), 0), PlayerEliminated(1)]
@@ -613,16 +670,38 @@ def test_s4_2_end_last_player_not_eliminated_wins() -> None:
     assert legal_commands(after, 0) == []
 
 
-def test_s4_2_end_winning_every_card_at_a_jack() -> None:
+def test_winning_every_card_at_a_jack_ends_the_game() -> None:
+    """docs/games/slapjack.md#end-of-the-game"""
     state = position([cs("5S"), ()], pile=cs("JH"), played_by=[1])
     _, after = act(state, 0, SLAP)
     assert outcome(after) == Outcome(Termination.ALL_CARDS, (0,))
 
 
+# --------------------------------------------------------------------------- leaving
+
+
+def test_a_resignation_with_three_left_buries_the_stack_and_passes_the_turn() -> None:
+    """docs/games/slapjack.md#leaving, docs/games/common.md#resign"""
+    resign = kit.Resign()
+    state = position([cs("5S"), cs("6H 7H"), cs("8D"), ()], pile=cs("9C"), played_by=[0], current=1)
+    events, after = act(state, 1, resign)
+    assert events == [Resigned(1, cs("6H 7H"), 2, None)]  # seat 1's turn passes to seat 2
+    assert after.stacks[1] == () and after.eliminated == {1}
+    assert after.burned == cs("6H 7H") and after.pile == cs("9C")  # face down, under the pile
+    assert outcome(after) is None
+    # An awaiting seat may resign too; then, with two left, the other wins at once.
+    events, after = act(after, 3, resign)
+    assert events == [Resigned(3, (), 2, None)] and outcome(after) is None
+    events, after = act(after, 0, resign)
+    assert events == [Resigned(0, cs("5S"), 2, 2)]
+    assert outcome(after) == Outcome(Termination.RESIGNED, (2,))
+
+
 # --------------------------------------------------------------------------- views, redaction
 
 
-def test_s4_2_no_seat_sees_any_stack_its_own_included() -> None:
+def test_no_seat_sees_any_stack_its_own_included() -> None:
+    """docs/games/slapjack.md#setup"""
     state = position([cs("2S 3S"), (), cs("5H")], pile=cs("9C JD"), played_by=[1, 2], epoch=2)
     for viewer in (0, 1, 2, Role.SPECTATOR):
         v = view(state, viewer)
@@ -635,7 +714,8 @@ def test_s4_2_no_seat_sees_any_stack_its_own_included() -> None:
     assert Counter(GAME.cards_in_play(hidden)) == Counter(GAME.cards_in_play(state))
 
 
-def test_s4_2_redaction_hides_stack_cards_from_everyone_but_the_referee() -> None:
+def test_redaction_hides_stack_cards_from_everyone_but_the_referee() -> None:
+    """docs/games/slapjack.md#setup, docs/adding-a-game.md#5-views-and-redaction"""
     dealt = Dealt((cs("2S 3S"), cs("5H")))
     paid = PenaltyPaid(0, c("2S"), 1)
     shuffled_ = StackShuffled(1, cs("5H 2S"))
@@ -650,6 +730,7 @@ def test_s4_2_redaction_hides_stack_cards_from_everyone_but_the_referee() -> Non
 
 
 def test_redacted_shuffle_keeps_the_stack_when_evolved() -> None:
+    """docs/adding-a-game.md#5-views-and-redaction"""
     state = position([cs("2S"), cs("4D")], pile=cs("JH"), played_by=[1])
     events = decide(state, 0, SLAP)
     after = state
@@ -662,6 +743,7 @@ def test_redacted_shuffle_keeps_the_stack_when_evolved() -> None:
 
 
 def test_legal_commands_and_sensible_moves() -> None:
+    """docs/adding-a-game.md#4-the-decider"""
     state = position([cs("2S"), cs("4D")], pile=cs("9C"), played_by=[1])
     assert legal_commands(state, 0) == [PLAY, SLAP]
     assert legal_commands(state, 1) == [SLAP]
@@ -674,6 +756,7 @@ def test_legal_commands_and_sensible_moves() -> None:
 
 
 def test_narration_in_plain_words() -> None:
+    """docs/disputes.md#what-happened-replay"""
     assert narrate(CardPlayed(0, c("JH"), 1)) == "seat 0 played J♥"
     assert narrate(Slapped(2, True, "jack", cs("JH"))) == "seat 2 slapped on the jack J♥: valid"
     assert narrate(Slapped(2, False, None, ())) == "seat 2 slapped: false slap"
