@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cardcore import codec
+from cardcore import codec, kit
 from cardcore.bots import ask, seat_bots
 from cardcore.cards import HIDDEN, JOKER, Card, parse_cards, standard_deck
 from cardcore.engine import Outcome, Role, Termination
@@ -28,6 +28,7 @@ from cardcore.games.speed import (
     Flip,
     FlipCalled,
     Play,
+    Resigned,
     RoundVoided,
     RoundWon,
     Rules,
@@ -71,7 +72,7 @@ def assert_rejected(state: State, seat: int, command: Command, code: RejectCode)
 
 
 def expected_deal(seed: int, stream: int, rnd: int, side: int = 10, jokers: int = 0) -> Dealt:
-    """The §3.2 deal spelled out from the shuffled deck, top first."""
+    """The deal of docs/games/speed.md#setup spelled out from the shuffled deck, top first."""
     d = shuffled(seed, stream, standard_deck(1, jokers))
     m = (52 + jokers - 2 - 2 * side) // 2
     base = 2 + 2 * side
@@ -104,10 +105,11 @@ def stuck(**kw: Any) -> State:
     return position(hands, draws, **args)
 
 
-# --------------------------------------------------------------------------- §3.2 deal, setup
+# --------------------------------------------------------------------------- deal, setup
 
 
-def test_s3_2_deal_centre_side_piles_then_draw_piles_and_five_card_hands() -> None:
+def test_deal_centre_side_piles_then_draw_piles_and_five_card_hands() -> None:
+    """docs/games/speed.md#setup"""
     setup = GAME.make_setup(2, 42)
     events = deal(setup)
     assert events == [expected_deal(42, 0, 1)]
@@ -121,7 +123,8 @@ def test_s3_2_deal_centre_side_piles_then_draw_piles_and_five_card_hands() -> No
     assert outcome(state) is None
 
 
-def test_s3_4_side_pile_size_5_gives_twenty_cards_per_player() -> None:
+def test_side_pile_size_5_gives_twenty_cards_per_player() -> None:
+    """docs/games/speed.md#setup, docs/games/speed.md#variant-flags"""
     setup = GAME.make_setup(2, 7, {"side_pile_size": 5})
     assert deal(setup) == [expected_deal(7, 0, 1, side=5)]
     state = evolve(GAME.initial_state(setup), deal(setup)[0])
@@ -129,7 +132,8 @@ def test_s3_4_side_pile_size_5_gives_twenty_cards_per_player() -> None:
     assert [len(h) + len(d) for h, d in zip(state.hands, state.draws, strict=True)] == [20, 20]
 
 
-def test_s3_4_jokers_make_each_draw_pile_one_card_larger() -> None:
+def test_jokers_make_each_draw_pile_one_card_larger() -> None:
+    """docs/games/speed.md#setup, docs/games/speed.md#variant-flags"""
     setup = GAME.make_setup(2, 7, {"jokers": 2})
     assert deal(setup) == [expected_deal(7, 0, 1, jokers=2)]
     state = evolve(GAME.initial_state(setup), deal(setup)[0])
@@ -148,20 +152,23 @@ def test_s3_4_jokers_make_each_draw_pile_one_card_larger() -> None:
         ({"score_counts": "hand"}, "rules.score_counts"),
     ],
 )
-def test_s3_4_invalid_flag_combinations_are_setup_errors(rules: dict[str, Any], field: str) -> None:
+def test_invalid_flag_combinations_are_setup_errors(rules: dict[str, Any], field: str) -> None:
+    """docs/games/speed.md#variant-flags"""
     with pytest.raises(InvalidSetup) as info:
         GAME.make_setup(2, 0, rules)
     assert info.value.field == field
 
 
 @pytest.mark.parametrize("seats", [1, 3])
-def test_s3_2_exactly_two_players(seats: int) -> None:
+def test_exactly_two_players(seats: int) -> None:
+    """docs/games/speed.md#setup"""
     with pytest.raises(InvalidSetup) as info:
         GAME.make_setup(seats, 0)
     assert info.value.field == "seats"
 
 
-def test_s3_2_registered_as_speed() -> None:
+def test_registered_as_speed() -> None:
+    """docs/games/speed.md#speed, docs/games/speed.md#variant-flags"""
     assert get_game("speed") is GAME
     assert GAME.info.min_seats == GAME.info.max_seats == 2 and GAME.info.realtime
     assert Rules() == GAME.make_setup(2, 0).rules
@@ -171,7 +178,7 @@ def test_s3_2_registered_as_speed() -> None:
     assert (r.target_score, r.score_counts, r.best_of) == (None, "stock", None)
 
 
-# --------------------------------------------------------------------------- §3.2 start
+# --------------------------------------------------------------------------- start
 
 
 def ready() -> State:
@@ -181,13 +188,15 @@ def ready() -> State:
     )
 
 
-def test_s3_2_start_first_flip_call_is_recorded_without_effect() -> None:
+def test_start_first_flip_call_is_recorded_without_effect() -> None:
+    """docs/games/speed.md#start, docs/games/common.md#joint-calls"""
     events, after = act(ready(), 0, FLIP)
     assert events == [FlipCalled(0, False)]
     assert after.phase == "READY" and after.calls == frozenset({0})
 
 
-def test_s3_2_start_second_call_turns_both_centre_cards_face_up() -> None:
+def test_start_second_call_turns_both_centre_cards_face_up() -> None:
+    """docs/games/speed.md#start"""
     _, called = act(ready(), 1, FLIP)
     events, after = act(called, 0, FLIP)
     assert events == [FlipCalled(0, False), Started((c("5D"), c("KC")))]
@@ -195,7 +204,8 @@ def test_s3_2_start_second_call_turns_both_centre_cards_face_up() -> None:
     assert view(after, 0).centre == (cs("5D"), cs("KC"))
 
 
-def test_s0_4_6_repeated_start_call_counts_once_and_is_not_sensible() -> None:
+def test_repeated_start_call_counts_once_and_is_not_sensible() -> None:
+    """docs/games/common.md#joint-calls"""
     _, called = act(ready(), 0, FLIP)
     assert legal_commands(called, 0) == [FLIP]
     assert not is_sensible(called, 0, FLIP) and is_sensible(called, 1, FLIP)
@@ -205,18 +215,20 @@ def test_s0_4_6_repeated_start_call_counts_once_and_is_not_sensible() -> None:
 
 
 @pytest.mark.parametrize("command", [Play(c("4S"), 0), DRAW])
-def test_s0_5_play_or_draw_before_the_start_is_invalid_phase(command: Command) -> None:
+def test_play_or_draw_before_the_start_is_invalid_phase(command: Command) -> None:
+    """docs/games/common.md#actions-per-phase"""
     assert_rejected(ready(), 0, command, RejectCode.INVALID_PHASE)
 
 
-def test_s3_2_centre_cards_are_face_down_before_the_start() -> None:
+def test_centre_cards_are_face_down_before_the_start() -> None:
+    """docs/games/speed.md#setup"""
     state = ready()
     assert view(state, 0).centre == ((HIDDEN,), (HIDDEN,))
     assert view(state, Role.SPECTATOR).centre == ((HIDDEN,), (HIDDEN,))
     assert view(state, Role.REFEREE).centre == (cs("5D"), cs("KC"))
 
 
-# --------------------------------------------------------------------------- §3.2 play
+# --------------------------------------------------------------------------- play
 
 
 def playing(**kw: Any) -> State:
@@ -227,7 +239,8 @@ def playing(**kw: Any) -> State:
     return position(hands, draws, **kw)
 
 
-def test_s3_2_play_one_higher_lands_and_hand_is_refilled_from_draw_pile() -> None:
+def test_play_one_higher_lands_and_hand_is_refilled_from_draw_pile() -> None:
+    """docs/games/speed.md#playing"""
     events, after = act(playing(), 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0), CardDrawn(0, c("KS"))]
     assert after.hands[0] == cs("4H 9C QD 2S KS") and after.draws[0] == cs("3C")
@@ -235,6 +248,7 @@ def test_s3_2_play_one_higher_lands_and_hand_is_refilled_from_draw_pile() -> Non
 
 
 def test_evolved_state_equals_the_position_built_directly() -> None:
+    """docs/games/common.md#positions"""
     _, after = act(playing(), 0, Play(c("6S"), 0))
     assert after == playing(
         hands=(cs("4H 9C QD 2S KS"), cs("6H 4S 9D QS 2C")),
@@ -250,7 +264,8 @@ def test_evolved_state_equals_the_position_built_directly() -> None:
         after.phase = "OVER"  # type: ignore[misc]
 
 
-def test_s3_2_play_one_lower_onto_either_pile() -> None:
+def test_play_one_lower_onto_either_pile() -> None:
+    """docs/games/speed.md#playing"""
     events, after = act(playing(), 1, Play(c("4S"), 0))
     assert events == [CardPlayed(1, c("4S"), 0), CardDrawn(1, c("KH"))]
     events, after = act(playing(), 1, Play(c("QS"), 1))
@@ -258,29 +273,34 @@ def test_s3_2_play_one_lower_onto_either_pile() -> None:
     assert after.centre == (cs("5D"), cs("JC QS"))
 
 
-def test_s3_2_play_not_adjacent_is_illegal_card_and_changes_nothing() -> None:
+def test_play_not_adjacent_is_illegal_card_and_changes_nothing() -> None:
+    """docs/games/speed.md#playing, docs/games/common.md#no-side-effects"""
     assert_rejected(playing(), 0, Play(c("9C"), 0), RejectCode.ILLEGAL_CARD)
 
 
-def test_s3_5_8_equal_rank_is_illegal_by_default() -> None:
+def test_equal_rank_is_illegal_by_default() -> None:
+    """docs/games/speed.md#playing, docs/games/speed.md#decisions"""
     state = playing(centre=(cs("9H"), cs("JC")))
     assert_rejected(state, 0, Play(c("9C"), 0), RejectCode.ILLEGAL_CARD)
 
 
-def test_s3_4_allow_equal_rank_doubles() -> None:
+def test_allow_equal_rank_doubles() -> None:
+    """docs/games/speed.md#variant-flags"""
     state = playing(centre=(cs("9H"), cs("JC")), rules=Rules(allow_equal_rank=True))
     events, _ = act(state, 0, Play(c("9C"), 0))
     assert events[0] == CardPlayed(0, c("9C"), 0)
 
 
 @pytest.mark.parametrize(("card", "top"), [("KS", "AD"), ("AD", "KS"), ("2S", "AD")])
-def test_s3_2_wrap_around_k_a_2(card: str, top: str) -> None:
+def test_wrap_around_k_a_2(card: str, top: str) -> None:
+    """docs/games/speed.md#playing, docs/games/common.md#cards"""
     state = playing(hands=(cs(f"{card} 4H"), cs("6H")), draws=((), ()), centre=(cs(top), cs("JC")))
     events, _ = act(state, 0, Play(c(card), 0))
     assert events[0] == CardPlayed(0, c(card), 0)
 
 
-def test_s3_4_wrap_off_k_and_a_are_not_adjacent() -> None:
+def test_wrap_off_k_and_a_are_not_adjacent() -> None:
+    """docs/games/speed.md#variant-flags"""
     rules = Rules(wrap=False)
     state = playing(
         hands=(cs("KS 2S"), cs("6H")), draws=((), ()), centre=(cs("AD"), cs("JC")), rules=rules
@@ -290,16 +310,19 @@ def test_s3_4_wrap_off_k_and_a_are_not_adjacent() -> None:
     assert events[0] == CardPlayed(0, c("2S"), 0)
 
 
-def test_s3_2_card_not_in_hand_is_card_not_available() -> None:
+def test_card_not_in_hand_is_card_not_available() -> None:
+    """docs/games/speed.md#playing"""
     assert_rejected(playing(), 0, Play(c("6H"), 0), RejectCode.CARD_NOT_AVAILABLE)
 
 
 @pytest.mark.parametrize("to", [-1, 2])
-def test_s3_2_no_such_centre_pile_is_invalid_target(to: int) -> None:
+def test_no_such_centre_pile_is_invalid_target(to: int) -> None:
+    """docs/games/speed.md#playing"""
     assert_rejected(playing(), 0, Play(c("6S"), to), RejectCode.INVALID_TARGET)
 
 
-def test_s0_5_check_order_for_play() -> None:
+def test_check_order_for_play() -> None:
+    """docs/games/common.md#order-of-checks"""
     state = playing()
     # InvalidTarget before CardNotAvailable before IllegalCard.
     assert_rejected(state, 0, Play(c("6H"), 5), RejectCode.INVALID_TARGET)
@@ -314,14 +337,16 @@ def test_s0_5_check_order_for_play() -> None:
     assert_rejected(over, 1, Play(c("7H"), 9, expect_top=c("AS")), RejectCode.GAME_OVER)
 
 
-def test_s3_2_refill_stops_when_the_draw_pile_is_empty() -> None:
+def test_refill_stops_when_the_draw_pile_is_empty() -> None:
+    """docs/games/speed.md#playing"""
     state = playing(draws=((), cs("KH")))
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0)]
     assert after.hands[0] == cs("4H 9C QD 2S")
 
 
-def test_s3_4_hand_size_refills_to_the_configured_size() -> None:
+def test_hand_size_refills_to_the_configured_size() -> None:
+    """docs/games/speed.md#variant-flags"""
     setup = GAME.make_setup(2, 3, {"hand_size": 3})
     state = evolve(GAME.initial_state(setup), deal(setup)[0])
     assert [len(h) for h in state.hands] == [3, 3] and [len(d) for d in state.draws] == [12, 12]
@@ -334,10 +359,11 @@ def test_s3_4_hand_size_refills_to_the_configured_size() -> None:
     assert len(after.hands[0]) == 3
 
 
-# --------------------------------------------------------------------------- §3.2 round end
+# --------------------------------------------------------------------------- round end
 
 
-def test_s3_2_emptying_hand_and_draw_pile_wins_and_scores_opponents_draw_pile() -> None:
+def test_emptying_hand_and_draw_pile_wins_and_scores_opponents_draw_pile() -> None:
+    """docs/games/speed.md#scoring, docs/games/speed.md#end-of-the-game"""
     state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D 8S")))
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0), RoundWon(0, 3, (3, 0), (1, 0), True)]
@@ -347,13 +373,15 @@ def test_s3_2_emptying_hand_and_draw_pile_wins_and_scores_opponents_draw_pile() 
 
 
 @pytest.mark.parametrize("command", [Play(c("6H"), 0), FLIP, DRAW])
-def test_s3_3_any_action_after_the_win_is_game_over(command: Command) -> None:
+def test_any_action_after_the_win_is_game_over(command: Command) -> None:
+    """docs/games/speed.md#end-of-the-game"""
     state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH")))
     _, after = act(state, 0, Play(c("6S"), 0))
     assert_rejected(after, 1, command, RejectCode.GAME_OVER)
 
 
-def test_s3_2_last_hand_card_with_cards_left_to_draw_does_not_win() -> None:
+def test_last_hand_card_with_cards_left_to_draw_does_not_win() -> None:
+    """docs/games/speed.md#playing"""
     # With auto_refill a hand runs short of hand_size only once the draw pile is empty: a
     # one-card hand with cards left to draw needs hand_size 1.
     rules = Rules(hand_size=1)
@@ -363,14 +391,16 @@ def test_s3_2_last_hand_card_with_cards_left_to_draw_does_not_win() -> None:
     assert outcome(after) is None
 
 
-def test_s3_5_3_score_counts_stock_and_hand() -> None:
+def test_score_counts_stock_and_hand() -> None:
+    """docs/games/speed.md#scoring, docs/games/speed.md#decisions"""
     rules = Rules(score_counts="stock_and_hand")
     state = playing(hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D 8S")), rules=rules)
     events, _ = act(state, 0, Play(c("6S"), 0))
     assert events[-1] == RoundWon(0, 8, (8, 0), (1, 0), True)
 
 
-def test_s3_2_target_score_round_win_short_of_target_redeals_a_fresh_shuffle() -> None:
+def test_target_score_round_win_short_of_target_redeals_a_fresh_shuffle() -> None:
+    """docs/games/speed.md#scoring"""
     rules = Rules(target_score=10)
     state = playing(
         hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH 3D")), rules=rules, seed=9,
@@ -385,12 +415,14 @@ def test_s3_2_target_score_round_win_short_of_target_redeals_a_fresh_shuffle() -
     assert after.phase == "READY" and after.round == 5 and after.shuffles == 5
     assert after.scores == (6, 7) and after.wins == (2, 2) and outcome(after) is None
     assert Counter(GAME.cards_in_play(after)) == Counter(standard_deck())
-    # During the re-deal nothing but the start call is allowed (§3.3).
+    # During the re-deal nothing but the start call is allowed
+    # (docs/games/common.md#actions-per-phase).
     assert_rejected(after, 1, Play(c("6H"), 0), RejectCode.INVALID_PHASE)
     assert legal_commands(after, 1) == [FLIP]
 
 
-def test_s3_2_target_score_reached_ends_the_match_with_totals() -> None:
+def test_target_score_reached_ends_the_match_with_totals() -> None:
+    """docs/games/speed.md#scoring"""
     rules = Rules(target_score=10)
     state = playing(
         hands=(cs("5S 4H 9C QD 2S"), cs("6H")), draws=(cs("KS 3C"), ()), rules=rules,
@@ -401,7 +433,8 @@ def test_s3_2_target_score_reached_ends_the_match_with_totals() -> None:
     assert outcome(after) == Outcome(Termination.TARGET_SCORE, (1,), scores=(1, 10))
 
 
-def test_s3_4_best_of_three_needs_two_round_wins() -> None:
+def test_best_of_three_needs_two_round_wins() -> None:
+    """docs/games/speed.md#scoring, docs/games/speed.md#variant-flags"""
     rules = Rules(best_of=3)
     state = playing(
         hands=(cs("6S"), cs("6H 4S 9D QS 2C")), draws=((), cs("KH")), rules=rules, seed=2
@@ -422,7 +455,7 @@ def test_s3_4_best_of_three_needs_two_round_wins() -> None:
     assert outcome(after) == Outcome(Termination.TARGET_SCORE, (0,), scores=(3, 4))
 
 
-# --------------------------------------------------------------------------- §3.3 races
+# --------------------------------------------------------------------------- races
 
 
 def race() -> State:
@@ -430,14 +463,16 @@ def race() -> State:
     return playing(hands=(cs("6S 7D"), cs("4S 6H")), draws=((), ()))
 
 
-def test_s3_3_same_pile_first_card_lands_second_no_longer_fits_is_illegal() -> None:
+def test_same_pile_first_card_lands_second_no_longer_fits_is_illegal() -> None:
+    """docs/games/speed.md#races"""
     _, after = act(race(), 0, Play(c("6S"), 0))
     assert after.centre[0][-1] == c("6S")
     assert_rejected(after, 1, Play(c("4S"), 0), RejectCode.ILLEGAL_CARD)
     assert after.hands[1] == cs("4S 6H")  # the card stays in hand
 
 
-def test_s3_3_same_pile_second_card_fitting_the_new_top_is_accepted() -> None:
+def test_same_pile_second_card_fitting_the_new_top_is_accepted() -> None:
+    """docs/games/speed.md#races, docs/games/common.md#races"""
     state = playing(hands=(cs("6S 7D"), cs("4S 5H")), draws=((), ()))
     _, after = act(state, 0, Play(c("6S"), 0))
     events, after = act(after, 1, Play(c("5H"), 0))
@@ -445,7 +480,8 @@ def test_s3_3_same_pile_second_card_fitting_the_new_top_is_accepted() -> None:
     assert after.centre[0] == cs("5D 6S 5H")
 
 
-def test_s0_4_5_expect_top_turns_an_accidental_fit_into_stale_action() -> None:
+def test_expect_top_turns_an_accidental_fit_into_stale_action() -> None:
+    """docs/games/speed.md#races, docs/games/common.md#expectations"""
     state = playing(hands=(cs("6S 7D"), cs("4S 5H")), draws=((), ()))
     _, after = act(state, 0, Play(c("6S"), 0))
     assert_rejected(after, 1, Play(c("5H"), 0, expect_top=c("5D")), RejectCode.STALE_ACTION)
@@ -453,44 +489,50 @@ def test_s0_4_5_expect_top_turns_an_accidental_fit_into_stale_action() -> None:
     assert events == [CardPlayed(1, c("5H"), 0)]
 
 
-def test_s3_3_first_player_to_empty_everything_wins_later_play_is_game_over() -> None:
+def test_first_player_to_empty_everything_wins_later_play_is_game_over() -> None:
+    """docs/games/speed.md#end-of-the-game"""
     state = playing(hands=(cs("6S"), cs("4S")), draws=((), ()))
     _, after = act(state, 0, Play(c("6S"), 0))
     assert outcome(after) is not None
     assert_rejected(after, 1, Play(c("4S"), 0), RejectCode.GAME_OVER)
 
 
-# --------------------------------------------------------------------------- §3.2 stalemate
+# --------------------------------------------------------------------------- stalemate
 
 
-def test_s3_2_stalemate_definition() -> None:
+def test_stalemate_definition() -> None:
+    """docs/games/speed.md#stalemate"""
     assert is_stuck(stuck())
     assert not is_stuck(stuck(centre=(cs("7C 5S"), cs("10H"))))  # JH and JD fit 10♥
     assert not is_stuck(stuck(phase="READY", centre=(cs("5S"), cs("9H"))))
 
 
-def test_s3_2_stalemate_flip_while_a_card_fits_is_not_stuck() -> None:
+def test_stalemate_flip_while_a_card_fits_is_not_stuck() -> None:
+    """docs/games/speed.md#stalemate"""
     state = stuck(hands=(STUCK_HANDS[0], cs("AC 2C JD QD 4D")))  # 4♦ fits 5♠
     assert_rejected(state, 0, FLIP, RejectCode.NOT_STUCK)  # the opponent's card counts too
     assert_rejected(state, 1, FLIP, RejectCode.NOT_STUCK)
     assert FLIP not in legal_commands(state, 0)
 
 
-def test_s3_5_6_stalemate_with_a_short_hand_when_draw_pile_is_empty() -> None:
+def test_stalemate_with_a_short_hand_when_draw_pile_is_empty() -> None:
+    """docs/games/speed.md#stalemate, docs/games/speed.md#decisions"""
     state = stuck(hands=(cs("AS 2S"), STUCK_HANDS[1]), draws=((), STUCK_DRAWS[1]))
     assert is_stuck(state)
     events, _ = act(state, 0, FLIP)
     assert events == [FlipCalled(0, True)]
 
 
-def test_s3_2_stalemate_first_call_is_recorded() -> None:
+def test_stalemate_first_call_is_recorded() -> None:
+    """docs/games/speed.md#stalemate, docs/games/common.md#joint-calls"""
     events, after = act(stuck(), 1, FLIP)
     assert events == [FlipCalled(1, True)]
     assert after.calls == frozenset({1}) and after.centre == STUCK_CENTRE
     assert legal_commands(stuck(), 0) == [FLIP] and legal_commands(stuck(), 1) == [FLIP]
 
 
-def test_s3_2_stalemate_second_call_turns_each_side_pile_top_onto_its_centre_pile() -> None:
+def test_stalemate_second_call_turns_each_side_pile_top_onto_its_centre_pile() -> None:
+    """docs/games/speed.md#stalemate"""
     _, called = act(stuck(), 1, FLIP)
     events, after = act(called, 0, FLIP)
     assert events == [FlipCalled(0, True), SideCardsTurned((c("6D"), c("10C")))]
@@ -499,7 +541,8 @@ def test_s3_2_stalemate_second_call_turns_each_side_pile_top_onto_its_centre_pil
     assert after.calls == frozenset() and after.phase == "PLAY"
 
 
-def test_s0_4_6_repeated_stalemate_call_counts_once_and_is_not_sensible() -> None:
+def test_repeated_stalemate_call_counts_once_and_is_not_sensible() -> None:
+    """docs/games/common.md#joint-calls"""
     _, called = act(stuck(), 0, FLIP)
     assert legal_commands(called, 0) == [FLIP]
     assert not is_sensible(called, 0, FLIP) and is_sensible(called, 1, FLIP)
@@ -508,7 +551,8 @@ def test_s0_4_6_repeated_stalemate_call_counts_once_and_is_not_sensible() -> Non
     assert after == called
 
 
-def test_s3_2_stalemate_rebuilds_an_empty_side_pile_from_under_the_centre_top() -> None:
+def test_stalemate_rebuilds_an_empty_side_pile_from_under_the_centre_top() -> None:
+    """docs/games/speed.md#stalemate"""
     state = stuck(
         centre=(cs("3H 8D 10S 7H 5S"), cs("9H")), sides=((), cs("10C")), seed=77, shuffles=2,
         calls=[1],
@@ -525,7 +569,8 @@ def test_s3_2_stalemate_rebuilds_an_empty_side_pile_from_under_the_centre_top() 
     assert after.shuffles == 3
 
 
-def test_s3_5_5_each_rebuild_is_a_new_shuffle_stream() -> None:
+def test_each_rebuild_is_a_new_shuffle_stream() -> None:
+    """docs/games/speed.md#stalemate, docs/games/speed.md#decisions"""
     state = stuck(
         centre=(cs("3H 8D 10S 5S"), cs("6C 7H 4C 9H")), sides=((), ()), seed=5, calls=[0],
     )  # fmt: skip
@@ -542,14 +587,16 @@ def test_s3_5_5_each_rebuild_is_a_new_shuffle_stream() -> None:
     assert Counter(GAME.cards_in_play(after)) == Counter(GAME.cards_in_play(state))
 
 
-def test_s3_2_stalemate_pile_with_nothing_to_provide_turns_no_card() -> None:
+def test_stalemate_pile_with_nothing_to_provide_turns_no_card() -> None:
+    """docs/games/speed.md#stalemate"""
     state = stuck(centre=(cs("5S"), cs("9H")), sides=((), cs("10C")), calls=[0])
     events, after = act(state, 1, FLIP)
     assert events == [FlipCalled(1, True), SideCardsTurned((None, c("10C")))]
     assert after.centre == (cs("5S"), cs("9H 10C"))
 
 
-def test_s3_2_dead_stalemate_no_card_anywhere_can_unblock_voids_and_redeals() -> None:
+def test_dead_stalemate_no_card_anywhere_can_unblock_voids_and_redeals() -> None:
+    """docs/games/speed.md#dead-stalemate"""
     # Hands hold only A, 2, J, Q, K: only a 3, 10 or another of those ranks could take one.
     state = stuck(
         centre=(cs("7C 5S"), cs("9H")), sides=(cs("6D 7D"), cs("8C 4H")), seed=13, shuffles=3,
@@ -562,14 +609,16 @@ def test_s3_2_dead_stalemate_no_card_anywhere_can_unblock_voids_and_redeals() ->
     assert after.calls == frozenset() and outcome(after) is None
 
 
-def test_s3_2_dead_stalemate_when_neither_side_pile_can_provide() -> None:
+def test_dead_stalemate_when_neither_side_pile_can_provide() -> None:
+    """docs/games/speed.md#dead-stalemate"""
     state = stuck(centre=(cs("5S"), cs("9H")), sides=((), ()), calls=[0], seed=4)
     events, after = act(state, 1, FLIP)
     assert events == [FlipCalled(1, True), RoundVoided(), expected_deal(4, 1, 2)]
     assert outcome(after) is None  # without a target the game goes on after a void round
 
 
-def test_s3_2_not_dead_when_a_helpful_card_is_buried_under_a_centre_top() -> None:
+def test_not_dead_when_a_helpful_card_is_buried_under_a_centre_top() -> None:
+    """docs/games/speed.md#dead-stalemate"""
     # A 3 under 5♠ would take the 2s: the rebuild makes it reachable, so the flip happens.
     state = stuck(centre=(cs("3S 5S"), cs("9H")), sides=((), ()), calls=[0], seed=4)
     events, _ = act(state, 1, FLIP)
@@ -580,13 +629,14 @@ def test_s3_2_not_dead_when_a_helpful_card_is_buried_under_a_centre_top() -> Non
     ]
 
 
-def test_s3_4_best_of_void_round_does_not_count() -> None:
+def test_best_of_void_round_does_not_count() -> None:
+    """docs/games/speed.md#dead-stalemate, docs/games/speed.md#variant-flags"""
     state = stuck(centre=(cs("5S"), cs("9H")), sides=((), ()), calls=[0], rules=Rules(best_of=3))
     _, after = act(state, 1, FLIP)
     assert after.wins == (0, 0) and after.round == 2
 
 
-# --------------------------------------------------------------------------- §3.4 auto_refill off
+# --------------------------------------------------------------------------- auto_refill off
 
 
 def manual(**kw: Any) -> State:
@@ -594,38 +644,44 @@ def manual(**kw: Any) -> State:
     return playing(**kw)
 
 
-def test_s3_4_no_auto_refill_play_leaves_the_hand_short() -> None:
+def test_no_auto_refill_play_leaves_the_hand_short() -> None:
+    """docs/games/speed.md#variant-flags"""
     events, after = act(manual(), 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0)]
     assert len(after.hands[0]) == 4 and DRAW in legal_commands(after, 0)
 
 
-def test_s3_4_explicit_draw_takes_the_top_of_the_draw_pile() -> None:
+def test_explicit_draw_takes_the_top_of_the_draw_pile() -> None:
+    """docs/games/speed.md#variant-flags"""
     state = manual(hands=(cs("6S 4H"), cs("6H")))
     events, after = act(state, 0, DRAW)
     assert events == [CardDrawn(0, c("KS"))]
     assert after.hands[0] == cs("6S 4H KS") and after.draws[0] == cs("3C")
 
 
-def test_s3_4_draw_with_a_full_hand_is_hand_full_then_no_cards() -> None:
+def test_draw_with_a_full_hand_is_hand_full_then_no_cards() -> None:
+    """docs/games/speed.md#variant-flags"""
     assert_rejected(manual(), 0, DRAW, RejectCode.HAND_FULL)
     assert_rejected(manual(draws=((), ())), 0, DRAW, RejectCode.HAND_FULL)
     state = manual(hands=(cs("6S"), cs("6H")), draws=((), cs("KH")))
     assert_rejected(state, 0, DRAW, RejectCode.NO_CARDS)
 
 
-def test_s3_4_draw_with_auto_refill_on_is_invalid_phase() -> None:
+def test_draw_with_auto_refill_on_is_invalid_phase() -> None:
+    """docs/games/speed.md#variant-flags, docs/games/common.md#actions-per-phase"""
     assert_rejected(playing(), 0, DRAW, RejectCode.INVALID_PHASE)
 
 
-def test_s3_4_a_short_hand_that_could_draw_is_not_stuck() -> None:
+def test_a_short_hand_that_could_draw_is_not_stuck() -> None:
+    """docs/games/speed.md#variant-flags, docs/games/speed.md#stalemate"""
     state = stuck(hands=(cs("AS 2S JH QH"), STUCK_HANDS[1]), rules=Rules(auto_refill=False))
     assert not is_stuck(state)
     assert_rejected(state, 1, FLIP, RejectCode.NOT_STUCK)
     assert legal_commands(state, 0) == [DRAW] and legal_commands(state, 1) == []
 
 
-def test_s3_4_no_auto_refill_wins_only_with_draw_pile_empty() -> None:
+def test_no_auto_refill_wins_only_with_draw_pile_empty() -> None:
+    """docs/games/speed.md#variant-flags, docs/games/speed.md#end-of-the-game"""
     state = manual(hands=(cs("6S"), cs("QH")), draws=(cs("KS"), ()))
     events, after = act(state, 0, Play(c("6S"), 0))
     assert events == [CardPlayed(0, c("6S"), 0)] and outcome(after) is None
@@ -634,10 +690,11 @@ def test_s3_4_no_auto_refill_wins_only_with_draw_pile_empty() -> None:
     assert_rejected(after, 0, DRAW, RejectCode.GAME_OVER)
 
 
-# --------------------------------------------------------------------------- §3.4 multi-card play
+# --------------------------------------------------------------------------- multi-card play
 
 
-def test_s3_4_multi_card_play_places_a_run_then_refills() -> None:
+def test_multi_card_play_places_a_run_then_refills() -> None:
+    """docs/games/speed.md#variant-flags"""
     state = playing(
         hands=(cs("6S 7H 8C 2S"), cs("6H")), draws=(cs("KS 3C 4D"), ()),
         sides=(cs("7C"), cs("8H")), rules=Rules(multi_card_play=True, hand_size=4),
@@ -654,7 +711,8 @@ def test_s3_4_multi_card_play_places_a_run_then_refills() -> None:
     assert after.centre[0] == cs("5D 6S 7H 8C") and after.hands[0] == cs("2S KS 3C 4D")
 
 
-def test_s3_4_multi_card_run_must_fit_card_after_card() -> None:
+def test_multi_card_run_must_fit_card_after_card() -> None:
+    """docs/games/speed.md#variant-flags"""
     state = playing(
         hands=(cs("6S 8C 2S"), cs("6H")), draws=((), ()), sides=(cs("7C"), cs("8H")),
         rules=Rules(multi_card_play=True),
@@ -664,12 +722,14 @@ def test_s3_4_multi_card_run_must_fit_card_after_card() -> None:
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("7S")), RejectCode.CARD_NOT_AVAILABLE)
 
 
-def test_s3_5_7_multiple_cards_at_once_are_off_by_default() -> None:
+def test_multiple_cards_at_once_are_off_by_default() -> None:
+    """docs/games/speed.md#decisions"""
     state = playing(hands=(cs("6S 7H"), cs("6H")), draws=((), ()))
     assert_rejected(state, 0, Play(c("6S"), 0, then=cs("7H")), RejectCode.ILLEGAL_CARD)
 
 
-def test_s3_4_multi_card_legal_commands_list_every_run() -> None:
+def test_multi_card_legal_commands_list_every_run() -> None:
+    """docs/games/speed.md#variant-flags"""
     state = playing(
         hands=(cs("6S 7H 9C"), cs("6H")), draws=((), ()), centre=(cs("5D"), cs("8D")),
         rules=Rules(multi_card_play=True),
@@ -683,10 +743,11 @@ def test_s3_4_multi_card_legal_commands_list_every_run() -> None:
     }
 
 
-# --------------------------------------------------------------------------- §3.4 jokers
+# --------------------------------------------------------------------------- jokers
 
 
-def test_s3_4_jokers_are_wild_both_ways() -> None:
+def test_jokers_are_wild_both_ways() -> None:
+    """docs/games/speed.md#variant-flags"""
     rules = Rules(jokers=2)
     state = playing(
         hands=(cs("JK 9C"), cs("JK")), draws=((), ()), centre=(cs("5D"), cs("JC")), rules=rules
@@ -698,15 +759,36 @@ def test_s3_4_jokers_are_wild_both_ways() -> None:
     assert Play(JOKER, 1) in legal_commands(state, 1)
 
 
-def test_s3_4_a_joker_in_hand_means_not_stuck() -> None:
+def test_a_joker_in_hand_means_not_stuck() -> None:
+    """docs/games/speed.md#variant-flags, docs/games/speed.md#stalemate"""
     state = stuck(hands=(STUCK_HANDS[0], cs("AC 2C JD QD JK")), rules=Rules(jokers=2))
     assert not is_stuck(state)
+
+
+# --------------------------------------------------------------------------- leaving
+
+
+def test_a_resignation_ends_the_whole_match_with_the_scores_as_they_stand() -> None:
+    """docs/games/speed.md#leaving, docs/games/common.md#resign"""
+    # Between rounds of a match to 10 points, seat 1 has called the start flip.
+    state = position(
+        (cs("3S 4S"), cs("3H 4H")), ((), ()), centre=(cs("5D"), cs("KC")), phase="READY",
+        rules=Rules(target_score=10), scores=(4, 7), wins=(1, 2), round=4, shuffles=4,
+    )  # fmt: skip
+    _, called = act(state, 1, FLIP)
+    events, after = act(called, 0, kit.Resign())
+    assert events == [Resigned(0)]
+    assert outcome(after) == Outcome(Termination.RESIGNED, (1,), scores=(4, 7))
+    assert after.phase == "READY" and after.calls == frozenset()
+    assert view(after, 1).centre == ((HIDDEN,), (HIDDEN,))  # dealt face down, they stay so
+    assert_rejected(after, 1, FLIP, RejectCode.GAME_OVER)
 
 
 # --------------------------------------------------------------------------- views, redaction
 
 
 def test_views_show_own_hand_and_face_up_cards_only() -> None:
+    """docs/games/speed.md#setup"""
     state = playing()
     v0 = view(state, 0)
     assert v0.hands == (cs("6S 4H 9C QD 2S"), (HIDDEN,) * 5)
@@ -720,6 +802,7 @@ def test_views_show_own_hand_and_face_up_cards_only() -> None:
 
 
 def test_redaction_of_the_deal_shows_each_seat_its_own_hand_only() -> None:
+    """docs/games/speed.md#setup, docs/adding-a-game.md#5-views-and-redaction"""
     event = deal(GAME.make_setup(2, 8))[0]
     assert isinstance(event, Dealt)
     for seat in (0, 1):
@@ -735,6 +818,7 @@ def test_redaction_of_the_deal_shows_each_seat_its_own_hand_only() -> None:
 
 
 def test_redaction_only_the_drawer_sees_the_drawn_card() -> None:
+    """docs/games/speed.md#setup, docs/adding-a-game.md#5-views-and-redaction"""
     event = CardDrawn(0, c("KS"))
     assert redact(event, 0) == event
     assert redact(event, 1) == CardDrawn(0, HIDDEN)
@@ -743,6 +827,7 @@ def test_redaction_only_the_drawer_sees_the_drawn_card() -> None:
 
 
 def test_redaction_hides_a_rebuilt_side_pile_order_from_the_players() -> None:
+    """docs/games/speed.md#stalemate, docs/adding-a-game.md#5-views-and-redaction"""
     event = SidePileRebuilt(1, 3, cs("4C 9S 2H"))
     for v in (0, 1, Role.SPECTATOR):
         assert redact(event, v) == SidePileRebuilt(1, 3, (HIDDEN,) * 3)
@@ -753,6 +838,7 @@ def test_redaction_hides_a_rebuilt_side_pile_order_from_the_players() -> None:
 
 @pytest.mark.parametrize("phase", ["READY", "PLAY"])
 def test_shuffle_hidden_keeps_every_view_identical(phase: str) -> None:
+    """docs/adding-a-game.md#6-shuffle_hidden-and-cards_in_play"""
     state = playing(phase=phase, sides=(cs("7C 8H 10D"), cs("8C")))
     rng = Rng(3, 0)
     for v in (0, 1, Role.SPECTATOR, Role.REFEREE):
@@ -763,6 +849,7 @@ def test_shuffle_hidden_keeps_every_view_identical(phase: str) -> None:
 
 
 def test_legal_commands_in_play_list_every_fitting_card_and_pile() -> None:
+    """docs/adding-a-game.md#4-the-decider"""
     state = playing(centre=(cs("5D"), cs("3H")))
     assert legal_commands(state, 0) == [
         Play(c("6S"), 0),
@@ -776,6 +863,7 @@ def test_legal_commands_in_play_list_every_fitting_card_and_pile() -> None:
 
 
 def test_narration_in_plain_words() -> None:
+    """docs/disputes.md#what-happened-replay"""
     assert narrate(FlipCalled(0, False)) == "seat 0 calls flip to start"
     assert narrate(FlipCalled(1, True)) == "seat 1 calls a stalemate flip"
     assert narrate(Started((c("5D"), c("KC")))) == (
@@ -796,6 +884,7 @@ def test_narration_in_plain_words() -> None:
 
 
 def test_commands_and_events_round_trip_through_the_codec() -> None:
+    """docs/log-format.md#entry-one-per-accepted-action"""
     for cmd in (Play(c("6S"), 1, expect_top=c("5D"), then=cs("7H")), Flip(), Draw()):
         assert GAME.decode_command(codec.encode(cmd)) == cmd
     for e in (SideCardsTurned((None, c("4C"))), RoundWon(1, 0, (0, 0), (0, 1), False)):
@@ -818,6 +907,7 @@ VARIANTS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: ",".join(map(str, r)) or "default")
 def test_variant_bot_games_end_and_keep_the_invariants(rules: dict[str, Any]) -> None:
+    """docs/games/common.md#conservation, docs/games/speed.md#variant-flags"""
     for seed in range(3):
         setup = GAME.make_setup(2, seed, rules)
         match = Match(GAME, setup, record=False)
