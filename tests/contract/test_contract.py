@@ -1,4 +1,5 @@
-"""The contract every registered game must honour (design.md §5), checked with Hypothesis.
+"""The contract every registered game must honour (the properties docs/adding-a-game.md asks of
+every game), checked with Hypothesis.
 
 Each example deals a seeded game and lets seeded bots (sensible ones that sometimes blunder, or
 uniformly random ones) play a stretch of it through the sequencer; at every step it checks:
@@ -645,19 +646,19 @@ def test_match_from_position_continues_and_verifies(game: AnyGame) -> None:
 # --------------------------------------------------------------------------- leaving
 
 LEFT_CODES = frozenset({"GameOver", "PlayerEliminated", "PlayerFinished"})
-"""What a seat that may not resign (rules.md §0.6) is told."""
+"""What a seat that may not resign (docs/games/common.md#leaving-a-game) is told."""
 
 
 @game_param
 @settings(max_examples=30)
 @given(data=st.data())
 def test_any_seat_may_resign_at_any_point(game: AnyGame, data: st.DataObject) -> None:
-    """rules.md §0.6 for every game: ``kit.Resign`` is a command of it, never offered by
-    ``legal_commands`` (bots must not resign by chance); at any point a seat still in the game
-    may resign — the cards are conserved after every event, two left means the game ends with
-    the other the only winner (``RESIGNED``; in Palace, whose winners are a finishing order, the
-    last of them after any who went out before, the resigner among the losers); a seat that is
-    out is refused with the usual code and nothing changes; the game then plays to its end and
+    """docs/games/common.md#resign for every game: ``kit.Resign`` is a command of it, never
+    offered by ``legal_commands`` (bots must not resign by chance); at any point a seat still in
+    the game may resign — the cards are conserved after every event, two left means the game ends
+    with the other the only winner (``RESIGNED``; in Palace, whose winners are a finishing order,
+    the last of them after any who went out before, the resigner among the losers); a seat that
+    is out is refused with the usual code and nothing changes; the game then plays to its end and
     the log verifies and replays."""
     from cardcore.kit import Resign
 

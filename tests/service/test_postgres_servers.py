@@ -1,4 +1,4 @@
-"""Two server processes on one PostgreSQL database serve one game (design.md §4).
+"""Two server processes on one PostgreSQL database serve one game (docs/scale-out.md).
 
 The game is created through server B and played through both: seats 0 and 2 submit through A,
 seat 1 through B. Spectators and seats stream it from both servers, each from the server that

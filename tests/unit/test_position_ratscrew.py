@@ -1,7 +1,7 @@
 """Egyptian Ratscrew positions: the position check, seats, the notation (docs/notation/ratscrew.md)
 and games started from a position (Match.from_position, the log's header position).
 
-Stacks are written top first, the pile bottom→top (docs/games/common.md#dealing).
+Stacks are written top first, the pile bottom→top (docs/games/common.md#piles).
 """
 
 from __future__ import annotations
@@ -189,7 +189,8 @@ def test_the_engine_reaches_the_edge_positions_the_check_allows() -> None:
     # The current player pays its last card for a false slap and nobody else holds one.
     stuck = after(pos(["5S", ""], played="7C 8D", played_by=[1, 0], current=0), 0, SLAP)
     assert stuck.current is None and stuck.owed_to is None and not any(stuck.stacks)
-    # A challenger at 0 cards false-slaps: out, and its challenge lapses (§1.5.15).
+    # A challenger at 0 cards false-slaps: out, and its challenge lapses
+    # (docs/games/ratscrew.md#decisions).
     lapsed = pos(["", "6S", "7S"], played="JC", played_by=[0], current=1, challenge=(0, 1))
     lapsed = after(lapsed, 0, SLAP)
     assert lapsed.challenge is None and lapsed.current == 1 and lapsed.eliminated == {0}

@@ -1,4 +1,5 @@
-"""The core stays pure: no clock, no global RNG, no OS entropy, no I/O (design.md §1).
+"""The core stays pure: no clock, no global RNG, no OS entropy, no I/O (what docs/rng.md's
+determinism rests on).
 
 Only ``cardcore/cli.py`` — the command-line front end — may touch files, the terminal and a clock.
 The checks read each module's source (an import that never runs in a test still counts), and are

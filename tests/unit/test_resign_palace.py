@@ -199,8 +199,8 @@ def test_resign_out_of_turn_keeps_the_turn_where_it_is() -> None:
 
 
 def test_resign_owing_a_follow_up_passes_the_turn_without_it() -> None:
-    """As for a player who went out (§5.2 lead to a finished player): the next one plays on the
-    2, or leads after a burn, as an ordinary turn."""
+    """As for a player who went out (docs/games/palace.md#lead-to-a-finished-player): the next
+    one plays on the 2, or leads after a burn, as an ordinary turn."""
     s = four_seats(pile=C("7D 2D"), follow_up=True)
     events, after = apply(s, 1, RESIGN)
     assert events[-1] == TurnPassed(2, False, None)

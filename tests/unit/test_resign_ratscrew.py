@@ -4,9 +4,10 @@ docs/games/ratscrew.md).
 Two players left: the game ends at once and the other wins (``RESIGNED``). Three or more: the
 resigner's whole stack goes, in order, under the pile as burned cards, the resigner is out, and
 the turn and any claim move on by the existing rules (a challenge owed by the resigner is lost
-as if it had run out of cards; a claim of the resigner lapses as in §1.5.15).
+as if it had run out of cards; a claim of the resigner lapses as in
+docs/games/ratscrew.md#decisions).
 
-Stacks are written top first, the pile bottom→top (docs/games/common.md#dealing).
+Stacks are written top first, the pile bottom→top (docs/games/common.md#piles).
 """
 
 from __future__ import annotations
@@ -192,7 +193,8 @@ def test_on_their_turn_the_stack_goes_under_the_pile_and_the_turn_passes() -> No
     assert after.stacks == ((), C("4H 5H"), C("6D"), C("7C 8C"))
     assert after.eliminated == {0} and after.resigned == {0} and after.current == 1
     assert after.epoch == state.epoch and ers.outcome(after) is None
-    # The game goes on; the burned cards go to whoever takes the pile next (§1.2 collect).
+    # The game goes on; the burned cards go to whoever takes the pile next
+    # (docs/games/ratscrew.md#collecting).
     after = act(after, 1, PLAY)
     assert after.played == C("9S 4H") and after.current == 2
     assert ers.legal_commands(after, 0) == ()
@@ -290,7 +292,7 @@ def test_a_resignation_before_the_first_card_leaves_a_pile_of_burned_cards() -> 
     check_log(match)
 
 
-def test_when_nobody_else_holds_a_card_the_pile_is_owed_as_in_1_5_15() -> None:
+def test_when_nobody_else_holds_a_card_the_pile_is_owed() -> None:
     # Seats 1..3 are still in at 0 cards; seat 2 played the last card of the pile.
     state = pos(["2S 3S", "", "", ""], played="9S 5H", played_by=[1, 2], current=0)
     events, after = resign(state, 0)
@@ -386,7 +388,8 @@ def test_no_resignation_after_the_end() -> None:
         assert rejected(over, seat) == RejectCode.GAME_OVER
     last = pos(["5S", "", ""], played="7C", eliminated=[1, 2], allow_over=True)
     assert rejected(last, 0) == RejectCode.GAME_OVER
-    assert rejected(last, 1) == RejectCode.GAME_OVER  # GameOver comes first (§0.5)
+    # GameOver comes first (docs/games/common.md#order-of-checks)
+    assert rejected(last, 1) == RejectCode.GAME_OVER
 
 
 def rejected(state: State, seat: int) -> RejectCode:

@@ -419,7 +419,8 @@ def test_any_seat_resigning_at_any_point_conserves_cards_and_the_log_verifies(
             if len(in_game) == 2:  # the other one wins at once
                 other = next(q for q in in_game if q != seat)
                 assert over == Outcome(Termination.RESIGNED, (other,))
-            else:  # the game goes on, or ends by its own rules (a pile returned, §4.2 step 3)
+            else:  # the game goes on, or ends by its own rules (a pile returned:
+                # docs/games/slapjack.md#playing-a-card)
                 assert over is None or over.termination in (
                     Termination.ALL_CARDS,
                     Termination.LAST_STANDING,

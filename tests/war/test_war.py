@@ -136,7 +136,8 @@ def test_positions_that_no_game_reaches_are_refused(text: str, field: str) -> No
 
 
 def test_the_worked_example_of_the_docs() -> None:
-    """docs/adding-a-game.md §7: the notation, and a match started from it that verifies."""
+    """docs/adding-a-game.md#7-the-notation: the notation, and a match started from it that
+    verifies."""
     text = "war 7H,2C/KD,9S,4C -/- 5S,5D 8H,JC"
     state = parse_position(text, None)
     assert GAME.format_position is not None
