@@ -3,6 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
 # The generated gRPC stubs (never committed) and the local buf install (npm ci).
 PB := clients/python/cardcore_proto/__init__.py
 NODE_STAMP := node_modules/.installed-stamp
@@ -14,13 +15,18 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 setup: $(STAMP) $(PB)
 
-# The repository's three distributions, editable: the engine (.), the Python client with the
-# stubs (clients/python) and the service (services), with the dev tools (pyproject.toml's
-# dependency group; pip 25.1 or later reads it).
-$(STAMP): pyproject.toml clients/python/pyproject.toml services/pyproject.toml
+# What serving needs: the repository's three distributions, editable — the engine (.), the
+# Python client with the stubs (clients/python: its install generates them from proto/) and the
+# service (services). `make serve` stops here: a first contact installs no test tools.
+$(RUNTIME_STAMP): pyproject.toml clients/python/pyproject.toml services/pyproject.toml $(wildcard proto/cardcore/v1/*.proto)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e . -e clients/python -e 'services[postgres]' --group dev
+	$(BIN)/python -m pip install --quiet -e . -e clients/python -e 'services[postgres]'
+	touch $(RUNTIME_STAMP)
+
+# ... and the dev tools (pyproject.toml's dependency group; pip 25.1 or later reads it).
+$(STAMP): $(RUNTIME_STAMP)
+	$(BIN)/python -m pip install --quiet --group dev
 	touch $(STAMP)
 
 ## proto: regenerate the Python stubs of proto/ with the pinned grpcio-tools
@@ -41,16 +47,16 @@ $(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json
 ## serve: the gRPC and REST server with the embedded SQLite store, kept out of the source tree
 ## (SERVE_DB, default ~/.local/share/cardcore/cardcore.db); SERVE_ARGS=... to add flags
 SERVE_DB ?= $(HOME)/.local/share/cardcore/cardcore.db
-serve: $(STAMP) $(PB) web-vendor
+serve: $(RUNTIME_STAMP) web-vendor
 	mkdir -p "$(dir $(SERVE_DB))"
 	$(BIN)/cardcore serve --db "$(SERVE_DB)" $(SERVE_ARGS)
 
 ## demo: a server on a free port, one bot game of every registered game with one client seat
-demo: $(STAMP) $(PB)
+demo: $(RUNTIME_STAMP)
 	$(BIN)/cardcore demo
 
 ## simulate: a seeded bot simulation of every registered game
-simulate: $(STAMP)
+simulate: $(RUNTIME_STAMP)
 	@for g in $$($(BIN)/cardcore games --names); do \
 		$(BIN)/cardcore simulate $$g --seed 1 --games 100 || exit 1; \
 	done
@@ -89,7 +95,7 @@ docs: $(STAMP) $(PB)
 ## the service's package, where `cardcore serve` serves it (/web/pyodide/) and wheels ship it:
 ## from node_modules/pyodide after `npm ci`, else downloaded from the npm registry (no Node
 ## needed), every file checked against the pin (services/cardcore_server/pyodide_runtime.py)
-web-vendor: $(STAMP)
+web-vendor: $(RUNTIME_STAMP)
 	$(BIN)/python services/cardcore_server/pyodide_runtime.py
 
 # Two runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
