@@ -363,7 +363,7 @@ class TestSqliteStore(StoreContract):
 class TestPostgresStore(StoreContract):
     @pytest.fixture
     def factory(self, pg_url: str) -> Factory:
-        from cardcore_server.store_postgres import PostgresStore
+        from cardcore_server.store.postgres import PostgresStore
 
         return lambda: PostgresStore(pg_url)
 
@@ -395,7 +395,7 @@ class TestPostgresStore(StoreContract):
         return write
 
     def test_open_store_picks_postgres(self, pg_url: str) -> None:
-        from cardcore_server.store_postgres import PostgresStore
+        from cardcore_server.store.postgres import PostgresStore
 
         for url in (pg_url, pg_url.replace("postgresql://", "postgres://", 1)):
             store = open_store(url)
@@ -520,7 +520,7 @@ class TestPostgresStore(StoreContract):
         a graceful stop removes its rows."""
         import psycopg
 
-        from cardcore_server import store_postgres
+        from cardcore_server.store.postgres import presence
 
         async def settled(store: SharedStore, gid: str, want: dict[str, set[int]]) -> None:
             for _ in range(100):
@@ -547,7 +547,7 @@ class TestPostgresStore(StoreContract):
                         (a.server_id,),
                     )
                     assert await b.present_seats([gid]) == {}  # a's lease lapsed
-                    await c.execute(store_postgres._FORGET_ABSENT)
+                    await c.execute(presence.FORGET_ABSENT)
                     cur = await c.execute(
                         "SELECT count(*) FROM presence WHERE game_id = %s", (gid,)
                     )
@@ -560,7 +560,7 @@ class TestPostgresStore(StoreContract):
         run(body())
 
     def test_unreachable_database_is_a_clean_error(self, pg_url: str) -> None:
-        from cardcore_server.store_postgres import PostgresStore
+        from cardcore_server.store.postgres import PostgresStore
 
         async def body() -> None:
             store = PostgresStore("postgresql://nobody:secret@127.0.0.1:1/none")
