@@ -34,24 +34,29 @@ from .engine import (
     with_setup,
 )
 from .errors import CardcoreError, CorruptLog, InvalidPosition, RejectCode, Rejected
-from .log import (  # the log's readers, written once
+
+# The log's lower layers only (its lines, its header, its writer): the log's verify and copies
+# re-decide games without a Match, so the log never imports this module.
+from .log.format import (
     COPY_KEY,
     SALT_BYTES,
     LogLine,
-    LogWriter,
-    _game_of,
-    _header,
-    _setup_of,
-    _start_of,
     abort_action,
     abort_by,
     check_abort_by,
     commitment,
+)
+from .log.format import loads as load_lines
+from .log.header import (
+    checked_header,
     contributions,
     deal_seed,
+    game_of,
     revealed,
+    setup_of,
+    start_of,
 )
-from .log import loads as load_lines
+from .log.writer import LogWriter
 
 
 def simulation_salt(seed: int) -> bytes:
@@ -221,15 +226,15 @@ class Match(Generic[S, C, E, V, R]):
         included) or a line the rules do not rebuild; ``ValueError`` when ``seed`` is missing
         or does not match the header's commitment."""
         lines = load_lines(data)
-        header = _header(lines)
+        header = checked_header(lines)
         if COPY_KEY in header:
             raise CorruptLog(
                 None, "a viewer's copy lacks the cards hidden from its viewer: load the full log"
             )
-        game = _game_of(header, game)
+        game = game_of(header, game)
         end = lines[-1] if lines[-1].get("type") == "end" else None
         seed, salt = _secrets(header, end, seed, salt)
-        setup = _setup_of(game, header, deal_seed(header, seed))
+        setup = setup_of(game, header, deal_seed(header, seed))
         entries = lines[1 : len(lines) - (end is not None)]
         if (
             not entries
@@ -259,7 +264,7 @@ class Match(Generic[S, C, E, V, R]):
         if "position" in header:
             return cls.from_position(
                 game,
-                _start_of(game, header, setup),
+                start_of(game, header, setup),
                 seed=seed,
                 salt=salt,
                 at_ms=at_ms,
@@ -316,8 +321,7 @@ class Match(Generic[S, C, E, V, R]):
             _same_line(writer, lines, len(lines) - 1)
 
     def start_from(self, state: S, at_ms: int) -> None:
-        """Start over from ``state``: entry 0 deals nothing (used by :meth:`from_position` and
-        by :func:`~cardcore.log.verify` on a log that starts from a position)."""
+        """Start over from ``state``: entry 0 deals nothing (used by :meth:`from_position`)."""
         self.state = state
         self.seq = 0
         self.events_applied = 0
