@@ -17,9 +17,9 @@ import pytest
 
 from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
-from cardcore_server import live
 from cardcore_server.app import Application, GameSpec
 from cardcore_server.errors import ServiceError
+from cardcore_server.live import answers
 from cardcore_server.store import SeatSpec, SqliteStore, command_digest
 
 from .helpers import ServerProcess, auth
@@ -91,7 +91,7 @@ def test_a_seat_keeps_its_last_rejections(tmp_path: Path, monkeypatch: pytest.Mo
     """Past the cap (8 here) a seat's oldest rejection is forgotten, in the store as in
     memory: resent, it is decided anew (a different command under its id is no longer
     ``ActionIdReused``); the last 8 keep their answers, a restart included."""
-    monkeypatch.setattr(live, "REJECTIONS_KEPT", 8)
+    monkeypatch.setattr(answers, "REJECTIONS_KEPT", 8)
     db = str(tmp_path / "s.db")
     play = json.dumps({"kind": "Play", "cards": ["QS"]})
 
