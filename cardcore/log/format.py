@@ -198,13 +198,14 @@ def entry_text(
     )
 
 
-def with_hash(body: bytes, digest: str) -> bytes:
+def with_hash(body: bytes, line_hash: str) -> bytes:
     """The entry line from the bytes its hash was computed over (:func:`entry_text` without
-    ``digest``): ``entry_text`` with ``digest``, without assembling it again. The hash goes just
-    before the entry's top-level ``"prev"``, the last ``,"prev":`` in it (a quote inside a JSON
-    string is escaped, and the events come before prev)."""
+    ``digest``) and that hash (the value, not its text): ``entry_text`` with ``digest``, without
+    assembling it again. The hash goes just before the entry's top-level ``"prev"``, the last
+    ``,"prev":`` in it (a quote inside a JSON string is escaped, and the events come before
+    prev)."""
     at = body.rfind(b',"prev":')
-    return b"".join((body[:at], b',"hash":', codec.canonical_bytes(digest), body[at:]))
+    return b"".join((body[:at], b',"hash":', codec.canonical_bytes(line_hash), body[at:]))
 
 
 def end_line(seq: int, outcome: Outcome, seed: int, salt: bytes, prev: str) -> LogLine:

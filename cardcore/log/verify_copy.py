@@ -6,7 +6,7 @@ every entry of the copy to it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from .. import codec
 from ..engine import Game, Role, Setup, Viewer, union_of
@@ -27,6 +27,8 @@ from .format import (
 from .header import deal_seed, revealed, seats_of, setup_of
 from .redecide import Redecider
 from .viewers import POSITION_HIDDEN, copy_of, shows_hidden, viewer_of, viewer_text, whose
+
+_REJECTED: Final = "the rules reject this action on the game the seed gives: "
 
 
 def verify_copy(
@@ -325,6 +327,3 @@ class _Settle:
                 "you were shown different events from the ones "
                 f"{whose(viewer_text(self.viewer))} view of the game gives",
             )
-
-
-_REJECTED = "the rules reject this action on the game the seed gives: "
