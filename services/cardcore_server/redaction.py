@@ -159,12 +159,12 @@ def log(lines: Sequence[LogLine], viewer: Viewer) -> list[LogLine]:
     return redact_log(list(lines), viewer)
 
 
-def end_line(lines: Sequence[LogLine]) -> str:
-    """The log's end line as canonical JSON, once the game is over ("" before): public to every
-    viewer, like the whole log then (:func:`log`); it reveals seed and salt, so a client's own
-    receipts settle the game."""
+def end_line(lines: Sequence[LogLine]) -> LogLine | None:
+    """The log's end line, once the game is over (None before): public to every viewer, like
+    the whole log then (:func:`log`); it reveals seed and salt, so a client's own receipts
+    settle the game."""
     last = lines[-1] if lines else {}
-    return codec.canonical_text(last) if last.get("type") == "end" else ""
+    return last if last.get("type") == "end" else None
 
 
 def rejection_detail(detail: str, match: Shown, viewer: Viewer, command_json: str) -> str:

@@ -96,14 +96,17 @@ def test_a_database_written_by_the_previous_commit_opens_and_serves(tmp_path: Pa
         try:
             with pytest.raises(ServiceError) as again:  # the same answer as before the upgrade
                 await app.submit(
-                    made["token"], made["game_id"], "Play", BIG_PLAY, action_id="rejected-before"
+                    made["token"],
+                    made["game_id"],
+                    json.loads(BIG_PLAY),
+                    action_id="rejected-before",
                 )
             assert str(again.value) == made["rejected"]
             view = await app.view(made["token"], made["game_id"])
             assert view.seq >= 1
             if view.legal_commands:
                 c = view.legal_commands[0]
-                await app.submit(made["token"], made["game_id"], c.kind, c.json)
+                await app.submit(made["token"], made["game_id"], json.loads(c.json))
             copy = await app.log(made["token"], made["game_id"])
             assert clog.verify(clog.loads(copy.log_jsonl)).copy == "0"
         finally:

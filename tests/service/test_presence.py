@@ -1,4 +1,4 @@
-"""Presence across servers, as one server answers it (``Lobby.present_seats``): its own streams
+"""Presence across servers, as one server answers it (``Presence.present_seats``): its own streams
 at once, merged with what the shared store says of the others, and never held up by a store that
 does not answer (GetView otherwise answers from memory, also during an outage). Across real
 servers on PostgreSQL: ``test_lifecycle_postgres.py``."""
@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from types import SimpleNamespace
 from typing import Any
 
-from cardcore_server.app.lobby import PRESENCE_FRESH_S, PRESENCE_READ_S, Lobby
+from cardcore_server.app.presence import PRESENCE_FRESH_S, PRESENCE_READ_S, Presence
 from cardcore_server.store import StoreError
 
 
@@ -40,7 +39,7 @@ def test_own_streams_merge_with_the_stores_and_an_outage_never_holds_an_answer()
             ("hang", {"g": {0}, "h": set()}),
         ):
             shared = Shared(answer)
-            lobby = Lobby(SimpleNamespace(shared=shared))  # type: ignore[arg-type]
+            lobby = Presence(shared)  # type: ignore[arg-type]
             lobby.stream_opened("g", 0)
             lobby.stream_opened("g", 0)  # two streams of one seat
             lobby.stream_opened("g", "spectator")  # spectators are nobody's presence
@@ -65,7 +64,7 @@ def test_the_stores_answer_stands_a_moment_and_own_streams_are_always_current() 
 
     async def main() -> None:
         shared = Shared({"g": {1}})
-        lobby = Lobby(SimpleNamespace(shared=shared))  # type: ignore[arg-type]
+        lobby = Presence(shared)  # type: ignore[arg-type]
         assert await lobby.present_seats("g") == {"g": {1}}
         lobby.stream_opened("g", 0)
         shared.answer = {"g": {2}}

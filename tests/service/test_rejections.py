@@ -97,7 +97,7 @@ def test_a_seat_keeps_its_last_rejections(tmp_path: Path, monkeypatch: pytest.Mo
 
     async def submit(app: Application, token: str, gid: str, aid: str, text: str) -> str:
         try:
-            await app.submit(token, gid, "", text, action_id=aid)
+            await app.submit(token, gid, json.loads(text), action_id=aid)
         except ServiceError as exc:
             return f"{exc.reason}: {exc.message}"
         return "OK"

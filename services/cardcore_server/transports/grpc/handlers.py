@@ -22,6 +22,7 @@ import structlog
 from google.protobuf import any_pb2, duration_pb2, message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from cardcore import codec
 from cardcore.engine import Outcome
 from cardcore_proto import game_service_pb2 as pb
 
@@ -31,8 +32,11 @@ from ...app import (
     MAX_TIMEOUTS,
     Application,
     GameSpec,
+    JsonObject,
     StreamBatch,
     TableInfo,
+    Unreadable,
+    read_json_object,
     request_fields,
 )
 from ...errors import DOMAIN, Reason, ServiceError, Status, invalid
@@ -125,8 +129,8 @@ def _batch_bytes(batch: StreamBatch) -> bytes:
     if batch.outcome is not None:
         ob = _outcome(batch.outcome).SerializeToString()
         parts.append(b"\x12" + _varint(len(ob)) + ob)
-    if batch.end_json:
-        eb = batch.end_json.encode()
+    if batch.end is not None:
+        eb = codec.canonical_bytes(batch.end)
         parts.append(b"\x1a" + _varint(len(eb)) + eb)
     return b"".join(parts)
 
@@ -355,15 +359,15 @@ class GameServiceHandlers:
                     flags=[
                         pb.RuleFlag(
                             name=f.name,
-                            default_json=f.default_json,
-                            schema_json=f.schema_json,
+                            default_json=codec.canonical_text(f.default),
+                            schema_json=codec.canonical_text(f.schema),
                             help=f.help,
                         )
                         for f in g.flags
                     ],
-                    command_schema_json=g.command_schema_json,
-                    event_schema_json=g.event_schema_json,
-                    view_schema_json=g.view_schema_json,
+                    command_schema_json=codec.canonical_text(g.command_schema),
+                    event_schema_json=codec.canonical_text(g.event_schema),
+                    view_schema_json=codec.canonical_text(g.view_schema),
                 )
                 for g in self.app.list_games()
             ],
@@ -393,7 +397,7 @@ class GameServiceHandlers:
         spec = GameSpec(
             game=request.game,
             seats=seats,
-            rules_json=request.rules_json,
+            rules=read_json_object(request.rules_json, "rules_json", empty=True),
             seed=request.seed if request.HasField("seed") else None,
             event_limit=request.event_limit,
             timeouts_ms=dict(request.timeouts_ms),
@@ -414,7 +418,7 @@ class GameServiceHandlers:
             seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in created.seat_tokens],
             spectator_token=created.spectator_token,
             seed_commitment=created.seed_commitment,
-            header_json=created.header_json,
+            header_json=codec.canonical_text(created.header),
             creator_token=created.creator_token,
             invites=[pb.SeatInvite(seat=s, code=c) for s, c in created.invites],
             status=created.status,
@@ -424,8 +428,7 @@ class GameServiceHandlers:
         result = await self.app.submit(
             _token(context),
             request.game_id,
-            request.command.kind,
-            request.command.json,
+            _command(request.command),
             action_id=request.action_id,
             as_seat=request.as_seat if request.HasField("as_seat") else None,
         )
@@ -550,12 +553,24 @@ def _table(info: TableInfo) -> pb.TableInfo:
         deadline_ms=info.deadline_ms,
         public=info.public,
         seed_commitment=info.seed_commitment,
-        rules_json=info.rules_json,
+        rules_json=codec.canonical_text(info.rules),
         seq=info.seq,
     )
     if info.outcome is not None:
         msg.outcome.CopyFrom(_outcome(info.outcome))
     return msg
+
+
+def _command(value: pb.GameValue) -> JsonObject | Unreadable:
+    """A command's JSON object, ``kind`` included: ``json`` names it, or ``kind`` alone does,
+    or both the same."""
+    data = read_json_object(value.json, "command.json")
+    if isinstance(data, Unreadable) or not value.kind:
+        return data
+    if data.get(codec.KIND, value.kind) != value.kind:
+        return Unreadable(invalid("command.kind", "differs from the kind in command.json"))
+    data.setdefault(codec.KIND, value.kind)
+    return data
 
 
 def _parse(request_type: type[M], raw: bytes) -> M:

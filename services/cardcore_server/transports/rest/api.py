@@ -65,12 +65,23 @@ from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParam
 from litestar.response import Stream
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from cardcore import codec
 from cardcore.engine import Outcome as CoreOutcome
 from cardcore.signatures import ALG
 from cardcore.version import __version__
 
 from ... import logs
-from ...app import MAX_SEATS, Application, GameSpec, StreamBatch, request_fields
+from ...app import (
+    MAX_JSON,
+    MAX_SEATS,
+    Application,
+    GameSpec,
+    JsonObject,
+    StreamBatch,
+    Unreadable,
+    read_json_object,
+    request_fields,
+)
 from ...app import TableInfo as CoreTable
 from ...app.lobby import MAX_MY_GAMES
 from ...errors import MAX_MESSAGE, FieldViolation, Reason, ServiceError, Status, bounded
@@ -460,6 +471,32 @@ def _obj(v: Value) -> Any:
     return _decode_json.decode(v.json)
 
 
+def _canonical(value: Any) -> Any:
+    """A JSON value as its canonical JSON (sorted keys), written as it is into the answer."""
+    return msgspec.Raw(codec.canonical_bytes(value))
+
+
+def _json_object(value: dict[str, Any], path: str) -> JsonObject | Unreadable:
+    """A JSON object of the body as the application reads one: judged on its JSON text (as
+    this transport writes it) only when that text could be refused — longer than
+    :data:`~cardcore_server.app.MAX_JSON`, or with a float in it."""
+    text = _encode.encode(value)
+    if len(text) <= MAX_JSON and not _has_float(value):
+        return value
+    return read_json_object(text.decode(), path)
+
+
+def _has_float(value: Any) -> bool:
+    try:
+        if isinstance(value, dict):
+            return any(_has_float(v) for v in value.values())
+        if isinstance(value, list):
+            return any(_has_float(v) for v in value)
+    except RecursionError:
+        return True  # too deep to look at: its text says what is wrong with it
+    return isinstance(value, float)
+
+
 def _outcome(o: CoreOutcome | None) -> Outcome | None:
     if o is None:
         return None
@@ -490,7 +527,7 @@ def _table(t: CoreTable) -> Table:
         deadline_ms=t.deadline_ms,
         public=t.public,
         seed_commitment=t.seed_commitment,
-        rules=_decode_json.decode(t.rules_json),
+        rules=_canonical(t.rules),
         seq=t.seq,
         outcome=_outcome(t.outcome),
     )
@@ -511,8 +548,8 @@ def _entry_json(e: RedactedEntry) -> bytes:
 
 def _sse_batch(batch: StreamBatch) -> bytes:
     parts = [b"id: %d\nevent: entry\ndata: %s\n\n" % (e.seq, _entry_json(e)) for e in batch.entries]
-    if batch.end_json:  # the end line (seed and salt revealed): a client's copy settles it
-        parts.append(b"event: end\ndata: %s\n\n" % batch.end_json.encode())
+    if batch.end is not None:  # the end line (seed and salt revealed): a client's copy settles it
+        parts.append(b"event: end\ndata: %s\n\n" % codec.canonical_bytes(batch.end))
     if batch.outcome is not None:
         parts.append(b"event: outcome\ndata: %s\n\n" % _encode.encode(_outcome(batch.outcome)))
     return b"".join(parts)
@@ -857,7 +894,7 @@ class RestApi:
                 seats=[
                     SeatSpec(s.kind, s.bot_min_delay_ms, s.bot_max_delay_ms) for s in data.seats
                 ],
-                rules_json=_encode.encode(data.rules).decode() if data.rules else "",
+                rules=_json_object(data.rules, "rules_json") if data.rules else {},
                 seed=data.seed,
                 event_limit=data.event_limit,
                 timeouts_ms=data.timeouts_ms,
@@ -878,7 +915,7 @@ class RestApi:
                 seat_tokens=[SeatToken(s, t) for s, t in created.seat_tokens],
                 spectator_token=created.spectator_token,
                 seed_commitment=created.seed_commitment,
-                header=_decode_json.decode(created.header_json),
+                header=_canonical(created.header),
                 creator_token=created.creator_token,
                 invites=[SeatInvite(s, c, _invite_link(request, c)) for s, c in created.invites],
                 status=created.status,
@@ -900,12 +937,10 @@ class RestApi:
             request: Request[Any, Any, Any], game_id: _GAME_ID, data: JSONBody[SubmitAction]
         ) -> Submitted:
             _note(rpc="SubmitAction")
-            kind = data.command.get("kind")
             result = await api.app.submit(
                 _bearer(request),
                 game_id,
-                kind if isinstance(kind, str) else "",
-                _encode.encode(data.command).decode(),
+                _json_object(data.command, "command.json"),
                 action_id=data.action_id,
                 as_seat=data.as_seat,
             )
@@ -1325,15 +1360,15 @@ class RestApi:
                         flags=[
                             RuleFlag(
                                 f.name,
-                                _decode_json.decode(f.default_json),
-                                _decode_json.decode(f.schema_json),
+                                _canonical(f.default),
+                                _canonical(f.schema),
                                 f.help,
                             )
                             for f in g.flags
                         ],
-                        command_schema=_decode_json.decode(g.command_schema_json),
-                        event_schema=_decode_json.decode(g.event_schema_json),
-                        view_schema=_decode_json.decode(g.view_schema_json),
+                        command_schema=_canonical(g.command_schema),
+                        event_schema=_canonical(g.event_schema),
+                        view_schema=_canonical(g.view_schema),
                     )
                     for g in self.app.list_games()
                 ]
