@@ -19,9 +19,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cardcore.cli import attach_values, os_error_text, whole_number
 
-from .app import MAX_DELAY_MS, MAX_TIMER_MS, ServiceConfig
+from . import logs
+from .app import MAX_DELAY_MS, MAX_TIMER_MS
+from .config import ServiceConfig
+from .demo import demo_main
 from .limits import parse_network
+from .sealing import read_key
 from .transports.connections import ConnectionLimits
+from .transports.server import ServerOptions, serve
 
 _LIMITS: Final = ConnectionLimits()
 PORT: Final = whole_number(0, 65535)
@@ -77,6 +82,23 @@ def _serve_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cardcore serve", description="Run the cardcore gRPC and REST server."
     )
+    # in the order --help lists them
+    _where_options(p)
+    _policy_options(p)
+    _secret_options(p)
+    _limit_options(p)
+    p.epilog = (
+        "Every flag may also be given in the environment as CARDCORE_<FLAG> (--rest-port as "
+        "CARDCORE_REST_PORT; a switch as 1/0; --cors-origin and --trusted-proxy as "
+        "comma-separated lists), or read from a file as CARDCORE_<FLAG>_FILE (e.g. "
+        "CARDCORE_DB_FILE holding a postgresql:// URL with its password, so it is never on a "
+        "command line). A flag on the command line wins over the environment."
+    )
+    return p
+
+
+def _where_options(p: argparse.ArgumentParser) -> None:
+    """Where the server listens, and its store."""
     p.add_argument(
         "--host",
         default="127.0.0.1",
@@ -105,6 +127,10 @@ def _serve_parser() -> argparse.ArgumentParser:
         "postgresql://USER:PASSWORD@HOST:PORT/DB to let several servers serve the same games "
         "(needs pip install 'cardcore-server[postgres]')",
     )
+
+
+def _policy_options(p: argparse.ArgumentParser) -> None:
+    """Who may do what, the clocks, and how long games are kept."""
     p.add_argument(
         "--admin-key",
         default=None,
@@ -155,6 +181,10 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="with --retain-days: write each removed game's final log to DIR/<game_id>.jsonl "
         "(default: removed games are not kept)",
     )
+
+
+def _secret_options(p: argparse.ArgumentParser) -> None:
+    """Keys: the logs' signing key, the seal of secrets at rest, TLS; and browser origins."""
     p.add_argument(
         "--server-key",
         default=None,
@@ -191,6 +221,10 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="let a web frontend on ORIGIN (e.g. https://cards.example) call the REST API from "
         "a browser (repeatable; * = any origin; default: none, same-origin pages only)",
     )
+
+
+def _limit_options(p: argparse.ArgumentParser) -> None:
+    """What a client may cost the server; what the server writes."""
     p.add_argument(
         "--rate-limit",
         type=real_number(0),
@@ -253,14 +287,6 @@ def _serve_parser() -> argparse.ArgumentParser:
         help="print the effective configuration (flags over CARDCORE_* variables over defaults; "
         "secrets masked) and exit",
     )
-    p.epilog = (
-        "Every flag may also be given in the environment as CARDCORE_<FLAG> (--rest-port as "
-        "CARDCORE_REST_PORT; a switch as 1/0; --cors-origin and --trusted-proxy as "
-        "comma-separated lists), or read from a file as CARDCORE_<FLAG>_FILE (e.g. "
-        "CARDCORE_DB_FILE holding a postgresql:// URL with its password, so it is never on a "
-        "command line). A flag on the command line wins over the environment."
-    )
-    return p
 
 
 SECRET_FLAGS: Final = frozenset({"admin_key", "db", "secrets_key"})
@@ -286,22 +312,25 @@ def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str
         if raw is None:
             continue
         try:
-            value: Any
-            if isinstance(action, argparse._StoreTrueAction):
-                if raw.lower() not in _TRUE | _FALSE:
-                    raise ValueError("1 or 0 (true or false)")
-                value = raw.lower() in _TRUE
-            elif isinstance(action, ListOption):
-                value = [v.strip() for v in raw.split(",") if v.strip()]
-                if callable(action.type):
-                    value = [action.type(v) for v in value]
-            else:
-                value = action.type(raw) if callable(action.type) else raw
-                if action.choices is not None and value not in action.choices:
-                    raise ValueError(f"one of {', '.join(map(str, action.choices))}")
+            value = _env_value(action, raw)
         except (TypeError, ValueError, argparse.ArgumentTypeError) as exc:
             raise ValueError(f"{name}: {raw[:40]!r} is not a valid value ({exc})") from None
         parser.set_defaults(**{action.dest: value})
+
+
+def _env_value(action: argparse.Action, raw: str) -> Any:
+    """An option's value from its variable's text, checked as the command line checks it."""
+    if isinstance(action, argparse._StoreTrueAction):
+        if raw.lower() not in _TRUE | _FALSE:
+            raise ValueError("1 or 0 (true or false)")
+        return raw.lower() in _TRUE
+    if isinstance(action, ListOption):
+        values = [v.strip() for v in raw.split(",") if v.strip()]
+        return [action.type(v) for v in values] if callable(action.type) else values
+    value = action.type(raw) if callable(action.type) else raw
+    if action.choices is not None and value not in action.choices:
+        raise ValueError(f"one of {', '.join(map(str, action.choices))}")
+    return value
 
 
 def effective_config(ns: argparse.Namespace) -> dict[str, Any]:
@@ -326,10 +355,6 @@ def _mask_url(url: str) -> str:
 
 
 def serve_main(args: list[str]) -> int:
-    from . import logs
-    from .sealing import read_key
-    from .transports.server import ServerOptions, serve
-
     parser = _serve_parser()
     try:
         apply_environment(parser, os.environ)
@@ -343,10 +368,32 @@ def serve_main(args: list[str]) -> int:
         return 0
     logs.configure(level=ns.log_level)
     try:
-        secrets_key = read_key(ns.secrets_key) if ns.secrets_key else None
-    except (ValueError, OSError) as exc:
+        options = _server_options(ns)
+    except _Refused as exc:
         print(f"cardcore serve: {exc}", file=sys.stderr)
         return 2
+    try:
+        return asyncio.run(serve(options))
+    except OSError as exc:  # a port in use (server.port_unavailable), a TLS file, PostgreSQL
+        print(f"cardcore serve: {os_error_text(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"cardcore serve: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # a SQLite store that cannot be opened or is not one
+        print(f"cardcore serve: the store {ns.db}: {exc}", file=sys.stderr)
+        return 2
+
+
+class _Refused(Exception):
+    """Options that do not make a server (the text says why): exit 2."""
+
+
+def _server_options(ns: argparse.Namespace) -> ServerOptions:
+    try:
+        secrets_key = read_key(ns.secrets_key) if ns.secrets_key else None
+    except (ValueError, OSError) as exc:
+        raise _Refused(str(exc)) from None
     config = ServiceConfig(
         allow_client_seed=ns.allow_client_seed,
         admin_key=ns.admin_key or None,
@@ -362,26 +409,13 @@ def serve_main(args: list[str]) -> int:
         trusted_proxies=tuple(dict.fromkeys(ns.trusted_proxy)),
     )
     if ns.archive is not None and ns.retain_days is None:
-        print("cardcore serve: --archive needs --retain-days", file=sys.stderr)
-        return 2
-    rest_port: int | None = ns.rest_port
-    if ns.no_rest:
-        rest_port = None
-    elif rest_port is None:
-        rest_port = ns.port + 1 if ns.port else 0
-        if rest_port > 65535:
-            print(
-                f"cardcore serve: REST's default port is --port + 1, and {ns.port} has none "
-                "after it: give --rest-port, or --no-rest",
-                file=sys.stderr,
-            )
-            return 2
+        raise _Refused("--archive needs --retain-days")
+    rest_port = _rest_port(ns)
     try:
         limits = ConnectionLimits(ns.max_connections, ns.header_timeout, ns.body_timeout)
     except ValueError as exc:
-        print(f"cardcore serve: {exc}", file=sys.stderr)
-        return 2
-    options = ServerOptions(
+        raise _Refused(str(exc)) from None
+    return ServerOptions(
         limits=limits,
         host=ns.host,
         port=ns.port,
@@ -392,17 +426,22 @@ def serve_main(args: list[str]) -> int:
         tls_cert=ns.tls_cert or None,
         tls_key=ns.tls_key or None,
     )
-    try:
-        return asyncio.run(serve(options))
-    except OSError as exc:  # a port in use (server.port_unavailable), a TLS file, PostgreSQL
-        print(f"cardcore serve: {os_error_text(exc)}", file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(f"cardcore serve: {exc}", file=sys.stderr)
-        return 2
-    except sqlite3.Error as exc:  # a SQLite store that cannot be opened or is not one
-        print(f"cardcore serve: the store {ns.db}: {exc}", file=sys.stderr)
-        return 2
+
+
+def _rest_port(ns: argparse.Namespace) -> int | None:
+    """``--rest-port``, or by default the gRPC port + 1 (any free port when ``--port`` is 0);
+    None with ``--no-rest``."""
+    if ns.no_rest:
+        return None
+    if ns.rest_port is not None:
+        return int(ns.rest_port)
+    rest_port = ns.port + 1 if ns.port else 0
+    if rest_port > 65535:
+        raise _Refused(
+            f"REST's default port is --port + 1, and {ns.port} has none after it: give "
+            "--rest-port, or --no-rest"
+        )
+    return int(rest_port)
 
 
 def backup_main(args: list[str]) -> int:
@@ -474,6 +513,4 @@ def main(argv: list[str]) -> int:
         return serve_main(argv[1:])
     if argv[0] == "backup":
         return backup_main(argv[1:])
-    from .demo import demo_main
-
     return demo_main(argv[1:])

@@ -21,8 +21,12 @@ from typing import Final
 
 from cardcore import registry
 from cardcore.cli import whole_number
+from cardcore_client import Client, Rejection
 
+from . import logs
 from .app import MAX_EVENT_LIMIT
+from .config import ServiceConfig
+from .transports.server import ServerOptions, start
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +44,6 @@ class GameReport:
 
 
 async def _play_one(target: str, name: str, seats: int, seed: int, event_limit: int) -> GameReport:
-    from cardcore_client import Client, Rejection
-
     started = time.perf_counter()
     async with Client(target) as client:
         created = await client.create_game(
@@ -117,9 +119,6 @@ async def _play_one(target: str, name: str, seats: int, seed: int, event_limit: 
 
 
 async def run_demo(seed: int, event_limit: int, db: str | None) -> list[GameReport]:
-    from .app import ServiceConfig
-    from .transports.server import ServerOptions, start
-
     with tempfile.TemporaryDirectory() as tmp:
         options = ServerOptions(
             host="127.0.0.1", port=0, db=db or os.path.join(tmp, "demo.db"), config=ServiceConfig()
@@ -182,8 +181,6 @@ def demo_main(args: list[str]) -> int:
         help="keep the server's SQLite database at PATH (default: a temporary one)",
     )
     ns = p.parse_args(args)
-    from . import logs
-
     logs.configure(stream=open(os.devnull, "w"), level="warning")  # noqa: SIM115
     reports = asyncio.run(run_demo(ns.seed, ns.event_limit, ns.db))
     bad = [r for r in reports if not r.verified]

@@ -63,20 +63,8 @@ class RedactedEntry:
     """The entry's hash in the log (keyed: it proves the entry, and reveals nothing)."""
     prev: str = ""
     """The hash of the line before it."""
-    wire: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
-
-    def receipt(self) -> dict[str, Any]:
-        """The entry as a log line of the viewer's copy (what a client keeps as a receipt)."""
-        return {
-            "type": "entry",
-            "seq": self.seq,
-            "at_ms": self.at_ms,
-            "seat": self.seat,
-            "action": codec.parse_json(self.action.json),
-            "events": [codec.parse_json(e.json) for e in self.events],
-            "prev": self.prev,
-            "hash": self.hash,
-        }
+    wire: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Each transport's encoding of the entry, made once for every subscriber of this view."""
 
 
 def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:

@@ -37,7 +37,7 @@ async def main():
     made = await app.create_game(GameSpec("palace", [SeatSpec("human"), SeatSpec("human")]))
     token = dict(made.seat_tokens)[0]
     try:  # a rejected action with an action_id: its answer is stored
-        await app.submit(token, made.game_id, "Play", sys.argv[2], action_id="rejected-before")
+        await app.submit(token, made.game_id, json.loads(sys.argv[2]), action_id="rejected-before")
         rejected = "accepted"
     except Exception as exc:
         rejected = str(exc)
@@ -45,7 +45,7 @@ async def main():
         view = await app.view(token, made.game_id)
         if view.legal_commands:
             c = view.legal_commands[0]
-            await app.submit(token, made.game_id, c.kind, c.json)
+            await app.submit(token, made.game_id, json.loads(c.json))
     await app.close()
     print(json.dumps({"game_id": made.game_id, "token": token, "rejected": rejected}))
 

@@ -11,7 +11,7 @@ from .idempotency import check_idempotency_key
 from .inputs import MAX_JSON, read_json_object
 from .lobby import MAX_MY_GAMES
 from .plan import MAX_DELAY_MS, MAX_EVENT_LIMIT, MAX_SEATS, MAX_TIMEOUTS, MAX_TIMER_MS
-from .requests import request_fields
+from .requests import note, request_fields
 from .values import (
     CatalogueEntry,
     CreatedGame,
@@ -54,6 +54,7 @@ __all__ = [
     "Unreadable",
     "ViewResult",
     "check_idempotency_key",
+    "note",
     "read_json_object",
     "request_fields",
 ]

@@ -103,11 +103,6 @@ class Application:
         await self.retention.open()
         return await self.games.start()
 
-    @property
-    def closing(self) -> bool:
-        """The server is stopping: new calls are refused."""
-        return self.gate.closing
-
     def begin_shutdown(self) -> None:
         """Refuse new calls and end open streams (``UNAVAILABLE``/``ShuttingDown``: clients
         resume from their last ``seq`` on the next server); in-flight actions still finish."""

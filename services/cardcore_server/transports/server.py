@@ -19,7 +19,6 @@ import signal
 import socket
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -30,9 +29,7 @@ from ..app import Application, ServiceConfig
 from ..store import open_store
 from .connections import ConnectionLimits, fit_descriptors, grpc_options
 from .grpc import SERVICE_NAME, GameServiceHandlers
-
-if TYPE_CHECKING:
-    from .rest import RestServer
+from .rest import RestServer, start_rest
 
 log = structlog.get_logger("cardcore_server")
 
@@ -219,8 +216,6 @@ async def start(options: ServerOptions) -> Running:
         raise port_unavailable("gRPC", options.host, options.port, "--port", None)
     rest = None
     if options.rest_port is not None:
-        from .rest import start_rest
-
         try:
             rest = await start_rest(
                 app, options.host, options.rest_port, options.grace_s, tls, limits=limits

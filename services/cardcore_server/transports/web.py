@@ -20,6 +20,7 @@ involved (tokens travel in ``Authorization``), so credentials are never allowed.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import zipfile
@@ -31,6 +32,8 @@ from litestar import Response, get
 from litestar.enums import ScopeType
 from litestar.params import FromPath
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+import cardcore
 
 from .. import pyodide_runtime
 
@@ -66,8 +69,6 @@ _HEADERS: Final = {
     "Referrer-Policy": "no-referrer",
 }
 
-_zip_cache: list[bytes] = []
-
 
 def pyodide_dir() -> Path | None:
     """Where the Pyodide runtime is: ``$CARDCORE_PYODIDE_DIR``, the copy inside the package,
@@ -82,24 +83,21 @@ def pyodide_dir() -> Path | None:
     return None
 
 
+@functools.cache
 def cardcore_zip() -> bytes:
     """The ``cardcore`` package's Python sources as a zip (``cardcore/…``), built once. The
     timestamps are fixed so that the bytes depend on the sources alone."""
-    if not _zip_cache:
-        import cardcore
-
-        root = Path(cardcore.__file__).resolve().parent
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path in sorted(root.rglob("*.py")):
-                if "__pycache__" in path.parts:
-                    continue
-                name = "cardcore/" + path.relative_to(root).as_posix()
-                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                zf.writestr(info, path.read_bytes())
-        _zip_cache.append(buf.getvalue())
-    return _zip_cache[0]
+    root = Path(cardcore.__file__).resolve().parent
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            name = "cardcore/" + path.relative_to(root).as_posix()
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, path.read_bytes())
+    return buf.getvalue()
 
 
 def _file(path: Path, *, cache: str) -> Response[bytes]:

@@ -1,0 +1,254 @@
+"""The application's values as ``cardcore.v1`` messages, and the requests' as the application's.
+
+A game's values go out as ``GameValue`` (kind and canonical JSON, as the log holds them); an
+entry as an ``Entry`` made once per entry and view (:func:`entry`) and, in a stream, as the
+``StreamEventsResponse`` of that one entry, serialized once: a batch of several is their
+serializations one after the other, which protobuf reads as their merge (repeated fields
+append), so fan-out to many subscribers costs little.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from cardcore import codec
+from cardcore.engine import Outcome
+from cardcore_proto import game_service_pb2 as pb
+
+from ...app import (
+    MAX_SEATS,
+    MAX_TIMEOUTS,
+    CatalogueEntry,
+    CreatedGame,
+    GameSpec,
+    JsonObject,
+    StreamBatch,
+    SubmitResult,
+    TableInfo,
+    Unreadable,
+    ViewResult,
+    read_json_object,
+)
+from ...errors import invalid
+from ...redaction import RedactedEntry, Value
+from ...store import SeatSpec
+
+SEAT_KINDS: Final = {
+    pb.SEAT_KIND_UNSPECIFIED: "human",
+    pb.SEAT_KIND_HUMAN: "human",
+    pb.SEAT_KIND_RANDOM_BOT: "random",
+    pb.SEAT_KIND_REACTION_BOT: "reaction",
+}
+_KIND_OF: Final = {
+    "human": pb.SEAT_KIND_HUMAN,
+    "random": pb.SEAT_KIND_RANDOM_BOT,
+    "reaction": pb.SEAT_KIND_REACTION_BOT,
+}
+_OPEN_OF: Final = {
+    "": pb.SEAT_OPEN_UNSPECIFIED,
+    "invite": pb.SEAT_OPEN_INVITE,
+    "anyone": pb.SEAT_OPEN_ANYONE,
+}
+_SEAT_OPENS: Final = {v: k for k, v in _OPEN_OF.items()}
+_ENTRY: Final = "grpc"
+_STREAMED: Final = "grpc-stream"
+"""The keys of this transport's encodings of an entry (``RedactedEntry.wire``)."""
+
+
+# --------------------------------------------------------------------------- in
+
+
+def game_spec(request: pb.CreateGameRequest) -> GameSpec:
+    if len(request.seats) > MAX_SEATS:  # before any per-seat work (issue 13 fault 4)
+        raise invalid("seats", f"at most {MAX_SEATS} seats, got {len(request.seats)}")
+    if len(request.timeouts_ms) > MAX_TIMEOUTS:
+        raise invalid("timeouts_ms", f"at most {MAX_TIMEOUTS} entries")
+    seats = []
+    opens = []
+    entropy: list[bytes] = []
+    for i, s in enumerate(request.seats):
+        kind = SEAT_KINDS.get(s.kind)
+        if kind is None:
+            raise invalid(f"seats[{i}].kind", "not a SeatKind")
+        seat_open = _SEAT_OPENS.get(s.open)
+        if seat_open is None:
+            raise invalid(f"seats[{i}].open", "not a SeatOpen")
+        seats.append(SeatSpec(kind, s.bot_min_delay_ms, s.bot_max_delay_ms))
+        opens.append(seat_open)
+        entropy.append(bytes(s.entropy))
+    return GameSpec(
+        game=request.game,
+        seats=seats,
+        rules=read_json_object(request.rules_json, "rules_json", empty=True),
+        seed=request.seed if request.HasField("seed") else None,
+        event_limit=request.event_limit,
+        timeouts_ms=dict(request.timeouts_ms),
+        seat_open=opens,
+        public=request.public,
+        start_deadline_ms=request.start_deadline_ms,
+        turn_timeout_ms=request.turn_timeout_ms,
+        idle_timeout_ms=request.idle_timeout_ms,
+        abandon_timeout_ms=request.abandon_timeout_ms,
+        entropy=entropy,
+        idempotency_key=request.idempotency_key,
+    )
+
+
+def command(value: pb.GameValue) -> JsonObject | Unreadable:
+    """A command's JSON object, ``kind`` included: ``json`` names it, or ``kind`` alone does,
+    or both the same."""
+    data = read_json_object(value.json, "command.json")
+    if isinstance(data, Unreadable) or not value.kind:
+        return data
+    if data.get(codec.KIND, value.kind) != value.kind:
+        return Unreadable(invalid("command.kind", "differs from the kind in command.json"))
+    data.setdefault(codec.KIND, value.kind)
+    return data
+
+
+def fill_with(request: pb.StartTableRequest) -> str:
+    """The bots that fill a started table's empty seats (a human kind means the default)."""
+    if request.fill_with in (pb.SEAT_KIND_UNSPECIFIED, pb.SEAT_KIND_HUMAN):
+        return "reaction"
+    return SEAT_KINDS.get(request.fill_with, "")
+
+
+# --------------------------------------------------------------------------- out
+
+
+def value(v: Value) -> pb.GameValue:
+    return pb.GameValue(kind=v.kind, json=v.json)
+
+
+def outcome(o: Outcome) -> pb.Outcome:
+    return pb.Outcome(
+        termination=o.termination.value,
+        winners=list(o.winners),
+        losers=list(o.losers),
+        scores=list(o.scores),
+    )
+
+
+def entry(e: RedactedEntry) -> pb.Entry:
+    """The entry as a message, made once per entry and view."""
+    found: pb.Entry | None = e.wire.get(_ENTRY)
+    if found is None:
+        found = e.wire[_ENTRY] = pb.Entry(
+            seq=e.seq,
+            at_ms=e.at_ms,
+            seat=e.seat,
+            action=value(e.action),
+            events=[value(x) for x in e.events],
+            hash=e.hash,
+            prev=e.prev,
+        )
+    return found
+
+
+def _streamed(e: RedactedEntry) -> bytes:
+    """The StreamEventsResponse of this one entry, serialized once per entry and view."""
+    found: bytes | None = e.wire.get(_STREAMED)
+    if found is None:
+        found = e.wire[_STREAMED] = pb.StreamEventsResponse(entries=[entry(e)]).SerializeToString()
+    return found
+
+
+def stream_response(batch: StreamBatch) -> bytes:
+    """A StreamEventsResponse: each entry's, then the outcome and end line (serialized
+    messages one after another parse as one message, their merge)."""
+    parts = [_streamed(e) for e in batch.entries]
+    if batch.outcome is not None or batch.end is not None:
+        last = pb.StreamEventsResponse(
+            outcome=outcome(batch.outcome) if batch.outcome is not None else None,
+            end_json=codec.canonical_text(batch.end) if batch.end is not None else "",
+        )
+        parts.append(last.SerializeToString())
+    return b"".join(parts)
+
+
+def submitted(result: SubmitResult) -> pb.SubmitActionResponse:
+    return pb.SubmitActionResponse(
+        entry=entry(result.entry),
+        outcome=outcome(result.outcome) if result.outcome is not None else None,
+        replayed=result.replayed,
+    )
+
+
+def created(made: CreatedGame) -> pb.CreateGameResponse:
+    return pb.CreateGameResponse(
+        game_id=made.game_id,
+        seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in made.seat_tokens],
+        spectator_token=made.spectator_token,
+        seed_commitment=made.seed_commitment,
+        header_json=codec.canonical_text(made.header),
+        creator_token=made.creator_token,
+        invites=[pb.SeatInvite(seat=s, code=c) for s, c in made.invites],
+        status=made.status,
+    )
+
+
+def game_view(result: ViewResult) -> pb.GetViewResponse:
+    return pb.GetViewResponse(
+        seq=result.seq,
+        view=value(result.view),
+        legal_commands=[value(v) for v in result.legal_commands],
+        outcome=outcome(result.outcome) if result.outcome is not None else None,
+        seat=result.seat,
+        present_seats=result.present,
+        head_hash=result.head_hash,
+    )
+
+
+def table(info: TableInfo) -> pb.TableInfo:
+    return pb.TableInfo(
+        game_id=info.game_id,
+        game=info.game,
+        status=info.status,
+        seats=[
+            pb.TableSeat(
+                seat=s.seat,
+                kind=_KIND_OF.get(s.kind, pb.SEAT_KIND_UNSPECIFIED),
+                open=_OPEN_OF.get(s.open, pb.SEAT_OPEN_UNSPECIFIED),
+                taken=s.taken,
+                present=s.present,
+            )
+            for s in info.seats
+        ],
+        created_ms=info.created_ms,
+        deadline_ms=info.deadline_ms,
+        public=info.public,
+        seed_commitment=info.seed_commitment,
+        rules_json=codec.canonical_text(info.rules),
+        seq=info.seq,
+        outcome=outcome(info.outcome) if info.outcome is not None else None,
+    )
+
+
+def catalogue(games: tuple[CatalogueEntry, ...], server_key: str) -> pb.ListGamesResponse:
+    return pb.ListGamesResponse(
+        games=[
+            pb.GameInfo(
+                name=g.name,
+                title=g.title,
+                rules_version=g.rules_version,
+                min_seats=g.min_seats,
+                max_seats=g.max_seats,
+                realtime=g.realtime,
+                aliases=list(g.aliases),
+                flags=[
+                    pb.RuleFlag(
+                        name=f.name,
+                        default_json=codec.canonical_text(f.default),
+                        schema_json=codec.canonical_text(f.schema),
+                        help=f.help,
+                    )
+                    for f in g.flags
+                ],
+                command_schema_json=codec.canonical_text(g.command_schema),
+                event_schema_json=codec.canonical_text(g.event_schema),
+                view_schema_json=codec.canonical_text(g.view_schema),
+            )
+            for g in games
+        ],
+        server_key=server_key,
+    )
