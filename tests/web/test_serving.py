@@ -50,7 +50,7 @@ def test_the_page_and_its_files(plain_server: RestServer) -> None:
         zipped = http.get("/web/cardcore.zip")
         assert zipped.headers["content-type"] == "application/zip"
         names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
-        assert "cardcore/log/__init__.py" in names and "cardcore/games/spit.py" in names
+        assert "cardcore/log/__init__.py" in names and "cardcore/games/spit/__init__.py" in names
         assert all(n.startswith("cardcore/") and n.endswith(".py") for n in names)
         if web.pyodide_dir() is not None:
             wasm = http.get("/web/pyodide/pyodide.asm.wasm")

@@ -42,9 +42,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
-from .. import kit
-from ..cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
-from ..engine import (
+from ... import kit
+from ...cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
+from ...engine import (
     Game,
     GameInfo,
     Outcome,
@@ -56,9 +56,9 @@ from ..engine import (
     check_seat,
     flag,
 )
-from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
-from ..kit import joint_call
-from ..notation import (
+from ...errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ...kit import joint_call
+from ...notation import (
     MAX_NOTATION,
     cards_text,
     check_seat_field,
@@ -75,7 +75,7 @@ from ..notation import (
     seats_text,
     split,
 )
-from ..rng import shuffled
+from ...rng import shuffled
 
 RULES_VERSION: Final = "2"
 """2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
-from .. import kit
-from .. import notation as nt
-from ..cards import HIDDEN, Card, SeenCard, standard_deck
-from ..engine import (
+from ... import kit
+from ... import notation as nt
+from ...cards import HIDDEN, Card, SeenCard, standard_deck
+from ...engine import (
     Game,
     GameInfo,
     Outcome,
@@ -55,9 +55,9 @@ from ..engine import (
     check_seat,
     flag,
 )
-from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
-from ..kit import joint_call
-from ..rng import shuffled
+from ...errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
+from ...kit import joint_call
+from ...rng import shuffled
 
 RULES_VERSION: Final = "2"
 """2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as
