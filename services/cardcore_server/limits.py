@@ -73,6 +73,11 @@ class RateLimits:
         self.token = Limiter(per_token) if per_token > 0 else None
         self.address = Limiter(per_address) if per_address > 0 else None
 
+    @property
+    def on(self) -> bool:
+        """Either limit is set (when neither is, a transport need not find who is calling)."""
+        return self.token is not None or self.address is not None
+
     def admit(self, token: str | None, address: str | None) -> None:
         """Raise ``RESOURCE_EXHAUSTED``/``RateLimited`` (with ``retry_after_s``) when over."""
         wait = 0.0

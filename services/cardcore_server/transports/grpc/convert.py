@@ -96,13 +96,34 @@ def game_spec(request: pb.CreateGameRequest) -> GameSpec:
 
 def command(value: pb.GameValue) -> JsonObject | Unreadable:
     """A command's JSON object, ``kind`` included: ``json`` names it, or ``kind`` alone does,
-    or both the same."""
+    or both the same. Clients send the same few short commands over and over
+    (``{"kind":"Play"}``): those read once are kept, by kind and text (the application only
+    reads the objects it is given)."""
+    key = (value.kind, value.json)
+    found = _COMMANDS.get(key)
+    if found is not None:
+        return found
     data = read_json_object(value.json, "command.json")
     if isinstance(data, Unreadable) or not value.kind:
-        return data
+        return _kept(key, data)
     if data.get(codec.KIND, value.kind) != value.kind:
         return Unreadable(invalid("command.kind", "differs from the kind in command.json"))
     data.setdefault(codec.KIND, value.kind)
+    return _kept(key, data)
+
+
+_COMMANDS: dict[tuple[str, str], JsonObject] = {}
+COMMANDS_KEPT: Final = 4096
+COMMAND_KEPT_TEXT: Final = 256
+"""Only commands sent as at most this many characters are kept (so the memory stays small)."""
+
+
+def _kept(key: tuple[str, str], data: JsonObject | Unreadable) -> JsonObject | Unreadable:
+    if isinstance(data, Unreadable) or len(key[1]) > COMMAND_KEPT_TEXT:
+        return data  # a refusal is made anew each time: it is raised, and carries a traceback
+    if len(_COMMANDS) >= COMMANDS_KEPT:
+        _COMMANDS.clear()  # bounded; refilled by what clients send next
+    _COMMANDS[key] = data
     return data
 
 

@@ -67,6 +67,12 @@ class GameServiceHandlers:
                 return
             await asyncio.sleep(min(max(quiet_s - idle, 0.005), until - loop.time()))
 
+    def _admit(self, context: Context) -> None:
+        """The rate limits (per bearer token and client address), before any work."""
+        limits = self.app.limits
+        if limits.on:
+            limits.admit(_token(context), _client_address(context, self.app.proxies))
+
     def generic_handler(self) -> grpc.GenericRpcHandler:
         unary = grpc.unary_unary_rpc_method_handler
         return grpc.method_handlers_generic_handler(
@@ -113,7 +119,7 @@ class GameServiceHandlers:
             code = "OK"
             self._began()
             try:
-                self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
+                self._admit(context)
                 request = _parse(request_type, raw)
                 response = await impl(request, context)
                 return response if isinstance(response, bytes) else response.SerializeToString()
@@ -151,7 +157,7 @@ class GameServiceHandlers:
         sent = 0
         self._began()
         try:
-            self.app.limits.admit(_token(context), _client_address(context, self.app.proxies))
+            self._admit(context)
             request = _parse(pb.StreamEventsRequest, raw)
             fields["from_seq"] = request.from_seq
             batches = await self.app.stream(_token(context), request.game_id, request.from_seq)

@@ -109,7 +109,7 @@ def admit(request: Request[Any, Any, Any]) -> Response[Problem] | None:
     """Rate limits (per bearer token and client address), then :func:`_json_bodies_only`."""
     state = getattr(request.app, "state", None)
     limits = getattr(state, "limits", None)
-    if limits is not None and request.url.path.startswith(API_PREFIX):
+    if limits is not None and limits.on and request.url.path.startswith(API_PREFIX):
         try:
             limits.admit(bearer(request), request.client.host if request.client else None)
         except ServiceError as err:
