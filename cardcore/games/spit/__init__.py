@@ -42,7 +42,7 @@ from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ... import kit
 from ... import notation as nt
-from ...cards import HIDDEN, Card, SeenCard, standard_deck
+from ...cards import HIDDEN, Card, SeenCard, ranks_adjacent, standard_deck
 from ...engine import (
     Game,
     GameInfo,
@@ -432,12 +432,11 @@ class View:
 
 
 def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
-    d = card.rank - top.rank
-    if d < 0:
-        d = -d
-    if not (d == 1 or (d == 12 and wrap) or (d == 0 and equal)):
-        return False
-    return not alternate or card.is_red != top.is_red
+    """One rank up or down (K–A–2 with ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal
+    with ``allow_equal_rank``, of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
+    rank_fits = ranks_adjacent(card.rank, top.rank, wrap=wrap) or (equal and card.rank == top.rank)
+    return rank_fits and (not alternate or card.is_red != top.is_red)
 
 
 _FIT_TABLES: Final[Mapping[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = (
