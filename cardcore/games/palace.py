@@ -475,11 +475,6 @@ _STARTER_RANKS: Final = (3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 1)
 (docs/games/palace.md#decisions, item 1)."""
 
 
-def _is_power(rank: int, rules: Rules) -> bool:
-    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
-    return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
-
-
 _COSTS: Final = (
     (21, 14, 22, 3, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
     (21, 14, 22, 20, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
@@ -489,92 +484,85 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
-def _effective_top(pile: Sequence[Card], rules: Rules) -> int | None:
-    """The rank that rules look at: the top card, skipping transparent ones ([ENGINE] jokers,
-    and 3s under ``three_invisible``, docs/games/palace.md#variant-flags)."""
-    invisible_three = rules.three_invisible
-    for c in reversed(pile):
-        r = c.rank
-        if r == JOKER_RANK or (r == 3 and invisible_three):
-            continue
-        return r
+def _is_power(rank: int, rules: Rules) -> bool:
+    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
+    return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
+
+
+def _is_transparent(rank: int, rules: Rules) -> bool:
+    """Is this rank skipped by every rule that looks at the top card? [ENGINE] Jokers, and 3s
+    under ``three_invisible`` (docs/games/palace.md#variant-flags)."""
+    return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
+
+
+def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
+    """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
+    pile or one of transparent cards only (anything goes on it)."""
+    for card in reversed(pile):
+        if not _is_transparent(card.rank, rules):
+            return card.rank
     return None
 
 
-def _fits(rank: int, pile: tuple[Card, ...], rules: Rules) -> bool:
-    """Whether ``rank`` may go on ``pile`` (docs/games/palace.md#legal-plays; with
-    ``seven_lower`` / ``nine_lower``, docs/games/palace.md#variant-flags)."""
-    return rank in _allowed(pile, rules)
+def _fits(rank: int, top: int | None, rules: Rules) -> bool:
+    """May a card of ``rank`` go on a pile whose top rank is ``top`` (``_top_rank``)? It must
+    equal or beat it, unless it is a power card or the top is a 2; after a 7 under
+    ``seven_lower`` (a 9 under ``nine_lower``) it must be that rank or lower
+    (docs/games/palace.md#legal-plays, docs/games/palace.md#variant-flags)."""
+    if top is None or top == 2 or _is_power(rank, rules):
+        return True
+    if top == 7 and rules.seven_lower:
+        return _ORDER[rank] <= _ORDER[7]
+    if top == 9 and rules.nine_lower:
+        return _ORDER[rank] <= _ORDER[9]
+    return _ORDER[rank] >= _ORDER[top]
+
+
+def _top_text(pile: Sequence[Card], rules: Rules) -> str:
+    """What a card must go on, in words (``_fits``), for a rejection."""
+    top = _top_rank(pile, rules)
+    if top is None:
+        return "the empty pile"
+    if top == 7 and rules.seven_lower:
+        return "a 7 (7 or lower)"
+    if top == 9 and rules.nine_lower:
+        return "a 9 (9 or lower)"
+    return f"a {rank_name(top)}"
 
 
 _NO_TOP: Final = 14
-"""The "top rank" of an empty pile, or of one of transparent cards only: anything goes."""
+"""Where ``_FITTING`` keeps a pile with no top rank (``_top_rank`` None)."""
 
 
-def _top(pile: tuple[Card, ...], invisible_three: bool) -> int:
-    """The rank the rules look at (``_effective_top``), ``_NO_TOP`` for none: an index into
-    ``_FIT``. Usually the top card's rank, without a loop."""
-    if not pile:
-        return _NO_TOP
-    top = pile[-1].rank
-    if top == JOKER_RANK or (top == 3 and invisible_three):
-        for c in reversed(pile):
-            r = c.rank
-            if not (r == JOKER_RANK or (r == 3 and invisible_three)):
-                return r
-        return _NO_TOP
-    return top
+def _fitting_table() -> tuple[tuple[tuple[tuple[frozenset[int], ...], ...], ...], ...]:
+    """``[seven_lower][nine_lower][three_invisible][top rank or _NO_TOP]`` → the ranks that fit
+    (``_fits``), for every combination of the flags ``_fits`` reads."""
+    return tuple(
+        tuple(
+            tuple(
+                tuple(
+                    frozenset(r for r in range(14) if _fits(r, top, rules))
+                    for top in (*range(14), None)
+                )
+                for rules in (
+                    Rules(seven_lower=seven, nine_lower=nine, three_invisible=three)
+                    for three in (False, True)
+                )
+            )
+            for nine in (False, True)
+        )
+        for seven in (False, True)
+    )
 
 
-def _allowed(pile: tuple[Card, ...], rules: Rules) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now: a look-up in ``_FIT`` by the flags and
-    the rank that rules (the top card, usually; transparent ones are skipped)."""
-    invisible = rules.three_invisible
-    top = _top(pile, invisible)
-    return _FIT[rules.seven_lower][rules.nine_lower][invisible][top][0]
+_FITTING: Final = _fitting_table()
 
 
-def _rank_fits(rank: int, top: int | None, rules: Rules) -> bool:
-    if top is None or top == 2 or _is_power(rank, rules):
-        return True
-    order = _ORDER[rank]
-    if top == 7 and rules.seven_lower:
-        return order <= 7
-    if top == 9 and rules.nine_lower:
-        return order <= 9
-    return order >= _ORDER[top]
-
-
-Fit = tuple[frozenset[int], tuple[frozenset[int], ...]]
-"""For one top rank: the ranks that fit on it, and by rank the fitting ranks a holder would
-rather play first (cheaper, ``_COSTS``): a sensible player plays none of those."""
-
-
-def _fit_table() -> tuple[tuple[tuple[tuple[Fit, ...], ...], ...], ...]:
-    """``[seven_lower][nine_lower][three_invisible][top rank or _NO_TOP]`` → ``Fit``, for
-    every combination of the flags that change legality (built once at import, never changed)."""
-    out = []
-    for seven in (False, True):
-        by_nine = []
-        for nine in (False, True):
-            by_three = []
-            for three in (False, True):
-                rules = Rules(seven_lower=seven, nine_lower=nine, three_invisible=three)
-                cost = _COSTS[three]
-                by_top = []
-                for top in (*range(14), None):
-                    fits = frozenset(r for r in range(14) if _rank_fits(r, top, rules))
-                    cheaper = tuple(
-                        frozenset(r for r in fits if cost[r] < cost[rank]) for rank in range(14)
-                    )
-                    by_top.append((fits, cheaper))
-                by_three.append(tuple(by_top))
-            by_nine.append(tuple(by_three))
-        out.append(tuple(by_nine))
-    return tuple(out)
-
-
-_FIT: Final = _fit_table()
+def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
+    """Every rank that may be played on ``pile`` now (``_fits``, read from its table)."""
+    top = _top_rank(pile, rules)
+    by_flags = _FITTING[rules.seven_lower][rules.nine_lower][rules.three_invisible]
+    return by_flags[_NO_TOP if top is None else top]
 
 
 def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
@@ -846,17 +834,6 @@ def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
                 f"the first play must be your lowest card, a {rank_name(lowest)}",
             )
     return _resolve(state, p, from_hand, from_up, None, out_of_turn=False)
-
-
-def _top_text(pile: Sequence[Card], rules: Rules) -> str:
-    top = _effective_top(pile, rules)
-    if top is None:
-        return "the empty pile"
-    if top == 7 and rules.seven_lower:
-        return "a 7 (7 or lower)"
-    if top == 9 and rules.nine_lower:
-        return "a 9 (9 or lower)"
-    return f"a {rank_name(top)}"
 
 
 def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
@@ -1567,7 +1544,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         if (
             extra
             and all(c.rank == rank for c in hand)
-            and _fits(rank, pile, rules)
+            and rank in _allowed(pile, rules)
             and (lowest is None or rank == lowest)
         ):
             base = tuple(sorted(hand))
@@ -1714,13 +1691,14 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
         ):
             # The common case, without listing the plays: the sensible play is every card of
             # the cheapest rank that fits (no flag bends it).
-            three = rules.three_invisible
-            top = _top(state.pile, three)
-            fits, cheaper = _FIT[rules.seven_lower][rules.nine_lower][three][top]
+            allowed = _allowed(state.pile, rules)
             rank = cards[0].rank
-            if rank in fits:
-                ranks = list(map(_RANK, hands[seat] or state.up[seat]))
-                return ranks.count(rank) == len(cards) and cheaper[rank].isdisjoint(ranks)
+            if rank in allowed:
+                ranks = [c.rank for c in hands[seat] or state.up[seat]]
+                cost = _COSTS[rules.three_invisible]
+                return ranks.count(rank) == len(cards) and not any(
+                    r in allowed and cost[r] < cost[rank] for r in ranks
+                )
         best = _best_play(state, seat)
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
@@ -1736,7 +1714,7 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
             and not (state.opening and rules.starter_must_play_lowest)
         ):
             allowed = _allowed(state.pile, rules)
-            return allowed.isdisjoint(map(_RANK, hands[seat] or state.up[seat]))
+            return allowed.isdisjoint([c.rank for c in hands[seat] or state.up[seat]])
         return _best_play(state, seat) is None
     if isinstance(command, Ready):
         return seat not in state.ready
