@@ -1,33 +1,59 @@
-"""What every game is made of, written once: the record type of commands, events and views, turn
-order, slap patterns, joint calls, and zones (which cards a state holds where, and who sees them).
+"""What every game is made of, written once: the record type of commands, events and views, the
+game's state and the speed of the engine, turn order, slap patterns, joint calls, and zones (which
+cards a state holds where, and who sees them).
 
 A game module imports these instead of writing its own; each is the rule text of docs/games/ it
 cites, kept small enough to read beside it. (Positions' notation and checks are in
 :mod:`cardcore.notation`.)
+
+**Speed lives here, and only here** (design.md, "Speed of the core"). A game's module is rule text:
+it declares what it wants fast and the kit makes it so, by one mechanism each:
+
+* :func:`state` — a game's ``State`` (a ``NamedTuple``) whose ``s._replace(field=...)`` is about
+  as fast as a hand-written positional tuple build, so ``evolve`` names the fields it changes and
+  nothing else;
+* :class:`derived` — a value of a state (is the game over? what would a slap match?) worked out
+  once per state and kept with it, for the questions asked of one position for every seat;
+* :func:`tabulate` — a rule evaluated once, at import, over finite domains (the flag values, the
+  cards, the seats), declared next to the readable rule it speeds up; a table of a command class is
+  the game's interned commands;
+* :func:`seated` / :func:`viewed` — the one check of the seat or viewer a rule function is given,
+  so the rule below trusts it;
+* :func:`union_types` — ``command_types`` and ``event_types`` read from the ``Command`` and
+  ``Event`` unions, never repeated by hand.
+
+Each is measured where it is defined. A compiled build (mypyc) keeps the same calls and may swap
+how the kit makes them fast without touching a game.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import operator
 import types
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
     Any,
+    Concatenate,
     Final,
+    Generic,
     Literal,
+    ParamSpec,
     TypeVar,
     Union,
     dataclass_transform,
     get_args,
     get_origin,
     get_type_hints,
+    overload,
 )
 
 from . import commands, notation, views
 from .cards import Card, standard_deck
-from .engine import Role, Viewer
+from .engine import Role, Viewer, check_seat
 from .rng import Rng
 
 # --------------------------------------------------------------------------- records
@@ -133,9 +159,7 @@ def _build(cls: type, *, checked: bool) -> Any:
         if checked:
             body += _check_lines(made, f, hints[f.name], ns)
         body.append(f"    _set_{f.name}(self, {f.name})")
-    # The source is made of the fields' identifiers and names bound in ns: nothing else.
-    exec(f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or "    pass"), ns)
-    init = ns["__init__"]
+    init = _compile("__init__", params, body or ["    pass"], ns)
     init.__qualname__ = f"{made.__qualname__}.__init__"
     init.__doc__ = made.__init__.__doc__
     setters = tuple(ns[f"_set_{f.name}"] for f in fields)
@@ -154,6 +178,16 @@ def _build(cls: type, *, checked: bool) -> Any:
     made.__getstate__ = __getstate__
     made.__setstate__ = __setstate__
     return made
+
+
+def _compile(name: str, params: Sequence[str], body: Sequence[str], ns: dict[str, Any]) -> Any:
+    """The function ``def name(params): body`` compiled in the namespace ``ns``, as
+    :mod:`dataclasses` and :func:`collections.namedtuple` build theirs. Every source passed here
+    is made of field identifiers (a class's own annotations) and names bound in ``ns``: nothing
+    else, so it reads nothing and writes nothing. The kit's one ``exec``
+    (tests/unit/test_purity.py)."""
+    exec(f"def {name}({', '.join(params)}):\n" + "\n".join(body), ns)
+    return ns[name]
 
 
 def _check_lines(made: type, f: dataclasses.Field[Any], hint: Any, ns: dict[str, Any]) -> list[str]:
@@ -263,6 +297,314 @@ def _wrong_type(cls: type, name: str, hint: Any, value: object) -> None:
     raise commands.FieldTypeError(field, f"expected {_describe(hint)}, got {got}{hint_text}")
 
 
+# --------------------------------------------------------------------------- the state
+
+_S = TypeVar("_S")
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+class _Unset:
+    """The default of each parameter of a state's ``_replace``: the field keeps its value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
+
+
+_UNSET: Final = _Unset()
+
+
+def state(cls: type[_S]) -> type[_S]:
+    """A game's ``State``: a ``NamedTuple`` whose first field is ``setup`` (``Match`` and the log
+    replace it with ``s._replace(setup=...)``), made fast in the two ways an engine needs:
+
+    * ``s._replace(field=...)`` builds the next state about as fast as a hand-written positional
+      tuple, so ``evolve`` names only the fields an event changes;
+    * :class:`derived` values (``state.ended``, ``state.slap``) are computed once per state and
+      kept with it, so the questions asked of one position for every seat at every step
+      (``legal_commands``, ``is_sensible``) read them instead of working them out again.
+
+    ::
+
+        @kit.state
+        class State(NamedTuple):
+            setup: Setup[Rules]
+            stacks: tuple[tuple[Card, ...], ...]
+            played: tuple[Card, ...] = ()
+            ...
+
+            @kit.derived
+            def ended(self) -> Outcome | None:
+                return outcome(self)
+
+        case CardPlayed():
+            return s._replace(played=s.played + (event.card,), current=event.current, ...)
+
+    mypy checks each keyword of ``_replace`` against the field it names (a misspelt field or a
+    value of the wrong type is a type error), and the state stays a ``NamedTuple``: immutable,
+    equal by value, unpacked, pickled and matched as before. The class returned is a subclass of
+    the one declared, under the same name, whose instances may keep derived values (a
+    ``NamedTuple``'s own instances have no room for them).
+
+    Why, by measurement (CPython 3.11, min of 300 runs of 2,000 on a shared machine, the 11-field
+    ERS state, four fields changed, their values computed in each): a hand-written
+    ``tuple.__new__(State, (...))`` 298-323 ns, the kit's ``_replace`` 413-462 ns, the stdlib's
+    827-952 ns; a ``**changes`` loop over an index table, the best way without generated code,
+    640-700 ns. The kit's parameters are positional-or-keyword (CPython fills their defaults from
+    a tuple; from a dict for keyword-only ones, 51 ns more), and an unknown field is a
+    ``TypeError`` (keeping the stdlib's ``ValueError`` cost 35 ns more; mypy refuses it first)."""
+    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and fields):
+        raise TypeError(f"kit.state takes a NamedTuple class, not {cls!r}")
+    if fields[0] != "setup":
+        raise TypeError(f"{cls.__name__}: a game's state has 'setup' as its first field")
+    # No __slots__: the subclass's instances get a __dict__, where derived values are kept.
+    made: Any = type(
+        cls.__name__,
+        (cls,),
+        {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__},
+    )
+    ns: dict[str, Any] = {"_unset": _UNSET, "_new": tuple.__new__, "_cls": made}
+    new = [f"self[{i}] if {f} is _unset else {f}" for i, f in enumerate(fields)]
+    body = [f"    return _new(_cls, ({', '.join(new)},))"]
+    replace = _compile("_replace", ["self", *(f"{f}=_unset" for f in fields)], body, ns)
+    replace.__qualname__ = f"{cls.__qualname__}._replace"
+    replace.__doc__ = f"A new {cls.__name__} with the fields given changed (kit.state)."
+    made._replace = replace
+    return made  # type: ignore[no-any-return]
+
+
+class derived(Generic[_S, _T]):  # lower case: a decorator, as property is
+    """A value of a :func:`state` computed from it by ``rule`` the first time it is read, then
+    kept with that state (a state never changes, so neither does the value)::
+
+        @kit.derived
+        def slap(self) -> tuple[SlapRule, tuple[Card, ...]] | None:
+            \"\"\"The pattern a slap would match now.\"\"\"
+            return slap_match(self.played, self.setup.rules.slap_rules)
+
+    ``rule`` is the readable rule, or calls it; ``state.slap`` is then an attribute read. The
+    next state (``_replace``) starts with none kept.
+
+    Why, by measurement (CPython 3.11): bots and hosts ask ``legal_commands`` and
+    ``is_sensible`` of one position for every seat, and ``Match`` asks ``outcome`` after every
+    action; each asked again whether the game is over or the pile slappable. A kept value is read
+    in ~17 ns, where calling ERS's ``outcome`` costs ~160 ns and ``slap_match`` ~200-300 ns; the
+    first read costs ~190 ns more than calling the rule (the descriptor, the state's ``__dict__``).
+    In the random playouts of the engine harness, ERS's rule text with ``ended`` and ``slap`` runs
+    1-5 % faster than the hand-inlined fast paths it replaced (the same run, before and after)."""
+
+    def __init__(self, rule: Callable[[_S], _T]) -> None:
+        self.rule = rule
+        self.name = rule.__name__
+        self.__doc__ = rule.__doc__
+        self.read: Callable[[_S], _T] = operator.attrgetter(self.name)
+        """The value as a function of the state, kept as reading the attribute keeps it: the
+        ``GAME``'s ``outcome=State.ended.read``, so that ``Match`` asking it after each action
+        keeps the answer for the game's own questions of the same state."""
+
+    @overload
+    def __get__(self, state: None, owner: type[Any]) -> derived[_S, _T]: ...
+    @overload
+    def __get__(self, state: _S, owner: type[Any]) -> _T: ...
+    def __get__(self, state: _S | None, owner: type[Any]) -> _T | derived[_S, _T]:
+        if state is None:
+            return self
+        value = self.rule(state)
+        # A non-data descriptor: once the state's __dict__ holds the value, Python reads it
+        # from there and never calls this again for that state.
+        state.__dict__[self.name] = value
+        return value
+
+
+# --------------------------------------------------------------------------- tables
+
+_A = TypeVar("_A")
+_B = TypeVar("_B")
+_C = TypeVar("_C")
+_D = TypeVar("_D")
+
+
+@overload
+def tabulate(rule: Callable[[_A], _T], a: Iterable[_A], /) -> Mapping[_A, _T]: ...
+@overload
+def tabulate(
+    rule: Callable[[_A, _B], _T], a: Iterable[_A], b: Iterable[_B], /
+) -> Mapping[tuple[_A, _B], _T]: ...
+@overload
+def tabulate(
+    rule: Callable[[_A, _B, _C], _T], a: Iterable[_A], b: Iterable[_B], c: Iterable[_C], /
+) -> Mapping[tuple[_A, _B, _C], _T]: ...
+@overload
+def tabulate(
+    rule: Callable[[_A, _B, _C, _D], _T],
+    a: Iterable[_A],
+    b: Iterable[_B],
+    c: Iterable[_C],
+    d: Iterable[_D],
+    /,
+) -> Mapping[tuple[_A, _B, _C, _D], _T]: ...
+def tabulate(rule: Callable[..., Any], *domains: Iterable[Any]) -> Mapping[Any, Any]:
+    """``rule`` evaluated once, at import, for every combination of values of its finite
+    ``domains``: a read-only mapping from the arguments (the value itself for one domain, a tuple
+    of them for several) to the result. Declare it next to the readable rule it speeds up, and
+    ask it where the rule is asked on the hot path::
+
+        def _plan(rules: frozenset[SlapRule]) -> Plan:
+            others = tuple((r, p) for r, p in SLAP_PATTERNS if r in rules)
+            return "double" in rules, "sandwich" in rules, others
+
+        _PLANS: Final = kit.tabulate(_plan, kit.subsets(SLAP_RULE_ORDER))
+        ...
+        double, sandwich, others = _PLANS[rules.slap_rules]
+
+    The rule stays written once, readably; the table is only where its answers are kept.
+
+    A table of a command class is the game's interned commands, built once and shared, so that
+    ``legal_commands`` returns them without building one per call:
+    ``PLAYS = kit.tabulate(Play, ALL_CARDS, PILES)``, then ``PLAYS[card, pile]``. A
+    ``kit.command`` checks its fields' types when it is built (here, once per entry), so a table
+    holds only well-typed commands.
+
+    Keys come from the rules (a card, a flag's value, a seat the rule has already accepted),
+    never unchecked from a caller: a lookup cannot tell ``True`` from ``1`` (style.md), so two
+    equal values in one domain are refused here, and a domain value is refused if unhashable.
+
+    Why a ``MappingProxyType`` over a dict: the table cannot be changed after import (no
+    module-level mutable state, tests/unit/test_game_modules.py), and a look-up costs 42.8 ns
+    against the dict's 39.5 ns (timeit, CPython 3.11; a read-only dict subclass, 52.9 ns)."""
+    if not domains:
+        raise TypeError("kit.tabulate needs at least one domain")
+    values = [_domain(d) for d in domains]
+    if len(values) == 1:
+        table = {a: rule(a) for a in values[0]}
+    else:
+        table = {args: rule(*args) for args in itertools.product(*values)}
+    return types.MappingProxyType(table)
+
+
+def _domain(values: Iterable[Any]) -> tuple[Any, ...]:
+    """``values`` as a tuple, refused when two of them are equal (``True`` and ``1``)."""
+    out = tuple(values)
+    seen: set[Any] = set()
+    for v in out:
+        if v in seen:
+            raise ValueError(
+                f"a table's domain holds {v!r} twice (or values equal to each other, such as "
+                "True and 1): a look-up could not tell them apart"
+            )
+        seen.add(v)
+    return out
+
+
+def subsets(items: Iterable[_T]) -> tuple[frozenset[_T], ...]:
+    """Every subset of ``items`` (a flag that is a set of options: 2**n of them), the empty one
+    first: a domain for :func:`tabulate`."""
+    pool = tuple(items)
+    return tuple(
+        frozenset(c) for k in range(len(pool) + 1) for c in itertools.combinations(pool, k)
+    )
+
+
+# --------------------------------------------------------------------------- seats
+
+
+def seated(
+    rule: Callable[Concatenate[_S, int, _P], _T],
+) -> Callable[Concatenate[_S, int, _P], _T]:
+    """The one check of the seat a game's ``decide``, ``legal_commands`` or ``is_sensible``
+    (``rule(state, seat, ...)``) is asked about: a seat that is not an ``int`` (``True`` is not
+    seat 1) or not one of ``state.setup.seats`` raises :class:`~cardcore.errors.InvalidSeat`, and
+    the rule below trusts ``seat``::
+
+        @kit.seated
+        def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
+            ...
+
+    :class:`~cardcore.match.Match` checks the seat of every action it sequences and calls the
+    rule past this check (:func:`trusted`): a seat is checked once on every path.
+
+    Why a wrapper: the check is written once, and declared where it applies, where the games
+    wrote it inline at the top of each function, in 26 places. It costs one Python frame per call
+    (timeit, CPython 3.11, ERS ``legal_commands``: 12-35 ns more than the inline check; 2-2.5 % of
+    a random playout's step, where every seat's ``legal_commands`` and ``is_sensible`` are
+    asked)."""
+    fixed = rule.__code__.co_argcount
+    if fixed not in _SEAT_CHECKS:
+        raise TypeError(f"{rule.__qualname__}: kit.seated takes rule(state, seat[, command])")
+    checked: Any = _SEAT_CHECKS[fixed](rule)
+    functools.update_wrapper(checked, rule)
+    checked.trusted = rule
+    return checked  # type: ignore[no-any-return]
+
+
+def _seat_checked_2(rule: Callable[[Any, int], Any]) -> Callable[[Any, Any], Any]:
+    def checked(state: Any, seat: Any, /) -> Any:  # one frame: no *args to pack
+        if type(seat) is not int or not 0 <= seat < state.setup.seats:
+            check_seat(state.setup.seats, seat)
+        return rule(state, seat)
+
+    return checked
+
+
+def _seat_checked_3(rule: Callable[[Any, int, Any], Any]) -> Callable[[Any, Any, Any], Any]:
+    def checked(state: Any, seat: Any, command: Any, /) -> Any:
+        if type(seat) is not int or not 0 <= seat < state.setup.seats:
+            check_seat(state.setup.seats, seat)
+        return rule(state, seat, command)
+
+    return checked
+
+
+_SEAT_CHECKS: Final[Mapping[int, Callable[[Any], Callable[..., Any]]]] = types.MappingProxyType(
+    {2: _seat_checked_2, 3: _seat_checked_3}
+)
+"""The seat check of a rule by its number of positional parameters."""
+
+
+def trusted(rule: Callable[_P, _T]) -> Callable[_P, _T]:
+    """The rule behind a :func:`seated` function, which trusts its seat; any other function as it
+    is. For a caller that has checked the seat itself (:class:`~cardcore.match.Match`)."""
+    inner: Callable[_P, _T] | None = getattr(rule, "trusted", None)
+    return rule if inner is None else inner
+
+
+def check_viewer(viewer: object, seats: int) -> None:
+    """A :class:`~cardcore.engine.Role` (a ``str``) passes; anything else must be a seat of a
+    ``seats``-seat game, else :class:`~cardcore.errors.InvalidSeat`."""
+    if not isinstance(viewer, str):
+        check_seat(seats, viewer)
+
+
+def viewed(
+    rule: Callable[Concatenate[_S, Viewer, _P], _T],
+) -> Callable[Concatenate[_S, Viewer, _P], _T]:
+    """The one check of the viewer of a game's ``view`` or ``format_position``
+    (``rule(state, viewer, ...)``): :func:`check_viewer` against ``state.setup.seats``; the rule
+    below trusts ``viewer``."""
+
+    @functools.wraps(rule)
+    def checked(state: _S, viewer: Viewer, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        check_viewer(viewer, state.setup.seats)  # type: ignore[attr-defined]
+        return rule(state, viewer, *args, **kwargs)
+
+    return checked
+
+
+# --------------------------------------------------------------------------- unions
+
+
+def union_types(union: Any) -> tuple[type, ...]:
+    """The classes of a ``Command`` or ``Event`` union, in its order: a game's ``command_types``
+    and ``event_types`` (``union_types(Command)``), so the union is the one list of them."""
+    members = get_args(union) if get_origin(union) in (Union, types.UnionType) else (union,)
+    if not all(_is_class(m) for m in members):
+        raise TypeError(f"not a union of classes: {union!r}")
+    return tuple(members)
+
+
 # --------------------------------------------------------------------------- leaving
 
 
@@ -287,12 +629,24 @@ def next_holder(stacks: Sequence[Sequence[Card]], out: Collection[int], p: int) 
     """The first seat after ``p`` (clockwise, wrapping), other than ``p``, not in ``out`` and
     holding a card; None when there is none (docs/games/ratscrew.md#setup,
     docs/games/slapjack.md#playing-a-card)."""
-    n = len(stacks)
-    for i in range(1, n):
-        q = (p + i) % n
+    for q in _AFTER[len(stacks), p]:
         if stacks[q] and q not in out:
             return q
     return None
+
+
+MAX_SEATS: Final = 16
+"""The most seats the kit's turn order serves (every game takes 8 or fewer)."""
+
+
+def _after(n: int, p: int) -> tuple[int, ...]:
+    """The seats after ``p`` of ``n``, clockwise: ``p + 1``, ..., ``p - 1``."""
+    return tuple((p + i) % n for i in range(1, n)) if p < n else ()
+
+
+_AFTER: Final = tabulate(_after, range(1, MAX_SEATS + 1), range(MAX_SEATS))
+"""``_after`` of every seat count and seat: a turn passes once or more per step, and a tuple to
+walk costs 40 ns less than the modular arithmetic (timeit, 3 seats: 137 ns against 176 ns)."""
 
 
 def next_in_game(n: int, out: Collection[int], p: int) -> int | None:

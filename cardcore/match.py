@@ -34,6 +34,7 @@ from .engine import (
     with_setup,
 )
 from .errors import CardcoreError, CorruptLog, InvalidPosition, RejectCode, Rejected
+from .kit import trusted
 
 # The log's lower layers only (its lines, its header, its writer): the log's verify and copies
 # re-decide games without a Match, so the log never imports this module.
@@ -110,7 +111,9 @@ class Match(Generic[S, C, E, V, R]):
         # The game's functions and the limits, bound once: submit is every playout's inner loop.
         self._seats = setup.seats
         self._event_limit = setup.event_limit
-        self._decide = game.decide
+        # Match checks the seat of every action it decides (submit, check), for every game, so
+        # it asks the rule behind a game's own seat check (kit.seated): one check per action.
+        self._decide = trusted(game.decide)
         self._evolve = game.evolve
         self._outcome = game.outcome
         self.writer: LogWriter | None = (
@@ -380,7 +383,8 @@ class Match(Generic[S, C, E, V, R]):
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         check_command(command)
-        return self.game.decide(self.state, seat, command)
+        check_seat(self._seats, seat)
+        return self._decide(self.state, seat, command)
 
     def submit(self, seat: int, command: C, at_ms: int) -> Sequence[E]:
         """Sequence one action: decide, apply, record. Returns the events (unredacted).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from typing import NamedTuple
 
@@ -9,8 +10,8 @@ import pytest
 
 from cardcore import kit
 from cardcore.cards import Card, parse_cards
-from cardcore.engine import Role
-from cardcore.errors import InvalidPosition
+from cardcore.engine import Role, Setup, Viewer, check_seat
+from cardcore.errors import InvalidPosition, InvalidSeat
 from cardcore.rng import Rng
 
 
@@ -50,7 +51,7 @@ def test_shuffle_hidden_moves_only_what_the_viewer_cannot_see(viewer: object) ->
         0: ["hands[0]"],
         1: ["hands[1]"],
         Role.SPECTATOR: [],
-    }[viewer]  # type: ignore[index]
+    }[viewer]
     moved = 0
     for i in range(40):
         alt = ZONES.shuffle_hidden(TABLE, viewer, Rng(i, 3))  # type: ignore[arg-type]
@@ -109,3 +110,175 @@ def test_turn_order_patterns_and_joint_calls() -> None:
     assert calls == {1} and not done
     assert kit.joint_call(calls, 1, 2) == (calls, False)  # calling again changes nothing
     assert kit.joint_call(calls, 0, 2) == (frozenset(), True)
+
+
+# --------------------------------------------------------------------------- speed: the state
+
+
+@kit.state
+class Position(NamedTuple):
+    setup: Setup[None]
+    stacks: tuple[tuple[Card, ...], ...]
+    current: int | None = 0
+    pile: tuple[Card, ...] = ()
+
+    @kit.derived
+    def pile_size(self) -> int:
+        """How many cards the pile holds (counted once per position)."""
+        COUNTED.append(self)
+        return len(self.pile)
+
+
+COUNTED: list[Position] = []
+SETUP: Setup[None] = Setup(2, 0, None)
+POSITION = Position(SETUP, (parse_cards("AS 2S"), parse_cards("3S")), 1, parse_cards("4S 5S"))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"current": None}, {"pile": ()}, {"stacks": ((), ()), "current": 0}, {"setup": SETUP}],
+)
+def test_replace_is_the_stdlibs_replace_faster(changes: dict[str, object]) -> None:
+    base = Position.__mro__[1]  # the NamedTuple declared, whose _replace is the stdlib's
+    expected = base._replace(POSITION, **changes)  # type: ignore[attr-defined]
+    made = POSITION._replace(**changes)  # type: ignore[arg-type]
+    assert made == expected and type(made) is Position and made._fields == POSITION._fields
+
+
+def test_a_state_stays_a_named_tuple() -> None:
+    assert isinstance(POSITION, tuple) and POSITION.current == 1 and POSITION[2] == 1
+    assert Position(*POSITION) == POSITION and hash(POSITION) == hash(tuple(POSITION))
+    assert pickle.loads(pickle.dumps(POSITION)) == POSITION
+    assert repr(POSITION).startswith("Position(setup=")
+    assert Position.__name__ == Position.__qualname__ == "Position"
+    with pytest.raises(AttributeError):
+        POSITION.current = 0  # type: ignore[misc]
+    with pytest.raises(TypeError):  # an unknown field (mypy refuses it first)
+        POSITION._replace(curent=0)  # type: ignore[call-arg]
+
+
+def test_a_state_is_a_named_tuple_led_by_its_setup() -> None:
+    class NoSetup(NamedTuple):
+        stacks: tuple[int, ...]
+        setup: int = 0
+
+    with pytest.raises(TypeError, match="'setup' as its first field"):
+        kit.state(NoSetup)
+    with pytest.raises(TypeError, match="NamedTuple"):
+        kit.state(dict)
+
+
+def test_a_derived_value_is_worked_out_once_per_state() -> None:
+    COUNTED.clear()
+    fresh = POSITION._replace(current=0)
+    assert fresh.pile_size == 2 and fresh.pile_size == 2
+    assert len(COUNTED) == 1 and COUNTED[0] is fresh  # counted once
+    after = fresh._replace(pile=())  # the next state keeps nothing of the last
+    assert after.pile_size == 0 and len(COUNTED) == 2
+    read = Position.pile_size.read
+    other = POSITION._replace(current=None)
+    assert read(other) == 2 and other.pile_size == 2 and len(COUNTED) == 3
+    assert other == POSITION._replace(current=None)  # a kept value is not part of the state
+    assert (
+        Position.pile_size.__doc__ == "How many cards the pile holds (counted once per position)."
+    )
+
+
+# --------------------------------------------------------------------------- speed: tables
+
+
+def test_tabulate_keeps_a_rule_for_every_combination() -> None:
+    one = kit.tabulate(lambda n: n * n, range(4))
+    assert dict(one) == {0: 0, 1: 1, 2: 4, 3: 9}
+    two = kit.tabulate(lambda a, b: f"{a}{b}", "ab", (1, 2))
+    assert dict(two) == {("a", 1): "a1", ("a", 2): "a2", ("b", 1): "b1", ("b", 2): "b2"}
+    with pytest.raises(TypeError):
+        two["c", 1] = "c1"  # type: ignore[index]
+    plays = kit.tabulate(kit.Resign, (None, "timer"))  # a table of commands: built once, shared
+    assert plays["timer"] == kit.Resign("timer") and plays["timer"] is plays["timer"]
+
+
+def test_tabulate_refuses_a_domain_it_could_not_look_up() -> None:
+    with pytest.raises(ValueError, match="True and 1"):
+        kit.tabulate(str, (0, 1, True))  # a look-up cannot tell True from 1 (style.md)
+    with pytest.raises(ValueError, match="twice"):
+        kit.tabulate(str, "aba")
+    with pytest.raises(TypeError):
+        kit.tabulate(str)  # type: ignore[call-overload]
+
+
+def test_subsets_are_every_set_of_options() -> None:
+    assert kit.subsets("ab") == tuple(map(frozenset, ("", "a", "b", "ab")))
+    assert len(kit.subsets(range(8))) == 256
+
+
+def test_next_holder_walks_the_seats_clockwise_for_every_table() -> None:
+    """``next_holder`` reads its order from a table: the table is the modular walk."""
+    rng = Rng(5, 0)
+    for n in range(1, kit.MAX_SEATS + 1):
+        for p in range(n):
+            stacks = tuple((Card.parse("AS"),) * rng.below(2) for _ in range(n))
+            out = frozenset(q for q in range(n) if rng.below(4) == 0)
+            walk = [(p + i) % n for i in range(1, n)]
+            expected = next((q for q in walk if stacks[q] and q not in out), None)
+            assert kit.next_holder(stacks, out, p) == expected
+
+
+# --------------------------------------------------------------------------- speed: seats
+
+
+@kit.seated
+def _commands_of(state: Position, seat: int) -> tuple[int, ...]:
+    return (seat,)
+
+
+@kit.seated
+def _sensible(state: Position, seat: int, command: object) -> bool:
+    return command == seat
+
+
+@pytest.mark.parametrize("seat", [2, -1, True, False, 1.0, "0", None])
+def test_seated_refuses_what_check_seat_refuses_in_its_words(seat: object) -> None:
+    with pytest.raises(InvalidSeat) as expected:
+        check_seat(2, seat)
+    for call in (
+        lambda: _commands_of(POSITION, seat),  # type: ignore[arg-type]
+        lambda: _sensible(POSITION, seat, 0),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InvalidSeat) as got:
+            call()
+        assert str(got.value) == str(expected.value)
+
+
+def test_seated_passes_a_seat_and_the_rule_behind_trusts_it() -> None:
+    assert _commands_of(POSITION, 1) == (1,) and _sensible(POSITION, 0, 0)
+    assert _commands_of.__name__ == "_commands_of"
+    trusted = kit.trusted(_commands_of)
+    assert trusted is not _commands_of and trusted(POSITION, True) == (True,)  # no check
+    assert kit.trusted(len) is len  # a function that checks nothing is its own rule
+    with pytest.raises(TypeError, match="rule"):
+        kit.seated(lambda state, seat, a, b: None)
+
+
+def test_viewed_and_check_viewer_let_roles_and_seats_through() -> None:
+    @kit.viewed
+    def shown(state: Position, viewer: Viewer) -> str:
+        return str(viewer)
+
+    assert shown(POSITION, 1) == "1" and shown(POSITION, Role.SPECTATOR) == "spectator"
+    for bad in (2, -1, True, None):
+        with pytest.raises(InvalidSeat):
+            shown(POSITION, bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidSeat):
+            kit.check_viewer(bad, 2)
+    kit.check_viewer(Role.REFEREE, 2)
+
+
+# --------------------------------------------------------------------------- unions
+
+
+def test_union_types_are_the_unions_classes_in_order() -> None:
+    assert kit.union_types(Card | kit.Resign) == (Card, kit.Resign)
+    assert kit.union_types(kit.Resign) == (kit.Resign,)
+    with pytest.raises(TypeError):
+        kit.union_types(int | tuple[int, ...])
