@@ -614,31 +614,26 @@ def _replace(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
     return cards[:i] + (new,) + cards[i + 1 :]
 
 
-def _advance(
-    seats: int, finished: Sequence[int], p: int, direction: int, steps: int = 1
-) -> tuple[int, tuple[int, ...]]:
-    """The ``steps``-th unfinished player after ``p`` in ``direction`` (``p`` itself counts when
-    the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the unfinished
-    players passed over."""
-    q = p
-    count = 0
-    skipped: list[int] = []
-    while True:
-        q = (q + direction) % seats
-        if q in finished:
-            continue
-        count += 1
-        if count == steps:
-            return q, tuple(skipped)
-        skipped.append(q)
-
-
-def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
-    """The next unfinished player after ``p`` in ``direction``: ``_advance`` by one step."""
+def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
+    """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
     q = (p + direction) % seats
     while q in finished:
         q = (q + direction) % seats
     return q
+
+
+def _advance(
+    seats: int, finished: Sequence[int], p: int, direction: int, steps: int
+) -> tuple[int, tuple[int, ...]]:
+    """The ``steps``-th player after ``p`` in ``direction`` still in the game (``p`` itself
+    counts when the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the
+    players passed over."""
+    passed: list[int] = []
+    q = _next(seats, finished, p, direction)
+    for _ in range(steps - 1):
+        passed.append(q)
+        q = _next(seats, finished, q, direction)
+    return q, tuple(passed)
 
 
 def _source(state: State, p: int) -> tuple[Card, ...]:
@@ -649,8 +644,37 @@ def _source(state: State, p: int) -> tuple[Card, ...]:
 
 
 def _draw_count(state: State, hand_after: int) -> int:
+    """How many cards a player left with ``hand_after`` in hand draws: back up to
+    ``cards_per_area`` while the stock lasts (docs/games/palace.md#a-turn, step 3)."""
     need = state.setup.rules.cards_per_area - hand_after
     return min(need, len(state.stock)) if need > 0 else 0
+
+
+def _goes_out(state: State, hand_after: int, up_after: int, down_after: int) -> bool:
+    """Does a player left with these many cards in hand, face up and face down go out: none
+    at all, and none to draw (docs/games/palace.md#a-turn, step 4)?"""
+    return (
+        hand_after == 0
+        and up_after == 0
+        and down_after == 0
+        and _draw_count(state, hand_after) == 0
+    )
+
+
+def _top_run(pile: Sequence[Card]) -> int:
+    """How many cards of the top card's rank lie on top of ``pile`` (a four burns)."""
+    run = 0
+    for c in reversed(pile):
+        if c.rank != pile[-1].rank:
+            break
+        run += 1
+    return run
+
+
+def _completion_played(rules: Rules) -> bool:
+    """May a four be completed out of turn (docs/games/palace.md#out-of-turn-completion)? [ENGINE]
+    Only where fours burn across plays (``four_of_a_kind_burn="consecutive"``)."""
+    return rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"
 
 
 def _cards_text(cards: Iterable[SeenCard]) -> str:
@@ -841,20 +865,10 @@ def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Ev
     ``NotYourTurn`` (docs/games/common.md#order-of-checks, step 5)."""
     rules = state.setup.rules
     pile = state.pile
-    if not (
-        rules.out_of_turn_completion
-        and rules.four_of_a_kind_burn == "consecutive"
-        and pile
-        and cards
-    ):
+    if not (_completion_played(rules) and pile and cards):
         raise _not_your_turn(state)
     rank = pile[-1].rank
-    run = 0
-    for c in reversed(pile):
-        if c.rank != rank:
-            break
-        run += 1
-    if run + len(cards) != 4 or any(c.rank != rank for c in cards):
+    if _top_run(pile) + len(cards) != 4 or any(c.rank != rank for c in cards):
         raise _not_your_turn(state)
     hand = state.hands[p]
     source = hand if hand else state.up[p]
@@ -863,7 +877,7 @@ def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Ev
         raise _not_your_turn(state)
     if _power_finish_fails(state, rank):
         hand_after, up_after = (len(rest), len(state.up[p])) if hand else (0, len(rest))
-        if _would_finish(state, p, hand_after, up_after, len(state.down[p])):
+        if _goes_out(state, hand_after, up_after, len(state.down[p])):
             raise Rejected(RejectCode.ILLEGAL_CARD, "you may not go out on a power card")
     from_hand, from_up = (cards, ()) if hand else ((), cards)
     return _resolve(state, p, from_hand, from_up, None, out_of_turn=True)
@@ -881,15 +895,6 @@ def _power_finish_fails(state: State, rank: int) -> bool:
         if q not in state.finished:
             zones += (state.hands[q], state.up[q], state.down[q])
     return any(not _is_power(c.rank, rules) for zone in zones for c in zone)
-
-
-def _would_finish(state: State, p: int, hand_after: int, up_after: int, down_after: int) -> bool:
-    return (
-        hand_after == 0
-        and up_after == 0
-        and down_after == 0
-        and _draw_count(state, hand_after) == 0
-    )
 
 
 def _resolve(
@@ -917,12 +922,11 @@ def _resolve(
     hand_after = len(state.hands[p]) - len(from_hand)
     up_after = len(state.up[p]) - len(from_up)
     pile_after = state.pile + cards
-    need = state.setup.rules.cards_per_area - hand_after  # _draw_count, inline
-    draw = (need if need < len(state.stock) else len(state.stock)) if need > 0 else 0
-    finishing = hand_after == 0 and draw == 0 and up_after == 0 and down_after == 0
+    draw = _draw_count(state, hand_after)
+    finishing = _goes_out(state, hand_after, up_after, down_after)
     if finishing and _power_finish_fails(state, rank):
         # [ENGINE] going out on a power card is not allowed: the play fails like a bad blind card.
-        nxt, _ = _advance(n, state.finished, p, state.direction)
+        nxt = _next(n, state.finished, p, state.direction)
         events.append(PileTaken(p, len(pile_after), "special_finish"))
         events.append(TurnPassed(nxt, False, None))
         return events
@@ -946,7 +950,7 @@ def _resolve(
         return events
     # docs/games/palace.md#lead-to-a-finished-player: the next unfinished player leads / plays on
     if follow:
-        nxt, _ = _advance(n, finished, p, direction)
+        nxt = _next(n, finished, p, direction)
         events.append(TurnPassed(nxt, False, None))
         return events
     # docs/games/palace.md#variant-flags eight_skip: n eights skip n unfinished players (a burn
@@ -1010,7 +1014,7 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
         return _resolve(state, p, (), (), (index, card), out_of_turn=False)
     # docs/games/palace.md#face-down-cards: a blind card that does not fit goes into the hand with
     # the whole pile.
-    nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
+    nxt = _next(len(state.hands), state.finished, p, state.direction)
     return [
         FaceDownTurned(p, index, card),
         PileTaken(p, len(state.pile) + 1, "failed_blind"),
@@ -1048,7 +1052,7 @@ def _decide_pickup(state: State, p: int) -> list[Event]:
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "a face-down card must always be tried")
     if not state.setup.rules.voluntary_pickup and _has_plain_play(state, p):
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "you have a card that can be played")
-    nxt, _ = _advance(len(state.hands), state.finished, p, state.direction)
+    nxt = _next(len(state.hands), state.finished, p, state.direction)
     return [PileTaken(p, len(state.pile), "pickup"), TurnPassed(nxt, False, None)]
 
 
@@ -1068,7 +1072,7 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
     n = len(hand)
     hand_after = n - len(cards)
     draw = _draw_count(state, hand_after)
-    finishing = hand_after == 0 and draw == 0 and not state.up[p] and not state.down[p]
+    finishing = _goes_out(state, hand_after, len(state.up[p]), len(state.down[p]))
     if finishing and _power_finish_fails(state, rank):
         raise Rejected(RejectCode.ILLEGAL_CARD, "you may not go out on a power card")
     events: list[Event] = [CardsAdded(p, cards)]
@@ -1082,7 +1086,7 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
     # docs/games/palace.md#variant-flags: an added ten or four burns the pile and p leads
     if burn is not None:
         if finishing:
-            nxt, _ = _advance(seats, finished, p, state.direction)
+            nxt = _next(seats, finished, p, state.direction)
             events.append(TurnPassed(nxt, False, None))
         else:
             events.append(TurnPassed(p, True, None))
@@ -1508,10 +1512,8 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         pile = state.pile
         if pile:  # a completion needs a card of the top card's rank: look before listing them
             rules = state.setup.rules
-            if (
-                rules.out_of_turn_completion
-                and rules.four_of_a_kind_burn == "consecutive"
-                and pile[-1].rank in map(_RANK, hands[seat] or state.up[seat])
+            if _completion_played(rules) and pile[-1].rank in map(
+                _RANK, hands[seat] or state.up[seat]
             ):
                 return _completions(state, seat)
         return []
@@ -1602,19 +1604,13 @@ def _completions(state: State, seat: int) -> list[Command]:
     (docs/games/palace.md#out-of-turn-completion), if any."""
     rules = state.setup.rules
     pile = state.pile
-    if not (pile and rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"):
+    if not (pile and _completion_played(rules)):
         return []
     rank = pile[-1].rank
-    hand = state.hands[seat]
-    matching = [c for c in (hand if hand else state.up[seat]) if c.rank == rank]
+    matching = [c for c in _source(state, seat) if c.rank == rank]
     if not matching:
         return []
-    run = 0
-    for c in reversed(pile):
-        if c.rank != rank:
-            break
-        run += 1
-    need = 4 - run
+    need = 4 - _top_run(pile)
     if need <= 0 or len(matching) < need:
         return []
     out: list[Command] = []
@@ -1648,7 +1644,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         if _power_finish_fails(state, rank):
             hand_after = len(hand) - (count - from_up) if hand else 0
             up_after = len(state.up[seat]) - (from_up if hand else count)
-            if _would_finish(state, seat, hand_after, up_after, len(state.down[seat])):
+            if _goes_out(state, hand_after, up_after, len(state.down[seat])):
                 count -= 1  # keep one back rather than fail to go out
                 if count == 0:
                     continue
