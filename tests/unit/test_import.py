@@ -29,7 +29,10 @@ def fresh(code: str) -> list[str]:
 
 
 def games_in(modules: list[str]) -> list[str]:
-    return [m for m in modules if m.startswith("cardcore.games.")]
+    """The games among ``modules``: a game package's modules (cardcore.games.spit.rules) count as
+    their game, once."""
+    games = {".".join(m.split(".")[:3]) for m in modules if m.startswith("cardcore.games.")}
+    return sorted(games)
 
 
 def test_import_cardcore_loads_no_game_module() -> None:
