@@ -293,7 +293,11 @@ def _wrong_type(cls: type, name: str, hint: Any, value: object) -> None:
         if type(value) is str and "Card" in _describe(hint)
         else ""
     )
-    field = f"{cls.__module__.rpartition('.')[2]}.{cls.__name__}.{name}"
+    # A game's command is named by its game, wherever in the game's package it is declared
+    # (cardcore.games.spit.rules.Play is spit.Play); any other by its module's last part.
+    module = cls.__module__.split(".")
+    owner = module[2] if module[:2] == ["cardcore", "games"] and len(module) > 2 else module[-1]
+    field = f"{owner}.{cls.__name__}.{name}"
     raise commands.FieldTypeError(field, f"expected {_describe(hint)}, got {got}{hint_text}")
 
 
