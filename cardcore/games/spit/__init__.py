@@ -1248,93 +1248,11 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     * a resignation (docs/games/common.md#leaving-a-game, ``resigned`` set): a phase of play with
       its checks above, the other seat the winner, no call recorded; over, so only with
       ``allow_over``."""
-    setup = state.setup
-    if not isinstance(setup, Setup) or setup.seats != SEATS:
-        raise InvalidPosition("setup", f"a Spit setup has 2 seats, got {setup!r:.60}")
-    rules = setup.rules
-    if not isinstance(rules, Rules):
-        raise InvalidPosition("setup", f"rules must be spit.Rules, got {type(rules).__name__}")
-    phase = state.phase
-    if phase not in PHASES:
-        raise InvalidPosition("phase", f"must be one of {', '.join(PHASES)}; got {phase!r:.20}")
-    n = rules.num_stock_piles
-    stacking = rules.stack_equal_in_layout
-    deck_ = deck(setup)
-    seen: list[Card] = []
-
-    def cards(zone: object, field: str) -> tuple[Card, ...]:
-        if type(zone) is not tuple:
-            raise InvalidPosition(field, f"must be a tuple of cards, got {zone!r:.40}")
-        seen.extend(zone)
-        nt.check_cards(seen, deck_, field)
-        return zone
-
-    layouts = _pair_of(state.layouts, "layouts")
-    ups = _pair_of(state.up, "up")
-    for s in range(SEATS):
-        lay, up = layouts[s], ups[s]
-        for value, name in ((lay, f"layouts[{s}]"), (up, f"up[{s}]")):
-            if type(value) is not tuple or len(value) != n:
-                raise InvalidPosition(
-                    name, f"must be a tuple of {n} stock piles, got {value!r:.60}"
-                )
-        assert isinstance(lay, tuple) and isinstance(up, tuple)
-        for i in range(n):
-            pile = cards(lay[i], f"layouts[{s}][{i}]")
-            u = up[i]
-            field = f"up[{s}][{i}]"
-            if type(u) is not int or not 0 <= u <= len(pile):
-                raise InvalidPosition(
-                    field, f"must be 0..{len(pile)} (the pile's size), got {u!r:.20}"
-                )
-            if not stacking and len(pile) > i + 1:
-                raise InvalidPosition(
-                    f"layouts[{s}][{i}]",
-                    f"stock pile {i} holds at most {i + 1} cards without stacking, got {len(pile)}",
-                )
-            if len(pile) - u > i:
-                raise InvalidPosition(
-                    field, f"stock pile {i} is laid out with {i} face-down cards and never gains "
-                    f"one; {len(pile) - u} face down"
-                )  # fmt: skip
-            if not stacking and u > 1:
-                raise InvalidPosition(
-                    field, f"only a stack puts a face-up card on another, got {u}"
-                )
-            if pile and not u and rules.auto_flip:
-                raise InvalidPosition(field, "with auto_flip no top waits face down")
-    spit_cards = _pair_of(state.spit_cards, "spit_cards")
-    for s in range(SEATS):
-        cards(spit_cards[s], f"spit_cards[{s}]")
-    spit_piles = _pair_of(state.spit_piles, "spit_piles")
-    for j in range(SPIT_PILES):
-        cards(spit_piles[j], f"spit_piles[{j}]")
-    called = state.called
-    if type(called) is not frozenset:
-        raise InvalidPosition("called", f"must be a frozenset of seats, got {called!r:.40}")
-    for p in called:
-        nt.check_seat_field(p, SEATS, "called")
-    if len(called) == SEATS:
-        raise InvalidPosition("called", "both calls recorded: the joint call takes effect")
-    targets = _pair_of(state.call_targets, "call_targets")
-    for p in range(SEATS):
-        t = targets[p]
-        _check_index(t, f"call_targets[{p}]")
-        if t is not None and p not in called:
-            raise InvalidPosition(f"call_targets[{p}]", f"seat {p} has not called")
-    _check_index(state.locked, "locked")
-    _check_index(state.chooser, "chooser", "seat")
-    _check_index(state.winner, "winner", "seat")
-    _check_index(state.resigned, "resigned", "seat")
-    round_ = state.round
-    if type(round_) is not int or round_ < 1:
-        raise InvalidPosition("round", f"must be an integer >= 1, got {round_!r:.20}")
-    if state.shuffles != 2 * (round_ - 1):
-        raise InvalidPosition(
-            "shuffles", f"two per re-layout: {2 * (round_ - 1)} before round {round_}, "
-            f"got {state.shuffles!r:.20}"
-        )  # fmt: skip
-    winner, resigned = state.winner, state.resigned
+    rules = _check_setup(state)
+    _check_zones(state, rules)
+    _check_calls(state)
+    _check_counters(state)
+    phase, winner, resigned = state.phase, state.winner, state.resigned
     if resigned is not None:
         _check_resigned(state)
     elif (winner is not None) != (phase == "OVER"):
@@ -1349,9 +1267,124 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     if phase == "READY":
         _check_ready(state)
     else:
-        _check_round(state, stacking)
+        _check_round(state, rules.stack_equal_in_layout)
     if resigned is not None and not allow_over:
         raise InvalidPosition("resigned", f"the game is already over: seat {resigned} resigned")
+
+
+def _check_setup(state: State) -> Rules:
+    """A two-seat setup of Spit's rules, and a phase of the game; returns the rules."""
+    setup = state.setup
+    if not isinstance(setup, Setup) or setup.seats != SEATS:
+        raise InvalidPosition("setup", f"a Spit setup has 2 seats, got {setup!r:.60}")
+    rules = setup.rules
+    if not isinstance(rules, Rules):
+        raise InvalidPosition("setup", f"rules must be spit.Rules, got {type(rules).__name__}")
+    phase = state.phase
+    if phase not in PHASES:
+        raise InvalidPosition("phase", f"must be one of {', '.join(PHASES)}; got {phase!r:.20}")
+    return rules
+
+
+class _Cards:
+    """The cards of a position so far, zone by zone: each zone a tuple of cards of the deck, no
+    card more often than the deck holds it (the first zone where one is too many is named)."""
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        self.deck = deck(setup)
+        self.seen: list[Card] = []
+
+    def add(self, zone: object, field: str) -> tuple[Card, ...]:
+        if type(zone) is not tuple:
+            raise InvalidPosition(field, f"must be a tuple of cards, got {zone!r:.40}")
+        self.seen.extend(zone)
+        nt.check_cards(self.seen, self.deck, field)
+        return zone
+
+
+def _check_zones(state: State, rules: Rules) -> None:
+    """The layouts (with their face-up counts), the spit cards and the spit piles: their shapes,
+    and cards from one deck, none twice."""
+    cards = _Cards(state.setup)
+    n = rules.num_stock_piles
+    layouts = _pair_of(state.layouts, "layouts")
+    ups = _pair_of(state.up, "up")
+    for s in range(SEATS):
+        lay, up = layouts[s], ups[s]
+        for value, name in ((lay, f"layouts[{s}]"), (up, f"up[{s}]")):
+            if type(value) is not tuple or len(value) != n:
+                raise InvalidPosition(
+                    name, f"must be a tuple of {n} stock piles, got {value!r:.60}"
+                )
+        assert isinstance(lay, tuple) and isinstance(up, tuple)
+        for i in range(n):
+            pile = cards.add(lay[i], f"layouts[{s}][{i}]")
+            _check_stock_pile(pile, up[i], rules, s, i)
+    spit_cards = _pair_of(state.spit_cards, "spit_cards")
+    for s in range(SEATS):
+        cards.add(spit_cards[s], f"spit_cards[{s}]")
+    spit_piles = _pair_of(state.spit_piles, "spit_piles")
+    for j in range(SPIT_PILES):
+        cards.add(spit_piles[j], f"spit_piles[{j}]")
+
+
+def _check_stock_pile(pile: tuple[Card, ...], u: object, rules: Rules, s: int, i: int) -> None:
+    """Stock pile ``i`` of seat ``s`` with ``u`` face-up cards on top: laid out with ``i``
+    face-down cards under one face-up card, it never gains a face-down card, and only a stack
+    puts a card on it (or a second face-up card) beyond that."""
+    stacking = rules.stack_equal_in_layout
+    field = f"up[{s}][{i}]"
+    if type(u) is not int or not 0 <= u <= len(pile):
+        raise InvalidPosition(field, f"must be 0..{len(pile)} (the pile's size), got {u!r:.20}")
+    if not stacking and len(pile) > i + 1:
+        raise InvalidPosition(
+            f"layouts[{s}][{i}]",
+            f"stock pile {i} holds at most {i + 1} cards without stacking, got {len(pile)}",
+        )
+    if len(pile) - u > i:
+        raise InvalidPosition(
+            field,
+            f"stock pile {i} is laid out with {i} face-down cards and never gains one; "
+            f"{len(pile) - u} face down",
+        )
+    if not stacking and u > 1:
+        raise InvalidPosition(field, f"only a stack puts a face-up card on another, got {u}")
+    if pile and not u and rules.auto_flip:
+        raise InvalidPosition(field, "with auto_flip no top waits face down")
+
+
+def _check_calls(state: State) -> None:
+    """At most one joint call recorded (the second takes effect); a target only a caller's."""
+    called = state.called
+    if type(called) is not frozenset:
+        raise InvalidPosition("called", f"must be a frozenset of seats, got {called!r:.40}")
+    for p in called:
+        nt.check_seat_field(p, SEATS, "called")
+    if len(called) == SEATS:
+        raise InvalidPosition("called", "both calls recorded: the joint call takes effect")
+    targets = _pair_of(state.call_targets, "call_targets")
+    for p in range(SEATS):
+        t = targets[p]
+        _check_index(t, f"call_targets[{p}]")
+        if t is not None and p not in called:
+            raise InvalidPosition(f"call_targets[{p}]", f"seat {p} has not called")
+
+
+def _check_counters(state: State) -> None:
+    """The lock, chooser, winner and resigner are a pile or seat; two shuffles per re-layout."""
+    _check_index(state.locked, "locked")
+    _check_index(state.chooser, "chooser", "seat")
+    _check_index(state.winner, "winner", "seat")
+    _check_index(state.resigned, "resigned", "seat")
+    round_ = state.round
+    if type(round_) is not int or round_ < 1:
+        raise InvalidPosition("round", f"must be an integer >= 1, got {round_!r:.20}")
+    if state.shuffles != 2 * (round_ - 1):
+        raise InvalidPosition(
+            "shuffles",
+            f"two per re-layout: {2 * (round_ - 1)} before round {round_}, "
+            f"got {state.shuffles!r:.20}",
+        )
 
 
 def _check_resigned(state: State) -> None:
