@@ -1081,10 +1081,23 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
       used a shuffle (``shuffles`` ≥ ``round`` − 1);
     * not already over (``outcome`` is None) unless ``allow_over``.
     """
+    _check_fields(state)
+    _check_ending(state)
+    _check_piles(state)
+    _check_calls(state)
+    _check_totals(state)
+    if not allow_over and outcome(state) is not None:
+        raise InvalidPosition(
+            "phase" if state.resigned is None else "resigned", "the game is already over"
+        )
+
+
+def _check_fields(state: State) -> None:
+    """Each field of the right type: a two-seat setup of Speed's rules, a phase, the zones (two
+    piles each, cards of the deck, none too often), totals, counters and calls."""
     setup = state.setup
     if not isinstance(setup, Setup) or type(setup.rules) is not Rules or setup.seats != 2:
         raise InvalidPosition("setup", f"must be a 2-seat Setup of speed Rules, got {setup!r:.80}")
-    rules = setup.rules
     phase: object = state.phase  # a hand-built state may hold anything
     if type(phase) is not str or phase not in _PHASES:
         raise InvalidPosition("phase", f"must be one of {', '.join(_PHASES)}, got {phase!r:.20}")
@@ -1109,10 +1122,14 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition("calls", f"must be a frozenset of seats, got {calls!r:.40}")
     for seat in calls:
         check_seat_field(seat, 2, "calls")
-    winner, resigned = state.winner, state.resigned
-    check_seat_field(winner, 2, "winner", optional=True)
-    check_seat_field(resigned, 2, "resigned", optional=True)
-    # docs/games/common.md#leaving-a-game: over where it stood, in a phase of play
+    check_seat_field(state.winner, 2, "winner", optional=True)
+    check_seat_field(state.resigned, 2, "resigned", optional=True)
+
+
+def _check_ending(state: State) -> None:
+    """A winner exactly in phase OVER, or after a resignation in a phase of play
+    (docs/games/common.md#leaving-a-game: over where it stood), the other seat."""
+    phase, winner, resigned = state.phase, state.winner, state.resigned
     if resigned is not None:
         if phase == "OVER":
             raise InvalidPosition("resigned", "phase OVER means a round was won, not a resignation")
@@ -1123,7 +1140,12 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     elif (phase == "OVER") != (winner is not None):
         raise InvalidPosition("winner", "a game has a winner exactly when its phase is OVER")
 
-    hands, draws = state.hands, state.draws
+
+def _check_piles(state: State) -> None:
+    """The centre piles never empty (one card before the start); hands no larger than
+    ``hand_size``, refilled after the deal and (``auto_refill``) every play; a card for each seat
+    until the round is won (docs/games/speed.md#playing)."""
+    phase, rules = state.phase, state.setup.rules
     for j, pile in enumerate(state.centre):
         if not pile:
             raise InvalidPosition(f"centre[{j}]", "a centre pile is never empty")
@@ -1133,7 +1155,7 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             )
     size = rules.hand_size
     for p in (0, 1):
-        hand, draw = hands[p], draws[p]
+        hand, draw = state.hands[p], state.draws[p]
         if len(hand) > size:
             raise InvalidPosition(f"hands[{p}]", f"holds {len(hand)} cards; hand_size is {size}")
         refilled = phase == "READY" or (phase == "PLAY" and rules.auto_refill)
@@ -1149,34 +1171,46 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
                 "a seat without cards would have won the round "
                 "(docs/games/speed.md#end-of-the-game)",
             )
+
+
+def _check_calls(state: State) -> None:
+    """docs/games/common.md#joint-calls: never both seats, none once over, a stalemate call only
+    while stuck (docs/games/speed.md#stalemate)."""
+    calls = state.calls
     if len(calls) == 2:
         raise InvalidPosition("calls", "the second call takes effect and clears the calls")
-    if calls and winner is not None:
+    if calls and state.winner is not None:
         raise InvalidPosition("calls", "no call is recorded once the game is over")
-    if calls and phase == "PLAY" and not is_stuck(state):
+    if calls and state.phase == "PLAY" and not is_stuck(state):
         raise InvalidPosition(
             "calls", "a stalemate call is recorded only while stuck (docs/games/speed.md#stalemate)"
         )
 
+
+def _check_totals(state: State) -> None:
+    """Points only with a win, won rounds within the rounds played, and the totals below the
+    target (or the series undecided) until the round winner reaches it
+    (docs/games/speed.md#scoring)."""
     scores, wins = state.scores, state.wins
     for p in (0, 1):
         if scores[p] and not wins[p]:
             raise InvalidPosition(f"scores[{p}]", "points are scored only by winning a round")
-    over = phase == "OVER"
+    over = state.phase == "OVER"
     if sum(wins) - over > state.round - 1:
         raise InvalidPosition(
             "wins", f"{sum(wins)} rounds won, more than round {state.round} allows"
         )
     # Who won by emptying hand and draw pile: nobody, when a resignation ended the game first.
-    champion = winner if resigned is None else None
+    champion = state.winner if state.resigned is None else None
     if champion is not None:
         loser = 1 - champion
-        if hands[champion] or draws[champion]:
+        if state.hands[champion] or state.draws[champion]:
             raise InvalidPosition(f"hands[{champion}]", "the winner emptied hand and draw pile")
-        if not hands[loser] and not draws[loser]:
+        if not state.hands[loser] and not state.draws[loser]:
             raise InvalidPosition(f"hands[{loser}]", "only the winner has emptied its cards")
         if not wins[champion]:
             raise InvalidPosition(f"wins[{champion}]", "the winner won the last round")
+    rules = state.setup.rules
     target, best_of = rules.target_score, rules.best_of
     if target is not None:
         for p in (0, 1):
@@ -1197,10 +1231,6 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
                 )
     elif sum(wins) != over:
         raise InvalidPosition("wins", "without target_score or best_of the first won round ends it")
-    if not allow_over and outcome(state) is not None:
-        raise InvalidPosition(
-            "phase" if resigned is None else "resigned", "the game is already over"
-        )
 
 
 # --------------------------------------------------------------------------- notation
