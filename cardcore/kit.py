@@ -528,7 +528,8 @@ def seated(
             ...
 
     :class:`~cardcore.match.Match` checks the seat of every action it sequences and calls the
-    rule past this check (:func:`trusted`): a seat is checked once on every path.
+    rule past this check (:func:`trusted`): a seat is checked once on every path. (The state's
+    first field is its setup, as :func:`state` requires: the check reads ``state[0].seats``.)
 
     Why a wrapper: the check is written once, and declared where it applies, where the games
     wrote it inline at the top of each function, in 26 places. It costs one Python frame per call
@@ -546,8 +547,8 @@ def seated(
 
 def _seat_checked_2(rule: Callable[[Any, int], Any]) -> Callable[[Any, Any], Any]:
     def checked(state: Any, seat: Any, /) -> Any:  # one frame: no *args to pack
-        if type(seat) is not int or not 0 <= seat < state.setup.seats:
-            check_seat(state.setup.seats, seat)
+        if type(seat) is not int or not 0 <= seat < state[0].seats:  # state[0] is its setup
+            check_seat(state[0].seats, seat)
         return rule(state, seat)
 
     return checked
@@ -555,8 +556,8 @@ def _seat_checked_2(rule: Callable[[Any, int], Any]) -> Callable[[Any, Any], Any
 
 def _seat_checked_3(rule: Callable[[Any, int, Any], Any]) -> Callable[[Any, Any, Any], Any]:
     def checked(state: Any, seat: Any, command: Any, /) -> Any:
-        if type(seat) is not int or not 0 <= seat < state.setup.seats:
-            check_seat(state.setup.seats, seat)
+        if type(seat) is not int or not 0 <= seat < state[0].seats:
+            check_seat(state[0].seats, seat)
         return rule(state, seat, command)
 
     return checked
