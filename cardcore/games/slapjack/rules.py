@@ -1,37 +1,12 @@
-"""Slapjack, docs/games/slapjack.md.
+"""Slapjack's rules (docs/games/slapjack.md): rules flags, commands, events, the state, the view,
+the slap targets, ``decide``, ``evolve``, the views and redaction, ``outcome``, ``legal_commands``
+and the narration. The game itself is :mod:`cardcore.games.slapjack`; positions and their notation
+are :mod:`cardcore.games.slapjack.position`.
 
-The whole deck is dealt face down, one card at a time from P0 (docs/games/slapjack.md#setup). In
-turn, each player turns the top card of their stack face up onto a central pile (``Play``). When the
-top card is a Jack (or a variant target, docs/games/slapjack.md#variant-flags ``slap_targets``)
-anyone may ``Slap`` it: the first slap in sequence order takes the whole pile under its stack, which
-is then shuffled with the game RNG (``shuffle_after_win``). A slap on anything else is a *legal*
-false slap, penalised by giving a card face down to another player
-(docs/games/slapjack.md#slapping). A player who runs out of cards is ``awaiting``: still in until
-the next Jack, which they must win or be eliminated (``out_of_cards``). The game ends when only one
-player is not eliminated (docs/games/slapjack.md#end-of-the-game).
-
-Any seat still in the game, an awaiting one included, may ``kit.Resign`` at any time
-(docs/games/common.md#leaving-a-game; ``Resign(by="timer")`` is the host's forfeit and is decided
-the same). With two players left the other one wins at once (``RESIGNED``). With three or more, the
-resigner's whole stack goes, in order, face down under the pile (``burned``: it goes to whoever
-takes the pile next) and they are eliminated; if it was their turn it passes as after their play
-(docs/games/slapjack.md#playing-a-card, step 3). ``legal_commands`` never offers ``Resign`` and
-``is_sensible`` is false for it: a bot must not resign by chance.
-
-Zones: stacks are top first; the pile is bottom→top and every card on it was played face up (a
-false slap's penalty goes to a player, never to the pile). Under it lie the ``burned`` cards of
-the players who resigned, face down, bottom→top. Nobody sees any stack nor a burned card, their
-owners included; the resulting order of a shuffle is shown to the referee only.
-
-Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
-and ``active`` when they hold one (docs/games/slapjack.md#status).
-
-Positions (docs/games/common.md#positions): :func:`position` builds one from explicit cards and
-:func:`check_position` refuses what no game could reach; the one-line notation
-(docs/notation/slapjack.md) is :func:`format_position` / :func:`parse_position`.
-
-Module order (style.md): rules → commands → events → state → view → decide → evolve → redact/view →
-outcome/legal_commands → position check and notation → ``GAME``.
+Module order (style.md): rules → commands → events → state → view → slap targets → decide →
+evolve → redact/view → outcome/legal_commands → narration. The seat a function is given is checked
+once, by :func:`cardcore.kit.seated` / :func:`cardcore.kit.viewed` (and by ``Match``); the rules
+trust it.
 """
 
 from __future__ import annotations
@@ -40,31 +15,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, cast
 
-from .. import kit
-from .. import notation as nt
-from ..cards import HIDDEN, Card, Hidden, SeenCard, standard_deck
-from ..engine import (
-    Game,
-    GameInfo,
+from ... import kit
+from ...cards import HIDDEN, Card, Hidden, SeenCard, standard_deck
+from ...engine import (
     Outcome,
     Role,
     Setup,
     Termination,
     Viewer,
     check_rules,
-    check_seat,
     flag,
-    seats_phrase,
 )
-from ..errors import InvalidPosition, InvalidSetup, RejectCode, Rejected
-from ..kit import double_or_sandwich, next_holder, next_in_game
-from ..rng import shuffled
+from ...errors import InvalidSetup, RejectCode, Rejected
+from ...kit import double_or_sandwich, next_holder, next_in_game
+from ...rng import shuffled
 
 RULES_VERSION: Final = "2"
 """2 added ``kit.Resign`` (docs/games/common.md#leaving-a-game); every version-1 log decides as
 before."""
 
 JACK: Final = 11
+NAME: Final = "slapjack"
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 8
 
@@ -238,11 +209,13 @@ Event = (
 # --------------------------------------------------------------------------- state
 
 
+@kit.state
 class State(NamedTuple):
     """A whole Slapjack position. Build one directly to test from exact cards (``position``).
 
-    A NamedTuple rather than a frozen dataclass, by measurement (as ratscrew): ``evolve`` builds
-    one per event and a tuple is built several times faster; it is just as immutable and typed."""
+    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
+    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
+    position (is the game over, is a target on the pile) is worked out once per state."""
 
     setup: Setup[Rules]
     stacks: tuple[tuple[Card, ...], ...]
@@ -265,43 +238,15 @@ class State(NamedTuple):
     (docs/games/common.md#leaving-a-game), else None. (A resignation with more players left is an
     elimination: ``eliminated`` has it.)"""
 
+    @kit.derived
+    def ended(self) -> Outcome | None:
+        """How the game ended, None while it goes on: :func:`outcome`."""
+        return outcome(self)
 
-def position(
-    stacks: Sequence[Sequence[Card]],
-    *,
-    rules: Rules | None = None,
-    pile: Sequence[Card] = (),
-    played_by: Sequence[int] | None = None,
-    current: int | None = 0,
-    eliminated: Sequence[int] = (),
-    epoch: int = 0,
-    shuffles: int | None = None,
-    burned: Sequence[Card] = (),
-    seed: int = 0,
-    allow_over: bool = False,
-) -> State:
-    """A position from explicit cards, for tests and analysis (docs/games/common.md#positions),
-    checked by :func:`check_position` (:class:`~cardcore.errors.InvalidPosition`; a finished
-    game only with ``allow_over``). ``played_by`` defaults to seat 0 for every pile card;
-    ``shuffles`` to what a game reaches at this ``epoch``: one shuffle per pile taken when
-    ``shuffle_after_win``, else none. ``burned``: resigners' cards under the pile, bottom→top."""
-    rules = rules or Rules()
-    by = tuple(played_by) if played_by is not None else tuple(0 for _ in pile)
-    if shuffles is None:
-        shuffles = epoch if rules.shuffle_after_win else 0
-    state = State(
-        setup=Setup(seats=len(stacks), seed=seed, rules=rules),
-        stacks=tuple(tuple(s) for s in stacks),
-        pile=tuple(pile),
-        played_by=by,
-        epoch=epoch,
-        current=current,
-        eliminated=frozenset(eliminated),
-        shuffles=shuffles,
-        burned=tuple(burned),
-    )
-    check_position(state, allow_over=allow_over)
-    return state
+    @kit.derived
+    def target(self) -> tuple[SlapTarget, tuple[Card, ...]] | None:
+        """The target on the pile and its cards, None for a false slap: :func:`slap_target`."""
+        return slap_target(self.pile, self.setup.rules.slap_targets)
 
 
 # --------------------------------------------------------------------------- view
@@ -352,26 +297,14 @@ def _awaiting(stacks: Sequence[Sequence[Card]], eliminated: frozenset[int]) -> l
     return [q for q, s in enumerate(stacks) if not s and q not in eliminated]
 
 
-def _game_over(state: State) -> None:
-    if outcome(state) is not None:
-        raise Rejected(RejectCode.GAME_OVER, "the game is over")
-
-
+@kit.seated
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
     :class:`~cardcore.errors.InvalidSeat`."""
-    stacks = state.stacks
-    if type(seat) is not int or not 0 <= seat < len(stacks):
-        check_seat(state.setup.seats, seat)  # raises: a caller's error, not a rejected action
-    eliminated = state.eliminated
-    # outcome() is None unless one of these holds (its common case, inlined: this runs on
-    # every action)
-    if len(eliminated) >= len(stacks) - 1 or (
-        not state.pile and state.setup.rules.out_of_cards == "slap_in_unlimited"
-    ):
-        _game_over(state)
-    if seat in eliminated:
+    if state.ended is not None:
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    if seat in state.eliminated:
         raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
     if type(command) is Play:
         return _decide_play(state, seat)
@@ -401,26 +334,13 @@ def _decide_play(state: State, p: int) -> list[Event]:
     # (docs/games/slapjack.md#playing-a-card, docs/games/slapjack.md#decisions, item 3).
     # ``p`` held a card before this play, so it is never among them.
     out: list[int] = []
-    if (
-        pile
-        and mode == "next_jack"
-        and (
-            pile[-1].rank == JACK
-            or (len(rules.slap_targets) > 1 and slap_target(pile, rules.slap_targets) is not None)
-        )
-    ):
+    if mode == "next_jack" and state.target is not None:
         out = _awaiting(stacks, eliminated)
         if out:
             eliminated = eliminated.union(out)
     # Step 3: the next player who holds a card, else p, else nobody. The stacks before the play
     # serve: only p's changes, and the next holder is never p.
-    q = p + 1
-    if q == len(stacks):
-        q = 0
-    if stacks[q] and q not in eliminated and q != p:  # the common case: the next seat plays
-        current: int | None = q
-    else:
-        current = next_holder(stacks, eliminated, p)
+    current = next_holder(stacks, eliminated, p)
     if current is not None or not last:
         if current is None:
             current = p
@@ -478,10 +398,9 @@ def _decide_slap(state: State, p: int, command: Slap) -> list[Event]:
     if not pile:
         raise Rejected(RejectCode.EMPTY_PILE, "no card on the pile")
     rules = state.setup.rules
-    match = slap_target(pile, rules.slap_targets)
-    if match is None:
+    if state.target is None:
         return _false_slap(state, p)
-    target, pattern = match
+    target, pattern = state.target
     stacks = state.stacks
     stack = stacks[p] + state.burned + pile  # the burned cards lie under the played ones
     events: list[Event] = [Slapped(p, True, target, pattern)]
@@ -579,12 +498,11 @@ def _decide_resign(state: State, p: int) -> list[Event]:
     events: list[Event] = [Resigned(p, stacks[p], current, None)]
     if current is not None:  # someone still holds a card
         return events
-    pile = state.pile
-    if slap_target(pile, state.setup.rules.slap_targets) is not None:
+    if state.target is not None:
         return events  # nobody plays until the target is slapped (step 3)
     q = next_in_game(len(stacks), out, p)
     assert q is not None, "two or more players are still in the game"
-    return events + _return_pile(state, q, stacks[p] + state.burned + pile, out)
+    return events + _return_pile(state, q, stacks[p] + state.burned + state.pile, out)
 
 
 # --------------------------------------------------------------------------- evolve
@@ -597,77 +515,69 @@ def _cards_of(stack: tuple[SeenCard, ...]) -> tuple[Card, ...] | None:
     return cast("tuple[Card, ...]", stack)
 
 
-_new = tuple.__new__
-"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
-
-
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
-    An ``isinstance`` chain, most frequent event first, rather than ``match``: a class pattern
-    with positional fields costs several times more than the test and the attribute reads."""
+    An ``isinstance`` chain, the commonest event first, rather than ``match``: a class pattern
+    costs 45-65 ns more per event (timeit, CPython 3.11), and evolve runs once per event."""
     s = state
-    if isinstance(event, CardPlayed):
+    if isinstance(event, CardPlayed):  # most events by far: first
         p = event.seat
-        stacks = s.stacks
-        return _new(State, (
-            s.setup, stacks[:p] + (stacks[p][1:],) + stacks[p + 1 :], s.pile + (event.card,),
-            s.played_by + (p,), s.epoch, event.current, s.eliminated, s.shuffles, s.burned,
-            s.resigned,
-        ))  # fmt: skip
+        return s._replace(
+            stacks=s.stacks[:p] + (s.stacks[p][1:],) + s.stacks[p + 1 :],
+            pile=s.pile + (event.card,),
+            played_by=s.played_by + (p,),
+            current=event.current,
+        )
     if isinstance(event, Slapped):
         return s
     if isinstance(event, PileTaken):
         p = event.seat
-        stacks = s.stacks
-        return _new(State, (
-            s.setup, stacks[:p] + (stacks[p] + s.burned + s.pile,) + stacks[p + 1 :], (), (),
-            s.epoch + 1, event.current, s.eliminated, s.shuffles, (), s.resigned,
-        ))  # fmt: skip
+        return s._replace(
+            stacks=_put(s.stacks, p, s.stacks[p] + s.burned + s.pile),
+            pile=(),
+            played_by=(),
+            epoch=s.epoch + 1,
+            current=event.current,
+            burned=(),
+        )
     if isinstance(event, StackShuffled):
         p = event.seat
-        stacks = s.stacks
         cards = _cards_of(event.stack)
         if cards is None:  # a redacted event: the multiset is unchanged, its order unknown
-            cards = stacks[p]
-        return _new(State, (
-            s.setup, stacks[:p] + (cards,) + stacks[p + 1 :], s.pile, s.played_by, s.epoch,
-            s.current, s.eliminated, s.shuffles + 1, s.burned, s.resigned,
-        ))  # fmt: skip
+            cards = s.stacks[p]
+        return s._replace(stacks=_put(s.stacks, p, cards), shuffles=s.shuffles + 1)
     if isinstance(event, PenaltyPaid):
         p, to = event.seat, event.to
-        new_stacks = list(s.stacks)
-        card = new_stacks[p][0]
-        new_stacks[p] = new_stacks[p][1:]
-        new_stacks[to] = (*new_stacks[to], card)
-        return _new(State, (
-            s.setup, tuple(new_stacks), s.pile, s.played_by, s.epoch, s.current, s.eliminated,
-            s.shuffles, s.burned, s.resigned,
-        ))  # fmt: skip
+        card = s.stacks[p][0]  # the state's card: a redacted event applies too
+        stacks = _put(s.stacks, p, s.stacks[p][1:])
+        return s._replace(stacks=_put(stacks, to, (*stacks[to], card)))
     if isinstance(event, PlayerEliminated):
-        return _new(State, (
-            s.setup, s.stacks, s.pile, s.played_by, s.epoch, s.current, s.eliminated | {event.seat},
-            s.shuffles, s.burned, s.resigned,
-        ))  # fmt: skip
+        return s._replace(eliminated=s.eliminated | {event.seat})
     if isinstance(event, TurnPassed):
-        return _new(State, (
-            s.setup, s.stacks, s.pile, s.played_by, s.epoch, event.current, s.eliminated,
-            s.shuffles, s.burned, s.resigned,
-        ))  # fmt: skip
+        return s._replace(current=event.current)
     if isinstance(event, Resigned):
         # The stack is taken from the state, not the event: a redacted event applies too.
         p = event.seat
-        stacks = s.stacks
-        return _new(State, (
-            s.setup, stacks[:p] + ((),) + stacks[p + 1 :], s.pile, s.played_by, s.epoch,
-            event.current, s.eliminated | {p}, s.shuffles, stacks[p] + s.burned,
-            p if event.winner is not None else s.resigned,
-        ))  # fmt: skip
+        return s._replace(
+            stacks=_put(s.stacks, p, ()),
+            current=event.current,
+            eliminated=s.eliminated | {p},
+            burned=s.stacks[p] + s.burned,
+            resigned=p if event.winner is not None else s.resigned,
+        )
     if isinstance(event, Dealt):
         return State(
             s.setup, tuple(tuple(c for c in st if isinstance(c, Card)) for st in event.stacks)
         )
     assert_never(event)
+
+
+def _put(
+    stacks: tuple[tuple[Card, ...], ...], p: int, stack: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``stacks`` with seat ``p``'s stack replaced by ``stack``."""
+    return stacks[:p] + (stack,) + stacks[p + 1 :]
 
 
 # --------------------------------------------------------------------------- setup, deal
@@ -693,11 +603,10 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 # --------------------------------------------------------------------------- views, redaction
 
 
+@kit.viewed
 def view(state: State, viewer: Viewer) -> View:
     """``viewer``'s view: no seat sees any stack, its own included (docs/games/slapjack.md#setup),
     nor a burned card (docs/games/common.md#leaving-a-game)."""
-    if not isinstance(viewer, str):  # a Role (a str) or a seat
-        check_seat(state.setup.seats, viewer)  # an int viewer is a seat of this game
     referee = viewer == Role.REFEREE
     stacks: tuple[tuple[SeenCard, ...], ...] = (
         state.stacks if referee else tuple((HIDDEN,) * len(s) for s in state.stacks)
@@ -713,7 +622,7 @@ def view(state: State, viewer: Viewer) -> View:
         current=state.current,
         awaiting=tuple(_awaiting(state.stacks, state.eliminated)),
         eliminated=tuple(sorted(state.eliminated)),
-        slappable=slap_target(state.pile, state.setup.rules.slap_targets) is not None,
+        slappable=state.target is not None,
     )
 
 
@@ -722,10 +631,9 @@ def redact(event: Event, viewer: Viewer) -> Event:
     referee. An event does not know the game's seat count: an int viewer must be a seat number
     (not a bool, not negative, at most the largest seat count); :func:`view` checks it against
     the game."""
+    kit.check_viewer(viewer, len(event.stacks) if type(event) is Dealt else MAX_SEATS)
     if viewer == Role.REFEREE:
         return event
-    if not isinstance(viewer, str):  # a Role (a str) or a seat
-        check_seat(len(event.stacks) if type(event) is Dealt else MAX_SEATS, viewer)
     if type(event) is Dealt:
         return Dealt(tuple((HIDDEN,) * len(s) for s in event.stacks))
     if type(event) is PenaltyPaid:
@@ -779,249 +687,25 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(Termination.ALL_CARDS, (w,))
 
 
+@kit.seated
 def legal_commands(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may make now (a false slap is legal). Never ``Resign``, though
-    it is accepted (docs/games/common.md#leaving-a-game): a bot picking among these must not resign
-    by chance."""
-    n = state.setup.seats
-    if type(seat) is not int or not 0 <= seat < n:
-        check_seat(n, seat)  # raises InvalidSeat
-    # outcome() is None unless a seat is eliminated or the pile is empty (its own common case,
-    # inlined: this runs for every seat on every step)
-    eliminated = state.eliminated
-    if eliminated:
-        if seat in eliminated:
-            return []
-        if len(eliminated) >= n - 1 and outcome(state) is not None:
-            return []
+    """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
+    holds a card, docs/games/slapjack.md#slapping). Never ``Resign``, though it is accepted
+    (docs/games/common.md#leaving-a-game): a bot picking among these must not resign by chance."""
+    if seat in state.eliminated or state.ended is not None:
+        return []
     mine = state.current == seat and state.stacks[seat]
     if state.pile:
         return [PLAY, SLAP] if mine else [SLAP]
-    if state.setup.rules.out_of_cards == "slap_in_unlimited" and outcome(state) is not None:
-        return []
     return [PLAY] if mine else []
 
 
+@kit.seated
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: slap only a target, and never cover one you could slap instead; never resign."""
-    n = state.setup.seats
-    if type(seat) is not int or not 0 <= seat < n:
-        check_seat(n, seat)  # raises InvalidSeat
     if type(command) is kit.Resign:
         return False
-    pile = state.pile
-    if not pile:
-        return type(command) is not Slap
-    if pile[-1].rank == JACK:
-        return type(command) is Slap
-    # slap_target, but its call only when a target other than the jack is on
-    targets = state.setup.rules.slap_targets
-    slappable = len(targets) > 1 and slap_target(pile, targets) is not None
-    return slappable is (type(command) is Slap)
-
-
-# --------------------------------------------------------------------------- position check
-
-
-def _check_count(value: object, field: str) -> None:
-    if type(value) is not int or value < 0:
-        raise InvalidPosition(field, f"must be a non-negative int, got {value!r:.40}")
-
-
-def check_position(state: State, *, allow_over: bool = False) -> None:
-    """Raise :class:`InvalidPosition` naming the field at fault unless a Slapjack game could
-    reach ``state`` (a finished one only with ``allow_over``). What the rules
-    (docs/games/slapjack.md) guarantee:
-
-    * every card comes from the setup's decks, none more often than they hold it (fewer is
-      fine: a small hand-written position); ``played_by`` names one seat per pile card;
-    * an eliminated player holds no card: only an empty hand is eliminated, and nobody ever
-      gives one a card (docs/games/slapjack.md#slapping); at least one player is still in (the game
-      ends at one);
-    * ``current`` is a player in the game who holds a card (step 3, ``TurnPassed`` and
-      ``Resigned`` pick a holder, and nothing else takes a card from them), or None exactly when
-      nobody holds a card and a target waits on top of the pile to be slapped (step 3) — so a
-      position always holds a card;
-    * burned cards lie under the pile only after a resignation
-      (docs/games/common.md#leaving-a-game), so some seat is eliminated; ``resigned`` is None, or an
-      eliminated seat and the game is over;
-    * ``shuffles`` counts one shuffle per pile taken (``epoch``) under ``shuffle_after_win``,
-      none otherwise;
-    * the game is not over (:func:`outcome`).
-    """
-    setup = state.setup
-    if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
-        raise InvalidPosition("setup", f"not a Slapjack setup: {setup!r:.60}")
-    n = setup.seats
-    if type(n) is not int or not MIN_SEATS <= n <= MAX_SEATS:
-        raise InvalidPosition(
-            "setup", f"Slapjack takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n!r}"
-        )
-    stacks = state.stacks
-    if type(stacks) is not tuple or len(stacks) != n:
-        raise InvalidPosition("stacks", f"must be a tuple of one stack per seat ({n})")
-    for q, stack in enumerate(stacks):
-        if type(stack) is not tuple:
-            raise InvalidPosition(f"stacks[{q}]", "must be a tuple of cards")
-    pile = state.pile
-    if type(pile) is not tuple:
-        raise InvalidPosition("pile", "must be a tuple of cards")
-    if type(state.burned) is not tuple:
-        raise InvalidPosition("burned", "must be a tuple of cards")
-    ZONES.check_cards(state, deck(setup))  # names the zone a card is one too many in
-    played_by = state.played_by
-    if type(played_by) is not tuple or len(played_by) != len(pile):
-        raise InvalidPosition(
-            "played_by", f"must name one seat per pile card ({len(pile)}), got {played_by!r:.40}"
-        )
-    for i, q in enumerate(played_by):
-        nt.check_seat_field(q, n, f"played_by[{i}]")
-    _check_count(state.epoch, "epoch")
-    _check_count(state.shuffles, "shuffles")
-    expected = state.epoch if setup.rules.shuffle_after_win else 0
-    if state.shuffles != expected:
-        raise InvalidPosition(
-            "shuffles",
-            f"must be {expected}: one shuffle per pile taken (epoch {state.epoch}) "
-            f"when shuffle_after_win={setup.rules.shuffle_after_win}",
-        )
-    eliminated = state.eliminated
-    if type(eliminated) is not frozenset:
-        raise InvalidPosition("eliminated", "must be a frozenset of seats")
-    for q in sorted(eliminated, key=repr):
-        nt.check_seat_field(q, n, "eliminated")
-        if stacks[q]:
-            raise InvalidPosition(f"stacks[{q}]", f"seat {q} is eliminated but holds cards")
-    if len(eliminated) == n:
-        raise InvalidPosition("eliminated", "every seat is eliminated; the game ends at one")
-    if state.burned and not eliminated:
-        raise InvalidPosition(
-            "burned",
-            "only a resigner's cards are burned, and none resigned "
-            "(docs/games/slapjack.md#leaving)",
-        )
-    resigned = state.resigned
-    if resigned is not None:
-        nt.check_seat_field(resigned, n, "resigned")
-        if resigned not in eliminated or len(eliminated) != n - 1:
-            raise InvalidPosition(
-                "resigned",
-                "names the eliminated seat that ended the game with two left "
-                "(docs/games/slapjack.md#leaving)",
-            )
-        if not allow_over:
-            raise InvalidPosition("resigned", "the game is already over")
-        return  # the game ended with the resignation: there is no next turn to check
-    current = state.current
-    if current is None:
-        if any(stacks):
-            raise InvalidPosition(
-                "current",
-                "is none only while nobody holds a card (docs/games/slapjack.md#playing-a-card)",
-            )
-        if slap_target(pile, setup.rules.slap_targets) is None:
-            raise InvalidPosition(
-                "current",
-                "is none only while a target waits on the pile to be slapped "
-                "(docs/games/slapjack.md#playing-a-card)",
-            )
-    else:
-        nt.check_seat_field(current, n, "current")
-        if current in eliminated:
-            raise InvalidPosition("current", f"seat {current} is eliminated")
-        if not stacks[current]:
-            raise InvalidPosition(
-                "current",
-                f"seat {current} holds no card to play (docs/games/slapjack.md#playing-a-card)",
-            )
-    if not allow_over and outcome(state) is not None:
-        field = "eliminated" if len(eliminated) >= n - 1 else "stacks"
-        raise InvalidPosition(field, "the game is already over")
-
-
-# --------------------------------------------------------------------------- notation
-
-_FIELDS: Final = ("stacks", "pile", "played_by", "epoch", "current", "eliminated", "shuffles")
-"""The fields of the notation, in order (docs/notation/slapjack.md)."""
-_BURNED_FIELDS: Final = (*_FIELDS, "burned")
-"""With the optional last field: written only when burned cards lie under the pile, so every
-other position reads as it did before rules version 2 added resigning
-(docs/games/common.md#leaving-a-game)."""
-
-
-def format_position(state: State, viewer: Viewer) -> str:
-    """``state`` in one line (docs/notation/slapjack.md). Every stack card and burned card is
-    ``??`` but to the referee, exactly as :func:`view` hides them; the pile's played cards are
-    face up to everyone. The ``burned`` field is written only when a card is burned."""
-    burned: tuple[SeenCard, ...] = state.burned
-    if viewer == Role.REFEREE:
-        stacks = nt.per_seat_text(state.stacks, nt.cards_text)
-    else:
-        if not isinstance(viewer, str):  # a Role (a str) or a seat
-            check_seat(state.setup.seats, viewer)
-        stacks = nt.per_seat_text(state.stacks, lambda s: nt.cards_text((HIDDEN,) * len(s)))
-        burned = (HIDDEN,) * len(burned)
-    fields = [
-        stacks,
-        nt.cards_text(state.pile),
-        ",".join(map(str, state.played_by)) or nt.EMPTY,
-        nt.int_text(state.epoch),
-        nt.int_text(state.current),
-        nt.seats_text(state.eliminated),
-        nt.int_text(state.shuffles),
-    ]
-    if burned:
-        fields.append(nt.cards_text(burned))
-    return nt.join(GAME.info.name, fields, state.setup.rules)
-
-
-def parse_position(text: str, rules: Rules | None = None) -> State:
-    """The position a referee's notation ``text`` describes, under ``rules`` (default rules when
-    None), with ``Setup(seats, seed 0, rules)``; checked by :func:`check_position` (a finished
-    game is refused). The eighth field, ``burned``, is there only when cards are burned, so a
-    text of rules version 1 reads as it always did. Raises :class:`InvalidPosition` naming the
-    field at fault. The rules are the text's own when it carries them (they must then be
-    ``rules``, if given)."""
-    text, position_rules = nt.read_rules(text, GAME.info.name, Rules, rules)
-    # Seven fields, or eight with burned cards; counted only on what nt.split will read.
-    short = isinstance(text, str) and len(text) <= nt.MAX_NOTATION
-    parts = text.strip().split(" ") if short else []
-    optional = len(parts) == 1 + len(_BURNED_FIELDS) and all(parts)  # not a double space
-    fields = nt.split(text, GAME.info.name, _BURNED_FIELDS if optional else _FIELDS)
-    stacks = nt.parse_per_seat(fields[0], "stacks", nt.parse_cards)
-    n = len(stacks)
-    if not MIN_SEATS <= n <= MAX_SEATS:
-        raise InvalidPosition(
-            "stacks", f"Slapjack takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n}"
-        )
-    pile = nt.parse_cards(fields[1], "pile")
-    by_text = fields[2]
-    played_by = (
-        ()
-        if by_text == nt.EMPTY
-        else tuple(
-            nt.parse_int(t, f"played_by[{i}]", hi=n - 1) for i, t in enumerate(by_text.split(","))
-        )
-    )
-    state = State(
-        setup=Setup(n, 0, position_rules),
-        stacks=stacks,
-        pile=pile,
-        played_by=played_by,
-        epoch=nt.parse_int(fields[3], "epoch"),
-        current=nt.parse_opt_int(fields[4], "current", hi=n - 1),
-        eliminated=nt.parse_seats(fields[5], "eliminated", n),
-        shuffles=nt.parse_int(fields[6], "shuffles"),
-        burned=_parse_burned(fields[7]) if optional else (),
-    )
-    check_position(state)
-    return state
-
-
-def _parse_burned(text: str) -> tuple[Card, ...]:
-    if text == nt.EMPTY:  # one spelling per position: no burned cards, no field
-        raise InvalidPosition("burned", "is left out when no card is burned, never written '-'")
-    return nt.parse_cards(text, "burned")
+    return (state.target is not None) is (type(command) is Slap)
 
 
 # --------------------------------------------------------------------------- narration
@@ -1072,46 +756,3 @@ def narrate(event: Event) -> str:
             return text + f"; seat {current} plays next"
         case _:
             assert_never(event)
-
-
-GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
-    info=GameInfo(
-        name="slapjack",
-        title="Slapjack",
-        rules_version=RULES_VERSION,
-        min_seats=2,
-        max_seats=8,
-        realtime=True,
-        replays_versions=("1",),
-    ),
-    rules_type=Rules,
-    command_types=(Play, Slap, kit.Resign),
-    event_types=(
-        Dealt,
-        CardPlayed,
-        Slapped,
-        PileTaken,
-        StackShuffled,
-        PenaltyPaid,
-        TurnPassed,
-        PlayerEliminated,
-        Resigned,
-    ),
-    view_type=View,
-    initial_state=initial_state,
-    deal=deal,
-    decide=decide,
-    evolve=evolve,
-    legal_commands=legal_commands,
-    outcome=outcome,
-    view=view,
-    redact=redact,
-    narrate=narrate,
-    deck=deck,
-    cards_in_play=cards_in_play,
-    shuffle_hidden=shuffle_hidden,
-    is_sensible=is_sensible,
-    check_position=check_position,
-    format_position=format_position,
-    parse_position=parse_position,
-)
