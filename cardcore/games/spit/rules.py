@@ -1,0 +1,1163 @@
+"""Spit's rules (docs/games/spit.md): the variant flags, commands, events and state, and the rule
+functions: ``decide``, ``evolve``, the deal, the views, ``outcome``, ``legal_commands`` and the
+adjudications in plain words (``narrate``). The game itself is :mod:`cardcore.games.spit`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal, NamedTuple, TypeVar, assert_never
+
+from ... import kit
+from ...cards import HIDDEN, Card, SeenCard, ranks_adjacent, standard_deck
+from ...engine import (
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    check_rules,
+    check_seat,
+    flag,
+)
+from ...errors import InvalidSetup, RejectCode, Rejected
+from ...kit import joint_call
+from ...rng import shuffled
+
+RULES_VERSION: Final = "2"
+"""2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as
+before, so logs of version 1 still verify (``replays_versions``)."""
+GAME_NAME: Final = "spit"
+
+T = TypeVar("T")
+
+SEATS: Final = 2
+SPIT_PILES: Final = 2
+
+Phase = Literal["READY", "PLAY", "SLAP", "CHOOSE", "OVER"]
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags, with their defaults (docs/games/spit.md#variant-flags)."""
+
+    num_stock_piles: int = flag(5, "stock piles in a layout (5: 1..5 cards; 4: 1..4)", min=4, max=5)
+    pile_claim: Literal["slap", "choose"] = flag(
+        "slap", "after round end (A) with two spit piles: slap for them, or the emptier chooses"
+    )
+    alternate_colours: bool = flag(False, "a card played on a spit pile must differ in colour")
+    allow_equal_rank: bool = flag(False, "an equal rank may also be played on a spit pile")
+    stack_equal_in_layout: bool = flag(False, "allow stacking a face-up top on an equal rank")
+    wrap: bool = flag(True, "ranks turn the corner: K–A–2 are adjacent")
+    auto_flip: bool = flag(False, "face-down layout tops are turned up automatically")
+    one_pile_stalemate_owner: Literal["starter", "fewer_layout_cards"] = flag(
+        "starter", "who takes the only spit pile after a stalemate round end (B)"
+    )
+
+    def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        if not 4 <= self.num_stock_piles <= 5:
+            raise InvalidSetup(
+                "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
+            )
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@kit.command("play {source} {target} [on {expect_top}]")
+class Play:
+    """Play the face-up top of your stock pile ``source`` onto spit pile ``target``.
+    ``expect_top``: the card you saw on top of that spit pile (else ``StaleAction``)."""
+
+    source: int
+    target: int
+    expect_top: Card | None = None
+
+
+@kit.command("flip {pile}")
+class Flip:
+    """Turn up the face-down top of your stock pile ``pile``."""
+
+    pile: int
+
+
+@kit.command("move {source} {target}")
+class Move:
+    """Move the face-up top of your stock pile ``source`` into your empty space ``target``."""
+
+    source: int
+    target: int
+
+
+@kit.command("stack {source} {target}")
+class Stack:
+    """(``stack_equal_in_layout``) Put the face-up top of ``source`` on the face-up top of equal
+    rank of your stock pile ``target``."""
+
+    source: int
+    target: int
+
+
+@kit.command("spit [onto {target}]")
+class Spit:
+    """Call "Spit!": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call,
+    docs/games/common.md#joint-calls). ``target`` names the spit pile a solo spitter spits onto
+    (ignored otherwise)."""
+
+    target: int | None = None
+
+
+@kit.command("slap {target}")
+class Slap:
+    """Slap spit pile ``target`` to take it (phase ``SLAP``)."""
+
+    target: int
+
+
+@kit.command("take {target}")
+class TakePile:
+    """(``pile_claim="choose"``) Take spit pile ``target`` (phase ``CHOOSE``, the chooser only)."""
+
+    target: int
+
+
+Command = Play | Flip | Move | Stack | Spit | Slap | TakePile | kit.Resign
+
+SPIT: Final = Spit()
+
+# --------------------------------------------------------------------------- events
+
+
+@kit.record
+class Dealt:
+    """The deck was shuffled (stream 0) and dealt 26 a player, and each packet laid out:
+    ``layouts[seat][pile]`` bottom→top (face-down cards hidden but to the referee) and
+    ``spit_cards[seat]`` top first (face down to everyone)."""
+
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+
+
+@kit.record
+class SpitCalled:
+    """``seat`` called "Spit!" naming ``target`` (recorded; the effect waits for both calls)."""
+
+    seat: int
+    target: int | None
+
+
+@kit.record
+class Spat:
+    """``seat`` turned its top spit card ``card`` onto spit pile ``target`` (starting it if it did
+    not exist). ``lock``: this was the first solo spit, which locks ``target`` for the round.
+    Clears the recorded calls."""
+
+    seat: int
+    card: Card
+    target: int
+    lock: bool
+
+
+@kit.record
+class PlayStarted:
+    """Both players called at the start of a round: phase ``PLAY``."""
+
+
+@kit.record
+class CardPlayed:
+    """``seat`` played ``card`` from its stock pile ``source`` onto spit pile ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@kit.record
+class Flipped:
+    """``seat`` turned up ``card`` on its stock pile ``pile`` (``auto``: by the auto_flip rule)."""
+
+    seat: int
+    pile: int
+    card: Card
+    auto: bool
+
+
+@kit.record
+class Moved:
+    """``seat`` moved ``card`` from stock pile ``source`` into the empty space ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@kit.record
+class Stacked:
+    """``seat`` stacked ``card`` from stock pile ``source`` onto the equal rank on ``target``."""
+
+    seat: int
+    source: int
+    target: int
+    card: Card
+
+
+@kit.record
+class RoundEnded:
+    """The round ended: (A) ``layout_empty`` — ``seat`` emptied its layout — or (B) ``stuck``.
+    ``claim``: how the spit piles are claimed (``slap`` → phase SLAP, ``choose`` → phase CHOOSE
+    with ``seat`` choosing, ``none`` → one spit pile, handed out at once)."""
+
+    reason: Literal["layout_empty", "stuck"]
+    seat: int | None
+    claim: Literal["slap", "choose", "none"]
+
+
+@kit.record
+class PileClaimed:
+    """``seat`` claimed spit pile ``target`` ``by`` slapping it first or choosing it."""
+
+    seat: int
+    target: int
+    by: Literal["slap", "choose"]
+
+
+@kit.record
+class NewLayout:
+    """The spit piles went to ``takers`` (seat per pile, None for a pile that did not exist). Each
+    player's new packet (pile taken + own spit cards + own layout cards) was shuffled, seat ``p``
+    with stream ``shuffles + 1 + p``, and laid out: ``layouts`` bottom→top, ``spit_cards`` top
+    first, hidden where face down. If ``winner`` is set, that player's packet was empty and the
+    game is over: nothing is laid out and each packet stays face down in ``spit_cards``."""
+
+    takers: tuple[int | None, int | None]
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+    winner: int | None
+
+
+@kit.record
+class Resigned:
+    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins at once
+    (docs/games/common.md#leaving-a-game). It names no card: every card stays where it lies, as
+    hidden as before."""
+
+    seat: int
+
+
+Event = (
+    Dealt
+    | SpitCalled
+    | Spat
+    | PlayStarted
+    | CardPlayed
+    | Flipped
+    | Moved
+    | Stacked
+    | RoundEnded
+    | PileClaimed
+    | NewLayout
+    | Resigned
+)
+
+PLAY_STARTED: Final = PlayStarted()
+
+# --------------------------------------------------------------------------- state
+
+Layout = tuple[tuple[Card, ...], ...]
+
+
+class State(NamedTuple):
+    """A whole Spit position. Build one directly to test from exact cards (see ``position``).
+
+    A NamedTuple rather than a frozen dataclass, by measurement (as ratscrew): ``evolve`` builds
+    one per event and a tuple is built several times faster; it is just as immutable and typed."""
+
+    setup: Setup[Rules]
+    phase: Phase
+    layouts: tuple[Layout, ...]
+    """``layouts[seat][pile]``: the stock piles, bottom→top."""
+    up: tuple[tuple[int, ...], ...]
+    """``up[seat][pile]``: how many cards at the top of that pile are face up."""
+    spit_cards: tuple[tuple[Card, ...], ...]
+    """Each seat's face-down spit cards, top first."""
+    spit_piles: tuple[tuple[Card, ...], ...]
+    """``SP0``, ``SP1`` bottom→top; empty means the pile does not exist."""
+    called: frozenset[int] = frozenset()
+    """The seats whose joint call is recorded (docs/games/common.md#joint-calls,
+    :func:`cardcore.kit.joint_call`)."""
+    call_targets: tuple[int | None, ...] = (None, None)
+    locked: int | None = None
+    """The spit pile a solo spitter is locked to this round."""
+    chooser: int | None = None
+    """Who chooses a spit pile in phase CHOOSE."""
+    round: int = 1
+    shuffles: int = 0
+    """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``. Two per
+    re-layout, so always ``2 * (round - 1)``."""
+    winner: int | None = None
+    """Who won: set in phase OVER (a packet was empty) or by a resignation (any phase)."""
+    resigned: int | None = None
+    """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood,
+    ``winner`` the other seat."""
+
+
+# --------------------------------------------------------------------------- view
+
+
+@kit.view
+class View:
+    """What one viewer sees: face-up layout cards and whole spit piles; face-down layout cards
+    and spit cards only as ``??`` (counts), even the viewer's own — except to the referee."""
+
+    phase: Phase
+    round: int
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+    spit_counts: tuple[int, ...]
+    spit_piles: tuple[tuple[Card, ...], ...]
+    called: tuple[bool, ...]
+    call_targets: tuple[int | None, ...]
+    locked: int | None
+    chooser: int | None
+    stuck: bool
+    winner: int | None
+
+
+# --------------------------------------------------------------------------- rules helpers
+
+
+def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
+    """One rank up or down (K–A–2 with ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal
+    with ``allow_equal_rank``, of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
+    rank_fits = ranks_adjacent(card.rank, top.rank, wrap=wrap) or (equal and card.rank == top.rank)
+    return rank_fits and (not alternate or card.is_red != top.is_red)
+
+
+_FIT_TABLES: Final[Mapping[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = (
+    MappingProxyType(
+        {
+            (w, e, a): tuple(
+                frozenset(c for c in standard_deck() if _rank_fits(c, top, w, e, a))
+                for top in standard_deck()
+            )
+            for w in (False, True)
+            for e in (False, True)
+            for a in (False, True)
+        }
+    )
+)
+"""For each combination of (wrap, allow_equal_rank, alternate_colours) and each top card (by
+``Card.index``), the set of cards that may go on it: a set lookup per candidate play."""
+
+
+def fits(card: Card, top: Card, rules: Rules) -> bool:
+    """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
+    with ``allow_equal_rank``; of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
+    return card in _fit_table(rules)[top.index]
+
+
+def _fit_table(rules: Rules) -> tuple[frozenset[Card], ...]:
+    """The cards that fit on each top card (by ``Card.index``) under ``rules``."""
+    return _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
+
+
+_NOTHING: Final[frozenset[Card]] = frozenset()
+
+
+def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
+    """The cards that fit on each spit pile (an empty set for a pile that does not exist)."""
+    table = _fit_table(state.setup.rules)
+    p0, p1 = state.spit_piles
+    return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+
+
+_MOVES_INTO: Final = MappingProxyType(
+    {
+        shape: tuple(tuple(Move(i, k) for k in range(n) if not shape[k]) for i in range(n))
+        for n in (4, 5)
+        for shape in itertools.product((False, True), repeat=n)
+    }
+)
+"""By which stock piles are non-empty (a tuple of bools): for each pile, the moves from it into
+every empty space, in ``legal_commands`` order."""
+
+
+def _scan(
+    layout: Layout,
+    ups: tuple[int, ...],
+    fit: tuple[frozenset[Card], frozenset[Card]],
+    stacking: bool,
+    out: list[Command] | None,
+) -> bool:
+    """Whether the seat with this layout has an action that counts against being stuck
+    (docs/games/spit.md#stuck): (a) a play, (b) a flip, (c) a move or, with stacking, (d) a stack
+    that leaves a face-down card on top of its source (docs/games/spit.md#decisions, item 11).
+    ``fit``: the cards that fit on each spit pile (empty for a pile that does not exist).
+
+    The one definition of "stuck": with ``out`` None it returns at the first counting action
+    (:func:`is_stuck`); given a list, it also appends the seat's plays, flips, moves and stacks
+    in ``legal_commands`` order, in the same pass."""
+    f0, f1 = fit
+    counting = False
+    space = () in layout
+    moves = _MOVES_INTO[tuple(map(bool, layout))] if space and out is not None else None
+    i = -1
+    for pile in layout:
+        i += 1
+        if not pile:
+            continue
+        u = ups[i]
+        if not u:  # (b) flip
+            if out is None:
+                return True
+            out.append(_FLIPS[i])
+            counting = True
+            continue
+        card = pile[-1]
+        in0 = card in f0
+        in1 = card in f1
+        if in0 or in1:  # (a) play
+            if out is None:
+                return True
+            counting = True
+            if in0:
+                out.append(_PLAYS[i][0])
+            if in1:
+                out.append(_PLAYS[i][1])
+        if space:
+            if u == 1 and len(pile) >= 2:  # (c) a move that exposes a face-down card
+                if out is None:
+                    return True
+                counting = True
+            if moves is not None:
+                out += moves[i]  # type: ignore[operator]  # moves is set only with out
+        if stacking:
+            exposing = u == 1 and len(pile) >= 2
+            rank = card.rank
+            k = -1
+            for dest in layout:
+                k += 1
+                if k != i and dest and ups[k] and dest[-1].rank == rank:
+                    if exposing:  # (d) an exposing stack
+                        if out is None:
+                            return True
+                        counting = True
+                    if out is not None:
+                        out.append(_STACKS[i][k])
+    return counting
+
+
+def is_stuck(state: State) -> bool:
+    """Stuck (docs/games/spit.md#stuck): neither player can (a) play a face-up layout top onto an
+    existing spit pile, (b) flip a face-down layout top, (c) move a face-up top into an empty space
+    so as to expose a face-down card or, with stacking, (d) stack such a top on an equal face-up
+    top."""
+    fit = _fitsets(state)
+    stacking = state.setup.rules.stack_equal_in_layout
+    layouts, up = state.layouts, state.up
+    return not _scan(layouts[0], up[0], fit, stacking, None) and not _scan(
+        layouts[1], up[1], fit, stacking, None
+    )
+
+
+def layout_size(layout: Layout) -> int:
+    n = 0
+    for pile in layout:
+        n += len(pile)
+    return n
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 raises
+    :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
+    if state.winner is not None:
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    t = type(command)
+    if t is Play:
+        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+    if t is Spit:
+        return _decide_spit(state, seat, command)  # type: ignore[arg-type]
+    if t is Flip:
+        return _decide_flip(state, seat, command)  # type: ignore[arg-type]
+    if t is Move:
+        return _decide_move(state, seat, command)  # type: ignore[arg-type]
+    if t is Stack:
+        return _decide_stack(state, seat, command)  # type: ignore[arg-type]
+    if t is Slap:
+        return _decide_slap(state, seat, command)  # type: ignore[arg-type]
+    if t is TakePile:
+        return _decide_take(state, seat, command)  # type: ignore[arg-type]
+    # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
+    if t is kit.Resign:
+        return [Resigned(seat)]
+    raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
+
+
+def _phase_error(state: State, what: str) -> Rejected:
+    return Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
+
+
+def _source(state: State, seat: int, i: int) -> tuple[Card, ...]:
+    layout = state.layouts[seat]
+    if not 0 <= i < len(layout):
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    return layout[i]
+
+
+def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
+    if state.phase != "PLAY":
+        raise _phase_error(state, "play")
+    i, j = command.source, command.target
+    piles = state.spit_piles
+    has_pile = 0 <= j < SPIT_PILES and bool(piles[j])
+    # docs/games/common.md#expectations, before the action's own checks
+    if command.expect_top is not None:
+        top = piles[j][-1] if has_pile else None
+        if top is not command.expect_top:
+            seen = "no pile" if top is None else top.symbol
+            raise Rejected(
+                RejectCode.STALE_ACTION,
+                f"expect_top {command.expect_top.symbol} but spit pile {j} shows {seen}",
+            )
+    layout = state.layouts[seat]
+    if not 0 <= i < len(layout):
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    if not has_pile:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    up = state.up[seat][i]
+    if up == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    card = pile[-1]
+    top_card = piles[j][-1]
+    rules = state.setup.rules
+    if card not in _fit_table(rules)[top_card.index]:
+        raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
+    events: list[Event] = [CardPlayed(seat, i, j, card)]
+    if rules.auto_flip and up == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    spits = state.spit_cards
+    if (len(pile) == 1 and layout_size(layout) == 1) or (not spits[0] and not spits[1]):
+        return _end_round_if_due(state, seat, events)
+    return events
+
+
+def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
+    if state.phase != "PLAY":
+        raise _phase_error(state, "flip")
+    i = command.pile
+    pile = _source(state, seat, i)
+    if not pile:
+        raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
+    if state.up[seat][i]:
+        raise Rejected(RejectCode.ALREADY_FACE_UP, f"the top of stock pile {i} is face up")
+    events: list[Event] = [Flipped(seat, i, pile[-1], False)]
+    return _after_layout_change(state, seat, events)
+
+
+def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
+    if state.phase != "PLAY":
+        raise _phase_error(state, "move")
+    i, k = command.source, command.target
+    layout = state.layouts[seat]
+    n = len(layout)
+    if not 0 <= i < n or not 0 <= k < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
+    if layout[k]:
+        raise Rejected(RejectCode.NO_EMPTY_SPACE, f"stock pile {k} is not an empty space")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    up = state.up[seat][i]
+    if up == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    events: list[Event] = [Moved(seat, i, k, pile[-1])]
+    if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    return _after_layout_change(state, seat, events)
+
+
+def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
+    rules = state.setup.rules
+    if not rules.stack_equal_in_layout:
+        raise Rejected(RejectCode.INVALID_PHASE, "stacking needs the stack_equal_in_layout rule")
+    if state.phase != "PLAY":
+        raise _phase_error(state, "stack")
+    i, k = command.source, command.target
+    layout = state.layouts[seat]
+    n = len(layout)
+    if not 0 <= i < n or not 0 <= k < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
+    if i == k:
+        raise Rejected(RejectCode.INVALID_TARGET, "cannot stack a pile onto itself")
+    pile = layout[i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    ups = state.up[seat]
+    if ups[i] == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    dest = layout[k]
+    if not dest:
+        raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {k} is empty: use move")
+    if ups[k] == 0:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {k} is face down")
+    card = pile[-1]
+    if dest[-1].rank != card.rank:
+        raise Rejected(
+            RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
+        )
+    events: list[Event] = [Stacked(seat, i, k, card)]
+    if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
+        events.append(Flipped(seat, i, pile[-2], True))
+    return _after_layout_change(state, seat, events)
+
+
+def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[Event]:
+    """Flips, moves and stacks keep every count: only (B) can newly hold, with no spit cards."""
+    spits = state.spit_cards
+    if not spits[0] and not spits[1]:
+        return _end_round_if_due(state, seat, events)
+    return events
+
+
+def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
+    phase = state.phase
+    target = command.target
+    piles = state.spit_piles
+    if phase == "READY":
+        if target is not None:  # no spit pile exists before the start call
+            raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target} before the start")
+    elif phase == "PLAY":
+        if not is_stuck(state):
+            raise Rejected(RejectCode.NOT_STUCK, "a play, flip or exposing move is still possible")
+        if target is not None:
+            if not 0 <= target < SPIT_PILES or not piles[target]:
+                raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target}")
+            if (
+                state.locked is not None
+                and target != state.locked
+                and state.spit_cards[seat]
+                and not state.spit_cards[1 - seat]
+            ):
+                raise Rejected(
+                    RejectCode.SPIT_PILE_LOCKED, f"the solo spit is locked to pile {state.locked}"
+                )
+    else:
+        raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
+    events: list[Event] = [SpitCalled(seat, target)]
+    if not joint_call(state.called, seat, SEATS)[1]:
+        return events  # docs/games/common.md#joint-calls: the effect waits for the other call
+    spits = state.spit_cards
+    # docs/games/spit.md#round-start: each player with spit cards starts their own pile
+    if phase == "READY":
+        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
+        events.append(PLAY_STARTED)
+        return events
+    # both spit onto their own piles (docs/games/spit.md#decisions, item 3)
+    if spits[0] and spits[1]:
+        events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
+    else:
+        solo = 0 if spits[0] else 1
+        if spits[solo]:
+            if state.locked is not None:
+                dest = state.locked
+            else:
+                named = target if solo == seat else state.call_targets[solo]
+                if named is None:
+                    named = solo if piles[solo] else (0 if piles[0] else 1)
+                dest = named
+            events.append(Spat(solo, spits[solo][0], dest, state.locked is None))
+    return _end_round_if_due(state, seat, events)
+
+
+def _decide_slap(state: State, seat: int, command: Slap) -> list[Event]:
+    if state.phase != "SLAP":
+        raise Rejected(RejectCode.INVALID_PHASE, f"slap is not allowed in phase {state.phase}")
+    j = command.target
+    if not 0 <= j < SPIT_PILES or not state.spit_piles[j]:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    takers = (seat, 1 - seat) if j == 0 else (1 - seat, seat)
+    return [PileClaimed(seat, j, "slap"), _new_layout(state, takers)]
+
+
+def _decide_take(state: State, seat: int, command: TakePile) -> list[Event]:
+    if state.phase != "CHOOSE":
+        raise Rejected(RejectCode.INVALID_PHASE, f"take_pile is not allowed in phase {state.phase}")
+    if seat != state.chooser:
+        raise Rejected(RejectCode.NOT_CHOOSER, f"seat {state.chooser} chooses the pile")
+    j = command.target
+    if not 0 <= j < SPIT_PILES or not state.spit_piles[j]:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
+    takers = (seat, 1 - seat) if j == 0 else (1 - seat, seat)
+    return [PileClaimed(seat, j, "choose"), _new_layout(state, takers)]
+
+
+def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Event]:
+    """docs/games/spit.md#round-end, checked after every accepted action in phase PLAY: (A) the
+    actor's layout is empty (only the actor's layout can have changed), else (B) stuck with no spit
+    cards."""
+    after = state
+    for e in events:
+        after = evolve(after, e)
+    if not any(after.layouts[seat]):
+        reason: Literal["layout_empty", "stuck"] = "layout_empty"  # (A) wins over (B)
+        emptier: int | None = seat
+    elif not after.spit_cards[0] and not after.spit_cards[1] and is_stuck(after):
+        reason, emptier = "stuck", None
+    else:
+        return events
+    piles = after.spit_piles
+    existing = [j for j in range(SPIT_PILES) if piles[j]]
+    if len(existing) == 2:
+        claim: Literal["slap", "choose"] = (
+            "choose" if emptier is not None and after.setup.rules.pile_claim == "choose" else "slap"
+        )
+        return [*events, RoundEnded(reason, emptier, claim)]
+    takers: list[int | None] = [None, None]
+    for j in existing:  # one spit pile: no slapping
+        if emptier is not None:
+            takers[j] = 1 - emptier  # (A): the emptier takes nothing (seed END)
+        elif after.setup.rules.one_pile_stalemate_owner == "fewer_layout_cards":
+            sizes = [layout_size(after.layouts[p]) for p in range(SEATS)]
+            takers[j] = j if sizes[0] == sizes[1] else (0 if sizes[0] < sizes[1] else 1)
+        else:
+            takers[j] = j  # (B): the player who started it (docs/games/spit.md#decisions, item 6)
+    ended = RoundEnded(reason, emptier, "none")
+    return [*events, ended, _new_layout(evolve(after, ended), (takers[0], takers[1]))]
+
+
+def lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
+    """docs/games/spit.md#laying-out: pile i takes the next i+1 cards (bottom→top), filled in order
+    until the cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
+    piles: list[tuple[Card, ...]] = []
+    at = 0
+    for i in range(n):
+        piles.append(tuple(packet[at : at + i + 1]))
+        at += i + 1
+    return tuple(piles), tuple(packet[at:])
+
+
+def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayout:
+    """New packets (pile taken + own spit cards + own layout, docs/games/spit.md#new-packets),
+    shuffled, laid out.
+
+    [ENGINE] Before its shuffle a packet is: the spit pile(s) taken, bottom→top (SP0 before SP1),
+    then the player's spit cards top first, then its stock piles L0, L1, … each bottom→top. Seat
+    ``p`` shuffles with stream ``shuffles + 1 + p`` (two streams per re-layout)."""
+    n = state.setup.rules.num_stock_piles
+    layouts: list[Layout] = []
+    spit: list[tuple[Card, ...]] = []
+    packets: list[list[Card]] = []
+    winner: int | None = None
+    for p in range(SEATS):
+        packet: list[Card] = []
+        for j in range(SPIT_PILES):
+            if takers[j] == p:
+                packet += state.spit_piles[j]
+        packet += state.spit_cards[p]
+        for pile in state.layouts[p]:
+            packet += pile
+        if not packet and winner is None:
+            winner = p  # docs/games/spit.md#end-of-the-game: an empty new packet wins
+        packets.append(shuffled(state.setup.seed, state.shuffles + 1 + p, packet))
+    for packet in packets:
+        if winner is None:
+            piles, rest = lay_out(packet, n)
+        else:  # the game is over: the packets are not laid out
+            piles, rest = ((),) * n, tuple(packet)
+        layouts.append(piles)
+        spit.append(rest)
+    return NewLayout(takers, tuple(layouts), tuple(spit), winner)
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def _as_cards(
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...],
+) -> tuple[Layout, ...]:
+    return tuple(tuple(tuple(c for c in p if isinstance(c, Card)) for p in lay) for lay in layouts)
+
+
+_new = tuple.__new__
+"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
+
+_NO_CALLS: Final[frozenset[int]] = frozenset()
+NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
+
+
+def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
+    """``pair`` (one entry per seat, or per spit pile) with entry ``i`` replaced by ``v``."""
+    return (v, pair[1]) if i == 0 else (pair[0], v)
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision.
+
+    The frequent events come first, told apart by ``isinstance`` (a ``match`` class pattern costs
+    several times more), and rebuild only the per-seat or per-pile pairs they change."""
+    (
+        setup, phase, layouts, up, spit_cards, spit_piles, called, call_targets, locked, chooser,
+        round_, shuffles, winner, resigned,
+    ) = state  # fmt: skip
+    if isinstance(event, CardPlayed):
+        p, i, j = event.seat, event.source, event.target
+        lay = list(layouts[p])
+        lay[i] = lay[i][:-1]
+        ups = list(up[p])
+        ups[i] -= 1
+        return _new(State, (
+            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
+            _pair(spit_piles, j, spit_piles[j] + (event.card,)), called, call_targets, locked,
+            chooser, round_, shuffles, winner, resigned,
+        ))  # fmt: skip
+    if isinstance(event, Flipped):
+        ups = list(up[event.seat])
+        ups[event.pile] = 1
+        return _new(State, (
+            setup, phase, layouts, _pair(up, event.seat, tuple(ups)), spit_cards, spit_piles,
+            called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
+        ))  # fmt: skip
+    if isinstance(event, (Moved, Stacked)):
+        p, i, k = event.seat, event.source, event.target
+        before, before_up = layouts[p], up[p]
+        lay = list(before)
+        lay[i] = before[i][:-1]
+        lay[k] = before[k] + (event.card,)
+        ups = list(before_up)
+        ups[i] = before_up[i] - 1
+        ups[k] = before_up[k] + 1
+        return _new(State, (
+            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
+            spit_piles, called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
+        ))  # fmt: skip
+    if isinstance(event, SpitCalled):
+        p = event.seat
+        callers, done = joint_call(called, p, SEATS)  # done: the effect's events follow
+        return _new(State, (
+            setup, phase, layouts, up, spit_cards, spit_piles, callers,
+            NO_TARGETS if done else _pair(call_targets, p, event.target), locked, chooser,
+            round_, shuffles, winner, resigned,
+        ))  # fmt: skip
+    if isinstance(event, Spat):
+        p, j = event.seat, event.target
+        return _new(State, (
+            setup, phase, layouts, up, _pair(spit_cards, p, spit_cards[p][1:]),
+            _pair(spit_piles, j, spit_piles[j] + (event.card,)), _NO_CALLS, NO_TARGETS,
+            j if event.lock else locked, chooser, round_, shuffles, winner, resigned,
+        ))  # fmt: skip
+    match event:
+        case PlayStarted():
+            return _new(State, (
+                setup, "PLAY", layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS, None,
+                None, round_, shuffles, winner, resigned,
+            ))  # fmt: skip
+        case RoundEnded(_, seat, claim):
+            new_phase: Phase = (
+                "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else phase
+            )
+            return _new(State, (
+                setup, new_phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS,
+                locked, seat if claim == "choose" else None, round_, shuffles, winner, resigned,
+            ))  # fmt: skip
+        case PileClaimed():
+            return state
+        case NewLayout(_, new_layouts, new_spit_cards, new_winner):
+            dealt = _as_cards(new_layouts)
+            return _new(State, (
+                setup, "READY" if new_winner is None else "OVER", dealt,
+                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in new_spit_cards),
+                ((), ()), _NO_CALLS, NO_TARGETS, None, None, round_ + 1, shuffles + 2,
+                new_winner, resigned,
+            ))  # fmt: skip
+        case Dealt(dealt_layouts, dealt_spit_cards):
+            dealt = _as_cards(dealt_layouts)
+            return _new(State, (
+                setup, "READY", dealt,
+                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in dealt_spit_cards),
+                ((), ()), _NO_CALLS, NO_TARGETS, None, None, 1, 0, None, None,
+            ))  # fmt: skip
+        case Resigned(resigner):
+            # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
+            # effect any more.
+            return _new(State, (
+                setup, phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS,
+                locked, chooser, round_, shuffles, 1 - resigner, resigner,
+            ))  # fmt: skip
+        case _:
+            assert_never(event)
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    """One 52-card deck, no jokers (docs/games/spit.md#setup)."""
+    return standard_deck()
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the deal: empty layouts, no spit cards, phase READY."""
+    n = setup.rules.num_stock_piles
+    empty: Layout = ((),) * n
+    return State(setup, "READY", (empty, empty), ((0,) * n, (0,) * n), ((), ()), ((), ()))
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """Shuffle with stream 0, deal 26 each one at a time from P0 (docs/games/common.md#dealing), and
+    lay out (docs/games/spit.md#laying-out)."""
+    cards = shuffled(setup.seed, 0, deck(setup))
+    n = setup.rules.num_stock_piles
+    outs = [lay_out(cards[p::SEATS], n) for p in range(SEATS)]
+    return [Dealt(tuple(o[0] for o in outs), tuple(o[1] for o in outs))]
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def check_viewer(viewer: Viewer) -> None:
+    """An int viewer is a seat: out of range (or a bool) raises ``InvalidSeat``."""
+    if isinstance(viewer, int) and (viewer.__class__ is not int or not 0 <= viewer < SEATS):
+        check_seat(SEATS, viewer)
+
+
+def hide_layout(
+    layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
+) -> tuple[tuple[SeenCard, ...], ...]:
+    """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
+    out = []
+    for i, pile in enumerate(layout):
+        u = (1 if pile else 0) if ups is None else ups[i]
+        down = len(pile) - u
+        out.append((HIDDEN,) * down + tuple(pile[down:]))
+    return tuple(out)
+
+
+def view(state: State, viewer: Viewer) -> View:
+    """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
+    card."""
+    check_viewer(viewer)
+    referee = viewer == Role.REFEREE
+    if referee:
+        layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...] = state.layouts
+        spit_cards: tuple[tuple[SeenCard, ...], ...] = state.spit_cards
+    else:
+        layouts = tuple(
+            hide_layout(lay, ups) for lay, ups in zip(state.layouts, state.up, strict=True)
+        )
+        spit_cards = tuple((HIDDEN,) * len(s) for s in state.spit_cards)
+    return View(
+        phase=state.phase,
+        round=state.round,
+        layouts=layouts,
+        spit_cards=spit_cards,
+        spit_counts=tuple(len(s) for s in state.spit_cards),
+        spit_piles=state.spit_piles,
+        called=(0 in state.called, 1 in state.called),
+        call_targets=state.call_targets,
+        locked=state.locked,
+        chooser=state.chooser,
+        stuck=state.phase == "PLAY" and is_stuck(state),
+        winner=state.winner,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
+    check_viewer(viewer)
+    if viewer == Role.REFEREE:
+        return event
+    t = type(event)
+    if t is Dealt or t is NewLayout:
+        layouts = tuple(hide_layout(lay) for lay in event.layouts)  # type: ignore[union-attr]
+        spit = tuple((HIDDEN,) * len(s) for s in event.spit_cards)  # type: ignore[union-attr]
+        if t is Dealt:
+            return Dealt(layouts, spit)
+        return NewLayout(event.takers, layouts, spit, event.winner)  # type: ignore[union-attr]
+    return event
+
+
+ZONES: Final = kit.Zones(
+    kit.Zone("layouts", "nobody", per_seat=True, piles=True, face_up="up"),
+    kit.Zone("spit_cards", "nobody", piles=True),
+    kit.Zone("spit_piles", "everyone", piles=True),
+)
+"""Where the cards of a Spit state lie, and who sees them (a layout pile's top ``up`` cards are
+face up): cards_in_play and shuffle_hidden."""
+
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
+
+
+# --------------------------------------------------------------------------- outcome, commands
+
+
+def outcome(state: State) -> Outcome | None:
+    """The first player whose new packet is empty wins (docs/games/spit.md#end-of-the-game); when a
+    player resigns, the other (docs/games/common.md#leaving-a-game). Spit names no losers and keeps
+    no score."""
+    w = state.winner
+    if w is None:
+        return None
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (w,))
+    return Outcome(Termination.OUT_OF_CARDS, (w,))
+
+
+_PLAYS: Final = tuple(tuple(Play(i, j) for j in range(SPIT_PILES)) for i in range(5))
+_FLIPS: Final = tuple(Flip(i) for i in range(5))
+_MOVES: Final = tuple(tuple(Move(i, k) for k in range(5)) for i in range(5))
+_STACKS: Final = tuple(tuple(Stack(i, k) for k in range(5)) for i in range(5))
+_SPITS: Final = (SPIT, *(Spit(j) for j in range(SPIT_PILES)))
+_SLAPS: Final = tuple(Slap(j) for j in range(SPIT_PILES))
+_TAKES: Final = tuple(TakePile(j) for j in range(SPIT_PILES))
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
+    always allowed, never offered, so a bot picking among these never resigns by chance."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
+    if state.winner is not None:
+        return []
+    phase = state.phase
+    piles = state.spit_piles
+    if phase == "PLAY":  # the common case, first
+        rules = state.setup.rules
+        table = _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
+        p0, p1 = piles
+        fit = (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+        stacking = rules.stack_equal_in_layout
+        layouts, up = state.layouts, state.up
+        mine, my_up = layouts[seat], up[seat]
+        out: list[Command] = []
+        if _scan(mine, my_up, fit, stacking, out) or _scan(
+            layouts[1 - seat], up[1 - seat], fit, stacking, None
+        ):
+            return out
+        out.append(SPIT)  # stuck: the stalemate call, naming any pile it may name
+        solo_locked = (
+            state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
+        )
+        for j in range(SPIT_PILES):
+            if piles[j] and (not solo_locked or j == state.locked):
+                out.append(_SPITS[j + 1])
+        return out
+    if phase == "READY":
+        return [SPIT]
+    if phase == "SLAP":
+        return [_SLAPS[j] for j in range(SPIT_PILES) if piles[j]]
+    if phase == "CHOOSE" and seat == state.chooser:
+        return [_TAKES[j] for j in range(SPIT_PILES) if piles[j]]
+    return []
+
+
+def is_sensible(state: State, seat: int, command: Command) -> bool:
+    """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
+    spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
+    claiming the bigger spit pile ("strategic players slap the pile with fewer cards",
+    docs/games/spit.md#slapping-for-piles), and resigning."""
+    if seat.__class__ is not int or not 0 <= seat < SEATS:
+        check_seat(SEATS, seat)
+    t = type(command)
+    if t is Play or t is Flip:
+        return True
+    if t is Move or t is Stack:
+        i = command.source  # type: ignore[union-attr]
+        return state.up[seat][i] == 1 and len(state.layouts[seat][i]) >= 2  # exposes a card
+    if isinstance(command, Spit):
+        if seat in state.called:
+            return False
+        spits = state.spit_cards
+        return command.target is None or bool(spits[seat] and not spits[1 - seat])
+    if t is kit.Resign:
+        return False
+    j = command.target  # type: ignore[union-attr]
+    piles = state.spit_piles
+    other = piles[1 - j]
+    return not other or len(piles[j]) <= len(other)
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def _layout_text(layout: Sequence[Sequence[SeenCard]]) -> str:
+    return "-".join(str(len(p)) for p in layout)
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(layouts, spit_cards):
+            return "dealt 26 cards each; " + "; ".join(
+                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
+                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
+            )
+        case SpitCalled(seat, target):
+            named = "" if target is None else f" (naming spit pile {target})"
+            return f'seat {seat} called "Spit!"{named}'
+        case Spat(seat, card, target, lock):
+            locked = "; that pile is now locked for the solo spits" if lock else ""
+            return f"seat {seat} spat {card.symbol} onto spit pile {target}{locked}"
+        case PlayStarted():
+            return "play starts"
+        case CardPlayed(seat, source, target, card):
+            return (
+                f"seat {seat} played {card.symbol} on spit pile {target} (from stock pile {source})"
+            )
+        case Flipped(seat, pile, card, auto):
+            how = " (automatically)" if auto else ""
+            return f"seat {seat} turned up {card.symbol} on stock pile {pile}{how}"
+        case Moved(seat, source, target, card):
+            return f"seat {seat} moved {card.symbol} from stock pile {source} to the space {target}"
+        case Stacked(seat, source, target, card):
+            return f"seat {seat} stacked {card.symbol} from stock pile {source} onto pile {target}"
+        case RoundEnded(reason, seat, claim):
+            why = (
+                f"seat {seat} emptied its layout"
+                if reason == "layout_empty"
+                else "stalemate, no spit cards left"
+            )
+            then = {
+                "slap": "slap for the spit piles",
+                "choose": f"seat {seat} chooses a spit pile",
+                "none": "one spit pile, no slapping",
+            }[claim]
+            return f"round over ({why}): {then}"
+        case PileClaimed(seat, target, by):
+            verb = "slapped" if by == "slap" else "chose"
+            return f"seat {seat} {verb} spit pile {target} first and takes it"
+        case NewLayout(takers, layouts, spit_cards, winner):
+            took = ", ".join(
+                f"seat {p} takes spit pile {j}" for j, p in enumerate(takers) if p is not None
+            )
+            if winner is not None:
+                return f"{took or 'no spit pile taken'}; seat {winner} has no cards left and wins"
+            return f"{took}; new layouts: " + "; ".join(
+                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
+                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
+            )
+        case Resigned(seat):
+            return f"seat {seat} resigned: seat {1 - seat} wins; the cards stay where they lie"
+        case _:
+            assert_never(event)
