@@ -1,0 +1,947 @@
+"""Speed's rules (docs/games/speed.md): the variant flags, commands, events and state, and the
+rule functions: ``decide``, ``evolve``, the deal, the views, ``outcome``, ``legal_commands`` and the
+adjudications in plain words (``narrate``). The game itself is :mod:`cardcore.games.speed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, NamedTuple, assert_never
+
+from ... import kit
+from ...cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
+from ...engine import (
+    Outcome,
+    Role,
+    Setup,
+    Termination,
+    Viewer,
+    check_rules,
+    check_seat,
+    flag,
+)
+from ...errors import InvalidSetup, RejectCode, Rejected
+from ...kit import joint_call
+from ...rng import shuffled
+
+NAME: Final = "speed"
+RULES_VERSION: Final = "2"
+"""2 added ``Resign`` (docs/games/common.md#leaving-a-game); every action of version 1 is decided as
+before, so logs of version 1 still verify (``replays_versions``)."""
+
+Phase = Literal["READY", "PLAY", "OVER"]
+ScoreCounts = Literal["stock", "stock_and_hand"]
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags, with their defaults (docs/games/speed.md#variant-flags)."""
+
+    side_pile_size: int = flag(
+        10, "cards in each side pile (5: personal piles of 20)", min=1, max=20
+    )
+    hand_size: int = flag(5, "cards a full hand holds", min=1, max=10)
+    auto_refill: bool = flag(True, "refill the hand after each play (False: explicit draw)")
+    wrap: bool = flag(True, "ranks turn the corner: K–A–2 are adjacent")
+    allow_equal_rank: bool = flag(False, "a card may also be played on one of equal rank")
+    multi_card_play: bool = flag(False, "one play may place a run of cards, each fitting the last")
+    jokers: int = flag(0, "wild jokers in the deck (0 or 2; each draw pile one card larger)", max=2)
+    target_score: int | None = flag(None, "play rounds until a total reaches this score", min=1)
+    score_counts: ScoreCounts = flag("stock", "what the round winner scores: loser's draw pile …")
+    best_of: int | None = flag(None, "play a best-of-N series of won rounds (odd N)", min=1)
+
+    def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        if self.jokers not in (0, 2):
+            raise InvalidSetup("rules.jokers", f"must be 0 or 2, got {self.jokers}")
+        if self.best_of is not None:
+            if self.target_score is not None:
+                raise InvalidSetup(
+                    "rules.best_of",
+                    "best_of and target_score are mutually exclusive "
+                    "(docs/games/speed.md#variant-flags)",
+                )
+            if self.best_of % 2 == 0:
+                raise InvalidSetup("rules.best_of", f"must be odd, got {self.best_of}")
+        personal = personal_size(self)
+        if personal < self.hand_size:
+            raise InvalidSetup(
+                "rules.side_pile_size",
+                f"leaves {personal} cards per player, fewer than hand_size {self.hand_size}",
+            )
+
+
+def personal_size(rules: Rules) -> int:
+    """``M = (deck − 2 − 2S) / 2`` cards per player, hand included (docs/games/speed.md#setup,
+    docs/games/speed.md#variant-flags jokers)."""
+    return (52 + rules.jokers - 2 - 2 * rules.side_pile_size) // 2
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@kit.command("play {card} {to} [on {expect_top}] [then {then}]")
+class Play:
+    """Play ``card`` from your hand onto centre pile ``to`` (0 or 1). ``expect_top``: the top card
+    you saw on that pile (else ``StaleAction``). ``then``: further hand cards placed after it in
+    order, each fitting the previous one (only with ``multi_card_play``)."""
+
+    card: Card
+    to: int
+    expect_top: Card | None = None
+    then: tuple[Card, ...] = ()
+
+
+@kit.command("flip")
+class Flip:
+    """Call "flip": the start call in ``READY``, the stalemate call in ``PLAY`` (a joint call)."""
+
+
+@kit.command("draw")
+class Draw:
+    """Draw the top card of your draw pile into your hand (only with ``auto_refill=False``)."""
+
+
+Command = Play | Flip | Draw | kit.Resign
+
+FLIP: Final = Flip()
+DRAW: Final = Draw()
+
+# --------------------------------------------------------------------------- events
+
+
+@kit.record
+class Dealt:
+    """Round ``round`` was dealt from the shuffle of RNG stream ``stream`` (0 for the first deal).
+
+    ``centre``: the two face-down centre cards; ``sides``: the side piles, top first; ``hands``:
+    each seat's hand; ``draws``: each seat's draw pile, top first. A seat sees only its own hand."""
+
+    round: int
+    stream: int
+    centre: tuple[SeenCard, ...]
+    sides: tuple[tuple[SeenCard, ...], ...]
+    hands: tuple[tuple[SeenCard, ...], ...]
+    draws: tuple[tuple[SeenCard, ...], ...]
+
+
+@kit.record
+class FlipCalled:
+    """``seat`` called "flip" (``stalemate``: during play; else the start call). A repeated call
+    is recorded but counts once (docs/games/common.md#joint-calls)."""
+
+    seat: int
+    stalemate: bool
+
+
+@kit.record
+class Started:
+    """Both players called: the centre cards were turned face up. Phase ``PLAY``."""
+
+    centre: tuple[Card, ...]
+
+
+@kit.record
+class CardPlayed:
+    """``seat`` played ``card`` from its hand onto centre pile ``to``."""
+
+    seat: int
+    card: Card
+    to: int
+
+
+@kit.record
+class CardDrawn:
+    """``seat`` drew the top card of its draw pile into its hand (only the drawer sees it)."""
+
+    seat: int
+    card: SeenCard
+
+
+@kit.record
+class SidePileRebuilt:
+    """Side pile ``pile`` was empty: the cards under centre pile ``pile``'s top were shuffled
+    (RNG stream ``stream``) into a new side pile, ``cards`` top first (face down to the players)."""
+
+    pile: int
+    stream: int
+    cards: tuple[SeenCard, ...]
+
+
+@kit.record
+class SideCardsTurned:
+    """The stalemate flip: the top card of each side pile turned face up onto the centre pile it
+    feeds (``cards[j]`` onto ``Cj``; None when ``Rj`` had no card). Calls are cleared."""
+
+    cards: tuple[Card | None, ...]
+
+
+@kit.record
+class RoundVoided:
+    """Dead stalemate (docs/games/speed.md#dead-stalemate, [ENGINE]): no flip can unblock the game;
+    no winner, no score. Every card is re-dealt (a ``Dealt`` follows)."""
+
+
+@kit.record
+class RoundWon:
+    """``seat`` emptied its hand and draw pile: it wins the round and scores ``points``.
+    ``scores`` and ``wins`` are the new totals; ``final``: the game is over (else a re-deal
+    follows)."""
+
+    seat: int
+    points: int
+    scores: tuple[int, ...]
+    wins: tuple[int, ...]
+    final: bool
+
+
+@kit.record
+class Resigned:
+    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins the game —
+    the whole match — at once (docs/games/common.md#leaving-a-game); nobody scores. It names no
+    card: every card stays where it lies, as hidden as before."""
+
+    seat: int
+
+
+Event = (
+    Dealt
+    | FlipCalled
+    | Started
+    | CardPlayed
+    | CardDrawn
+    | SidePileRebuilt
+    | SideCardsTurned
+    | RoundVoided
+    | RoundWon
+    | Resigned
+)
+
+_ALL_CARDS: Final = (*standard_deck(), JOKER)
+assert all(card.index == i for i, card in enumerate(_ALL_CARDS))
+
+
+# --------------------------------------------------------------------------- state
+
+Piles = tuple[tuple[Card, ...], ...]
+
+
+class State(NamedTuple):
+    """A whole Speed position. Build one directly to test from exact cards (see ``position``).
+
+    A NamedTuple rather than a frozen dataclass, by measurement (as ratscrew): ``evolve`` builds
+    one per event and a tuple is built several times faster; it is just as immutable and typed."""
+
+    setup: Setup[Rules]
+    phase: Phase
+    hands: Piles
+    """Each seat's hand, in the order the cards were drawn."""
+    draws: Piles
+    """Each seat's face-down draw pile, top first."""
+    sides: Piles
+    """The face-down side piles ``R0``, ``R1``, top first; ``Rj`` feeds ``Cj``."""
+    centre: Piles
+    """The centre piles ``C0``, ``C1``, bottom→top (face down in ``READY``)."""
+    calls: frozenset[int] = frozenset()
+    """Seats whose current joint "flip" call is recorded (docs/games/common.md#joint-calls)."""
+    scores: tuple[int, ...] = (0, 0)
+    wins: tuple[int, ...] = (0, 0)
+    round: int = 1
+    shuffles: int = 0
+    """RNG streams used after the first deal: the next shuffle uses stream ``shuffles + 1``."""
+    winner: int | None = None
+    """The winner of the game: once ``phase`` is ``OVER``, or after a resignation."""
+    resigned: int | None = None
+    """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood
+    (any phase but ``OVER``), ``winner`` the other seat."""
+
+
+# --------------------------------------------------------------------------- view
+
+
+@kit.view
+class View:
+    """What one viewer sees: its own hand and every face-up card. Other hands, draw piles and side
+    piles are face down (``??``, so their sizes show) except to the referee."""
+
+    phase: Phase
+    round: int
+    hands: tuple[tuple[SeenCard, ...], ...]
+    draws: tuple[tuple[SeenCard, ...], ...]
+    sides: tuple[tuple[SeenCard, ...], ...]
+    centre: tuple[tuple[SeenCard, ...], ...]
+    """Bottom→top; the tops are ``centre[j][-1]`` (face down before the start)."""
+    calls: tuple[int, ...]
+    scores: tuple[int, ...]
+    wins: tuple[int, ...]
+    winner: int | None
+
+
+# --------------------------------------------------------------------------- rank fitting
+
+Table = tuple[tuple[bool, ...], ...]
+
+
+def _build_table(wrap: bool, equal: bool) -> Table:
+    """The fit table of one (``wrap``, ``allow_equal_rank``) pair; see :func:`fit_table`."""
+    return tuple(
+        tuple(
+            a == 0 or b == 0 or ranks_adjacent(a, b, wrap=wrap) or (equal and a == b)
+            for b in range(14)
+        )
+        for a in range(14)
+    )
+
+
+_TABLES: Final = tuple(tuple(_build_table(w, e) for e in (False, True)) for w in (False, True))
+"""``_TABLES[wrap][allow_equal_rank]``: the four fit tables, built once at import (immutable, so
+no cache keyed on a rules object is needed: two index operations pick the table)."""
+_MASKS: Final = tuple(
+    tuple(tuple(sum(1 << b for b, ok in enumerate(row) if ok) for row in t) for t in by_equal)
+    for by_equal in _TABLES
+)
+"""``_MASKS[wrap][allow_equal_rank][a]``: bit ``b`` set when the table says rank ``a`` fits
+on rank ``b``."""
+# Every table is symmetric (adjacency, equal ranks and wild jokers all are): legal_commands reads
+# a top's row as "the hand ranks that fit on it".
+assert all(t[a][b] == t[b][a] for w in _TABLES for t in w for a in range(14) for b in range(14))
+_EITHER: Final = tuple(
+    tuple(
+        tuple(
+            tuple(tuple(x or y for x, y in zip(t[r0], t[r1], strict=True)) for r1 in range(14))
+            for r0 in range(14)
+        )
+        for t in by_equal
+    )
+    for by_equal in _TABLES
+)
+"""``_EITHER[wrap][allow_equal_rank][r0][r1][a]``: a card of rank ``a`` fits on a top of rank
+``r0`` or on one of rank ``r1`` (one test per hand card finds the cards that fit nowhere, most
+of them, at once)."""
+
+
+def fit_table(rules: Rules) -> Table:
+    """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? One higher or lower
+    (wrap-around with ``wrap``), equal with ``allow_equal_rank``; a joker (rank 0) is wild both
+    ways (docs/games/speed.md#playing, docs/games/speed.md#variant-flags)."""
+    return _TABLES[rules.wrap][rules.allow_equal_rank]
+
+
+def _fit_masks(rules: Rules) -> tuple[int, ...]:
+    """``masks[a]``: bit ``b`` set when ``fit_table(rules)[a][b]``."""
+    return _MASKS[rules.wrap][rules.allow_equal_rank]
+
+
+def fits(rules: Rules, card: Card, top: Card) -> bool:
+    """May ``card`` be played on ``top`` under ``rules``?"""
+    return fit_table(rules)[card.rank][top.rank]
+
+
+def is_stuck(state: State) -> bool:
+    """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
+    is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
+    if state.phase != "PLAY":
+        return False
+    h0, h1 = state.hands
+    return _stuck(state, h0 + h1)
+
+
+def _stuck(state: State, cards: tuple[Card, ...]) -> bool:
+    """:func:`is_stuck` in ``PLAY``, where no hand card outside ``cards`` fits either top."""
+    rules = state.setup.rules
+    c0, c1 = state.centre
+    either = _EITHER[rules.wrap][rules.allow_equal_rank][c0[-1].rank][c1[-1].rank]
+    return _stuck_on(state, cards, either)
+
+
+def _stuck_on(state: State, cards: tuple[Card, ...], either: tuple[bool, ...]) -> bool:
+    """:func:`_stuck` given the tops' row of ``_EITHER`` (``either[rank]``: a card of that rank
+    fits on one of the tops)."""
+    size = state.setup.rules.hand_size
+    h0, h1 = state.hands
+    d0, d1 = state.draws
+    if (d0 and len(h0) < size) or (d1 and len(h1) < size):
+        return False
+    for c in cards:  # noqa: SIM110 - a loop: all() over a generator costs more on this hot path
+        if either[c.rank]:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events of ``command`` by ``seat``, or :class:`Rejected`
+    (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 (a ``bool`` included) raises
+    :class:`InvalidSeat`."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises: one inline test keeps the common case cheap
+    if state.winner is not None:  # phase OVER, or a resignation
+        raise Rejected(RejectCode.GAME_OVER, "the game is over")
+    phase = state.phase
+    t = type(command)
+    if t is Play:
+        if phase != "PLAY":
+            raise Rejected(RejectCode.INVALID_PHASE, "no play before both players flip to start")
+        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+    if t is Flip:
+        if phase == "READY":
+            return _decide_call(state, seat, False)
+        if not is_stuck(state):
+            raise Rejected(
+                RejectCode.NOT_STUCK,
+                "a stalemate flip needs both hands full (as far as the draw piles allow) "
+                "and no card fitting either centre pile",
+            )
+        return _decide_call(state, seat, True)
+    if t is Draw:
+        rules = state.setup.rules
+        if phase != "PLAY" or rules.auto_refill:
+            raise Rejected(
+                RejectCode.INVALID_PHASE,
+                "draw is only allowed during play with auto_refill off"
+                if phase == "PLAY"
+                else "no draw before both players flip to start",
+            )
+        hand = state.hands[seat]
+        if len(hand) >= rules.hand_size:
+            raise Rejected(RejectCode.HAND_FULL, f"the hand already holds {len(hand)} cards")
+        draw = state.draws[seat]
+        if not draw:
+            raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
+        return [CardDrawn(seat, draw[0])]
+    # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
+    if t is kit.Resign:
+        return [Resigned(seat)]
+    raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
+
+
+def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
+    to = command.to
+    centre = state.centre
+    valid_target = to == 0 or to == 1
+    expect = command.expect_top
+    if expect is not None and valid_target and centre[to][-1] is not expect:
+        raise Rejected(
+            RejectCode.STALE_ACTION,
+            f"expected {expect} on centre pile {to}, but its top is {centre[to][-1]}",
+        )
+    if not valid_target:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
+    hand = state.hands[seat]
+    card = command.card
+    rules = state.setup.rules
+    table = _TABLES[rules.wrap][rules.allow_equal_rank]
+    top = centre[to][-1]
+    if not command.then:  # the common case: one card
+        if card not in hand:
+            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
+        if not table[card.rank][top.rank]:
+            raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
+        draw = state.draws[seat]
+        if type(to) is int:  # ``True`` passes ``to == 1``: keep building its events from it
+            if draw and len(hand) == rules.hand_size and rules.auto_refill:
+                # The most common play of all: a full hand takes one card back
+                # (docs/games/speed.md#playing).
+                return [CardPlayed(seat, card, to), CardDrawn(seat, draw[0])]
+            events: list[Event] = [CardPlayed(seat, card, to)]
+            if rules.auto_refill and draw and len(hand) <= rules.hand_size:
+                # docs/games/speed.md#playing; a full hand (the common case) takes exactly one card
+                # back
+                n = min(rules.hand_size - len(hand) + 1, len(draw))
+                events += [CardDrawn(seat, c) for c in draw[:n]]
+                return events  # the draw pile was not empty: the round goes on
+            run: tuple[Card, ...] = (card,)
+        else:
+            run = (card,)
+            events = [CardPlayed(seat, card, to)]
+    else:
+        run = (card, *command.then)
+        left = list(hand)
+        for c in run:
+            if c not in left:
+                raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{c} is not in the hand")
+            left.remove(c)
+        if not rules.multi_card_play:
+            raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
+        # docs/games/speed.md#variant-flags multi_card_play: each card fits the previous one
+        for c in run:
+            if not table[c.rank][top.rank]:
+                raise Rejected(RejectCode.ILLEGAL_CARD, f"{c} does not fit on {top}")
+            top = c
+        events = [CardPlayed(seat, c, to) for c in run]
+        draw = state.draws[seat]
+    held = len(hand) - len(run)
+    if rules.auto_refill:  # docs/games/speed.md#playing: refill to a full hand after every play
+        n = min(rules.hand_size - held, len(draw))
+        if n > 0:
+            events += [CardDrawn(seat, c) for c in draw[:n]]
+            held += n
+            draw = draw[n:]
+    if held == 0 and not draw:
+        events += _round_won(state, seat)
+    return events
+
+
+def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
+    """A joint call (docs/games/common.md#joint-calls): recorded; the effect happens when the other
+    seat has called too."""
+    called: list[Event] = [FlipCalled(seat, stalemate)]
+    if not joint_call(state.calls, seat, 2)[1]:
+        return called
+    if not stalemate:
+        return called + [Started((state.centre[0][-1], state.centre[1][-1]))]
+    return called + _stalemate_flip(state)
+
+
+def _stalemate_flip(state: State) -> list[Event]:
+    """docs/games/speed.md#stalemate with both calls in: rebuild empty side piles and turn one card
+    each, or end the round void when no flip can ever unblock the game."""
+    sides, centre = state.sides, state.centre
+    if _is_dead(state):
+        return [RoundVoided(), _deal_event(state.setup, state.round + 1, state.shuffles + 1)]
+    events: list[Event] = []
+    shuffles = state.shuffles
+    turned: list[Card | None] = []
+    for j in (0, 1):
+        side = sides[j]
+        # docs/games/speed.md#stalemate, step 1, docs/games/speed.md#decisions, item 5
+        if not side and len(centre[j]) > 1:
+            shuffles += 1
+            side = tuple(shuffled(state.setup.seed, shuffles, list(centre[j][:-1])))
+            events.append(SidePileRebuilt(j, shuffles, side))
+        turned.append(side[0] if side else None)
+    events.append(SideCardsTurned(tuple(turned)))
+    return events
+
+
+def _is_dead(state: State) -> bool:
+    """docs/games/speed.md#dead-stalemate [ENGINE]: no card of ``R0 ∪ R1 ∪ C0 ∪ C1`` takes any hand
+    card, or neither side pile can provide a card (even after a rebuild)."""
+    sides, centre = state.sides, state.centre
+    if not (sides[0] or sides[1] or len(centre[0]) > 1 or len(centre[1]) > 1):
+        return True
+    masks = _fit_masks(state.setup.rules)
+    # The ranks that would take some hand card (bit x: rank x), then: is any such card in R0,
+    # R1, C0 or C1?
+    helpful = 0
+    for hand in state.hands:
+        for c in hand:
+            helpful |= masks[c.rank]
+    return not any(helpful >> x.rank & 1 for zone in (*sides, *centre) for x in zone)
+
+
+def _round_won(state: State, seat: int) -> list[Event]:
+    """Round end and scoring (docs/games/speed.md#scoring); a re-deal follows unless the game is
+    over."""
+    rules = state.setup.rules
+    loser = 1 - seat
+    points = len(state.draws[loser])
+    if rules.score_counts == "stock_and_hand":
+        points += len(state.hands[loser])
+    scores = list(state.scores)
+    scores[seat] += points
+    wins = list(state.wins)
+    wins[seat] += 1
+    if rules.target_score is not None:
+        final = scores[seat] >= rules.target_score
+    elif rules.best_of is not None:
+        final = wins[seat] >= rules.best_of // 2 + 1
+    else:
+        final = True
+    events: list[Event] = [RoundWon(seat, points, tuple(scores), tuple(wins), final)]
+    if not final:
+        events.append(_deal_event(state.setup, state.round + 1, state.shuffles + 1))
+    return events
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+_new = tuple.__new__
+"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision.
+
+    An ``isinstance`` chain, most frequent event first, rather than ``match``: a class pattern
+    with positional fields costs several times more than the test and the attribute reads."""
+    s = state
+    if isinstance(event, CardPlayed):  # the two events of nearly every action come first
+        # Unpacking the whole tuple at once is cheaper than reading the fields one by one.
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won, res = s
+        p, card, to = event.seat, event.card, event.to
+        hand = hands[p]
+        i = hand.index(card)
+        hand = hand[:i] + hand[i + 1 :]
+        pile = centre[to] + (card,)
+        return _new(State, (
+            setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand), draws, sides,
+            (pile, centre[1]) if to == 0 else (centre[0], pile), calls, scores, wins, rnd, shf,
+            won, res,
+        ))  # fmt: skip
+    if isinstance(event, CardDrawn):
+        setup, phase, hands, draws, sides, centre, calls, scores, wins, rnd, shf, won, res = s
+        p = event.seat
+        draw = draws[p]
+        hand = hands[p] + (draw[0],)
+        draw = draw[1:]
+        return _new(State, (
+            setup, phase, (hand, hands[1]) if p == 0 else (hands[0], hand),
+            (draw, draws[1]) if p == 0 else (draws[0], draw), sides, centre, calls, scores,
+            wins, rnd, shf, won, res,
+        ))  # fmt: skip
+    if isinstance(event, FlipCalled):
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, s.calls | {event.seat},
+            s.scores, s.wins, s.round, s.shuffles, s.winner, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, SideCardsTurned):
+        new_sides = list(s.sides)
+        new_centre = list(s.centre)
+        for j, turned in enumerate(event.cards):
+            if turned is not None:
+                new_sides[j] = new_sides[j][1:]
+                new_centre[j] = new_centre[j] + (turned,)
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, tuple(new_sides), tuple(new_centre),
+            frozenset(), s.scores, s.wins, s.round, s.shuffles, s.winner, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, Started):
+        return _new(State, (
+            s.setup, "PLAY", s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
+            s.wins, s.round, s.shuffles, s.winner, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, RoundWon):
+        final = event.final
+        return _new(State, (
+            s.setup, "OVER" if final else s.phase, s.hands, s.draws, s.sides, s.centre,
+            frozenset(), event.scores, event.wins, s.round, s.shuffles,
+            event.seat if final else None, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, Dealt):
+        return _new(State, (
+            s.setup, "READY", tuple(map(_known, event.hands)), tuple(map(_known, event.draws)),
+            tuple(map(_known, event.sides)), tuple((c,) for c in _known(event.centre)),
+            frozenset(), s.scores, s.wins,
+            event.round, event.stream, None, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, SidePileRebuilt):
+        j = event.pile
+        side = _known(event.cards)
+        centre = s.centre
+        top = (centre[j][-1],)
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws,
+            (side, s.sides[1]) if j == 0 else (s.sides[0], side),
+            (top, centre[1]) if j == 0 else (centre[0], top), s.calls, s.scores, s.wins,
+            s.round, event.stream, s.winner, s.resigned,
+        ))  # fmt: skip
+    if isinstance(event, RoundVoided):
+        return s
+    if isinstance(event, Resigned):
+        # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
+        # effect any more.
+        return _new(State, (
+            s.setup, s.phase, s.hands, s.draws, s.sides, s.centre, frozenset(), s.scores,
+            s.wins, s.round, s.shuffles, 1 - event.seat, event.seat,
+        ))  # fmt: skip
+    assert_never(event)
+
+
+_CARD_TYPE: Final = frozenset({Card})
+
+
+def _known(cards: tuple[SeenCard, ...]) -> tuple[Card, ...]:
+    """The cards of an unredacted event (evolve applies the full, referee's events)."""
+    if type(cards) is tuple and _CARD_TYPE.issuperset(map(type, cards)):
+        return cards  # type: ignore[return-value]  # every entry is a Card: nothing to drop
+    return tuple(c for c in cards if isinstance(c, Card))
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    """One 52-card deck, plus the jokers of the variant."""
+    return standard_deck(1, setup.rules.jokers)
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the first deal: every zone empty, phase ``READY``."""
+    empty: Piles = ((), ())
+    return State(setup, "READY", empty, empty, empty, empty, round=0)
+
+
+def _deal_event(setup: Setup[Rules], round_: int, stream: int) -> Dealt:
+    """docs/games/speed.md#setup from a fresh shuffle of the whole deck (stream 0 first, then one
+    per shuffle): ``C0 = d0``, ``C1 = d1``, ``R0``, ``R1`` the next ``S`` each, then each draw pile
+    ``M``, whose top ``hand_size`` cards go to the hand."""
+    rules = setup.rules
+    d = shuffled(setup.seed, stream, deck(setup))
+    s = rules.side_pile_size
+    m = personal_size(rules)
+    h = rules.hand_size
+    r0, r1 = tuple(d[2 : 2 + s]), tuple(d[2 + s : 2 + 2 * s])
+    base = 2 + 2 * s
+    p0, p1 = d[base : base + m], d[base + m : base + 2 * m]
+    return Dealt(
+        round=round_,
+        stream=stream,
+        centre=(d[0], d[1]),
+        sides=(r0, r1),
+        hands=(tuple(p0[:h]), tuple(p1[:h])),
+        draws=(tuple(p0[h:]), tuple(p1[h:])),
+    )
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """The first deal, from stream 0 of the seed (docs/games/speed.md#setup)."""
+    return [_deal_event(setup, 1, 0)]
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def _face_down(piles: Sequence[Sequence[SeenCard]]) -> tuple[tuple[SeenCard, ...], ...]:
+    return tuple((HIDDEN,) * len(p) for p in piles)
+
+
+_ROLES: Final = frozenset(Role)
+
+
+def _check_viewer(viewer: Viewer) -> None:
+    """A viewer is a role or a seat 0..1: an int out of range (or a bool) raises InvalidSeat
+    instead of being shown a spectator's table."""
+    if not (isinstance(viewer, str) and viewer in _ROLES):
+        check_seat(2, viewer)
+
+
+def view(state: State, viewer: Viewer) -> View:
+    """The table as ``viewer`` sees it (a seat: its own hand and the face-up cards)."""
+    _check_viewer(viewer)
+    referee = viewer == Role.REFEREE
+    hands: tuple[tuple[SeenCard, ...], ...]
+    if referee:
+        hands = state.hands
+        draws: tuple[tuple[SeenCard, ...], ...] = state.draws
+        sides: tuple[tuple[SeenCard, ...], ...] = state.sides
+    else:
+        hands = tuple(h if viewer == p else (HIDDEN,) * len(h) for p, h in enumerate(state.hands))
+        draws = _face_down(state.draws)
+        sides = _face_down(state.sides)
+    centre: tuple[tuple[SeenCard, ...], ...] = state.centre
+    if state.phase == "READY" and not referee:
+        centre = _face_down(state.centre)
+    return View(
+        phase=state.phase,
+        round=state.round,
+        hands=hands,
+        draws=draws,
+        sides=sides,
+        centre=centre,
+        calls=tuple(sorted(state.calls)),
+        scores=state.scores,
+        wins=state.wins,
+        winner=state.winner,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: a seat sees its own dealt hand and its own draws; nobody
+    but the referee sees a face-down card or a rebuilt side pile's order."""
+    if viewer == Role.REFEREE:
+        return event
+    _check_viewer(viewer)
+    t = type(event)
+    if t is CardDrawn:
+        if event.seat == viewer:  # type: ignore[union-attr]
+            return event
+        return CardDrawn(event.seat, HIDDEN)  # type: ignore[union-attr]
+    if t is Dealt:
+        e: Dealt = event  # type: ignore[assignment]
+        return Dealt(
+            e.round,
+            e.stream,
+            (HIDDEN,) * len(e.centre),
+            _face_down(e.sides),
+            tuple(h if viewer == p else (HIDDEN,) * len(h) for p, h in enumerate(e.hands)),
+            _face_down(e.draws),
+        )
+    if t is SidePileRebuilt:
+        r: SidePileRebuilt = event  # type: ignore[assignment]
+        return SidePileRebuilt(r.pile, r.stream, (HIDDEN,) * len(r.cards))
+    return event
+
+
+ZONES: Final = kit.Zones(
+    kit.Zone("hands", "owner", per_seat=True),
+    kit.Zone("draws", "nobody", piles=True),
+    kit.Zone("sides", "nobody", piles=True),
+    kit.Zone("centre", "everyone", piles=True, hidden_while=lambda s: s.phase == "READY"),
+)
+"""Where the cards of a Speed state lie, and who sees them (the centre cards are turned up at the
+start): cards_in_play and shuffle_hidden."""
+
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
+
+
+# --------------------------------------------------------------------------- outcome, commands
+
+
+def outcome(state: State) -> Outcome | None:
+    """The round winner (no target / best-of), or the match winner once the match is decided;
+    when a player resigns, the other (docs/games/common.md#leaving-a-game), with the totals as they
+    stand. Speed names no losers."""
+    w = state.winner
+    if w is None:
+        return None
+    if state.resigned is not None:
+        return Outcome(Termination.RESIGNED, (w,), scores=state.scores)
+    rules = state.setup.rules
+    match_play = rules.target_score is not None or rules.best_of is not None
+    return Outcome(
+        Termination.TARGET_SCORE if match_play else Termination.OUT_OF_CARDS,
+        (w,),
+        scores=state.scores,
+    )
+
+
+_PLAYS: Final = tuple(tuple(Play(card, j) for card in _ALL_CARDS) for j in (0, 1))
+"""``_PLAYS[j][card.index]``: the single-card play onto pile ``j``, created once."""
+
+
+def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, ...]]:
+    """Every non-empty ordered run of distinct cards of ``left`` that fits onto ``top``."""
+    out: list[tuple[Card, ...]] = []
+    seen: set[Card] = set()
+    for i, c in enumerate(left):
+        if c in seen or not table[c.rank][top.rank]:
+            continue
+        seen.add(c)  # two jokers: one run per distinct card
+        out.append((c,))
+        out += [(c, *rest) for rest in _runs(table, c, left[:i] + left[i + 1 :])]
+    return out
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
+    except ``Resign``: always allowed, never offered, so a bot picking among these never
+    resigns by chance."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises InvalidSeat
+    if state.winner is not None:  # phase OVER, or a resignation
+        return []
+    phase = state.phase
+    if phase == "READY":
+        return [FLIP]
+    if phase != "PLAY":
+        return []
+    rules = state.setup.rules
+    hand = state.hands[seat]
+    p0, p1 = state.centre
+    c0, c1 = p0[-1], p1[-1]
+    out: list[Command] = []
+    wrap, equal = rules.wrap, rules.allow_equal_rank
+    table = _TABLES[wrap][equal]
+    r0, r1 = c0.rank, c1.rank
+    either = _EITHER[wrap][equal][r0][r1]
+    if rules.multi_card_play:
+        for j, top in ((0, c0), (1, c1)):
+            for run in _runs(table, top, hand):
+                first = run[0]
+                out.append(
+                    _PLAYS[j][first.index] if len(run) == 1 else Play(first, j, then=run[1:])
+                )
+    else:
+        fit0, fit1 = table[r0], table[r1]  # symmetric: the hand ranks that fit on each top
+        on0, on1 = _PLAYS
+        for c in hand:
+            a = c.rank
+            if either[a]:  # most cards fit nowhere: one test rules them out
+                if fit0[a]:
+                    out.append(on0[c.index])
+                if fit1[a]:
+                    out.append(on1[c.index])
+        if rules.jokers and out:
+            out = list(dict.fromkeys(out))  # two jokers in a hand: list each play once
+    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
+        out.append(DRAW)
+    elif not out and _stuck_on(state, state.hands[1 - seat], either):
+        out.append(FLIP)  # no card of this hand fits, nor of the other: stuck
+    return out
+
+
+def is_sensible(state: State, seat: int, command: Command) -> bool:
+    """Bots' hint: never repeat a flip call this seat has already made
+    (docs/games/common.md#joint-calls), never resign."""
+    if type(seat) is not int or not 0 <= seat <= 1:
+        check_seat(2, seat)  # raises InvalidSeat
+    t = type(command)
+    if t is Flip:
+        return seat not in state.calls
+    return t is not kit.Resign
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def _card(card: SeenCard) -> str:
+    return card.symbol if isinstance(card, Card) else "a face-down card"
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(rnd, _, _, sides, hands, draws):
+            seats = ", ".join(
+                f"seat {p}: hand {len(h)} + draw pile {len(draws[p])}" for p, h in enumerate(hands)
+            )
+            return (
+                f"round {rnd} dealt: 2 centre cards face down, side piles "
+                f"{len(sides[0])} and {len(sides[1])}; {seats}"
+            )
+        case FlipCalled(seat, stalemate):
+            what = "a stalemate flip" if stalemate else "flip to start"
+            return f"seat {seat} calls {what}"
+        case Started(centre):
+            up = " and ".join(_card(c) for c in centre)
+            return f"both players called: the centre cards are turned up: {up}"
+        case CardPlayed(seat, card, to):
+            return f"seat {seat} played {card.symbol} on centre pile {to}"
+        case CardDrawn(seat, card):
+            return f"seat {seat} drew {_card(card)}"
+        case SidePileRebuilt(pile, _, cards):
+            return (
+                f"side pile {pile} was empty: rebuilt from the {len(cards)} cards under centre "
+                f"pile {pile}'s top, shuffled"
+            )
+        case SideCardsTurned(cards):
+            turned = [
+                f"{c.symbol} onto centre pile {j}" for j, c in enumerate(cards) if c is not None
+            ]
+            return "both players called: stalemate flip turned " + " and ".join(turned)
+        case RoundVoided():
+            return (
+                "both players called a dead stalemate: no flip can help, the round ends with "
+                "no winner and every card is re-dealt"
+            )
+        case RoundWon(seat, points, scores, _, final):
+            text = (
+                f"seat {seat} emptied hand and draw pile: wins the round and scores {points} "
+                f"(totals {scores[0]}–{scores[1]})"
+            )
+            return text + (": game over" if final else "; all cards are re-dealt")
+        case Resigned(resigner):
+            return (
+                f"seat {resigner} resigned: seat {1 - resigner} wins the game; the cards stay "
+                "where they lie"
+            )
+        case _:
+            assert_never(event)
