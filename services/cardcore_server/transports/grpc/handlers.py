@@ -50,6 +50,7 @@ class GameServiceHandlers:
         """Calls in a handler now."""
         self.last_call = 0.0
         """Loop time at which the latest call reached its handler."""
+        self._catalogue: pb.ListGamesResponse | None = None
 
     def _began(self) -> None:
         self.running += 1
@@ -189,7 +190,9 @@ class GameServiceHandlers:
     async def list_games(
         self, request: pb.ListGamesRequest, context: Context
     ) -> pb.ListGamesResponse:
-        return convert.catalogue(self.app.list_games(), self.app.server_key)
+        if self._catalogue is None:  # rendered once: the catalogue and the key never change
+            self._catalogue = convert.catalogue(self.app.list_games(), self.app.server_key)
+        return self._catalogue
 
     async def create_game(
         self, request: pb.CreateGameRequest, context: Context
