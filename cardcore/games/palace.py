@@ -63,8 +63,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations, product
-from operator import attrgetter
+from itertools import permutations, product
+from math import prod
 from typing import Final, Literal, NamedTuple, assert_never, final
 
 from .. import kit
@@ -344,11 +344,14 @@ Event = (
 # --------------------------------------------------------------------------- state
 
 
+@kit.state
 class State(NamedTuple):
     """A whole Palace position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple rather than a frozen dataclass, as ratscrew's: ``evolve`` builds one per event
-    and a tuple is built several times faster; it is just as immutable and typed."""
+    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
+    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
+    position (which ranks go on the pile, the play a sensible player makes) is worked out once
+    per state."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -381,6 +384,23 @@ class State(NamedTuple):
     resigned: tuple[int, ...] = ()
     """The seats that resigned, in order. They are in ``finished`` too (they are out: no turn,
     no window, no command), but rank below every seat that went out (``outcome``)."""
+
+    @kit.derived
+    def allowed(self) -> frozenset[int]:
+        """The ranks that may be played on the pile now: :func:`_allowed`."""
+        return _allowed(self.pile, self.setup.rules)
+
+    @kit.derived
+    def playable(self) -> list[tuple[int, list[Card]]]:
+        """The current player's cards that may be played now, by rank, cheapest first (empty
+        when nobody is to play): :func:`_fitting`."""
+        return [] if self.current is None else _fitting(self, self.current)
+
+    @kit.derived
+    def best_play(self) -> tuple[int, int] | None:
+        """The play a sensible current player makes (None when there is none, or nobody is to
+        play): :func:`_best_play`."""
+        return None if self.current is None else _best_play(self, self.current)
 
 
 def position(
@@ -530,39 +550,29 @@ def _top_text(pile: Sequence[Card], rules: Rules) -> str:
     return f"a {rank_name(top)}"
 
 
-_NO_TOP: Final = 14
-"""Where ``_FITTING`` keeps a pile with no top rank (``_top_rank`` None)."""
+_TOPS: Final = (None, *range(14))
+"""Every top rank a pile may have (``_top_rank``): none, or a rank index (0 = joker … 13 = K)."""
+
+_BOOLS: Final = (False, True)
 
 
-def _fitting_table() -> tuple[tuple[tuple[tuple[frozenset[int], ...], ...], ...], ...]:
-    """``[seven_lower][nine_lower][three_invisible][top rank or _NO_TOP]`` → the ranks that fit
-    (``_fits``), for every combination of the flags ``_fits`` reads."""
-    return tuple(
-        tuple(
-            tuple(
-                tuple(
-                    frozenset(r for r in range(14) if _fits(r, top, rules))
-                    for top in (*range(14), None)
-                )
-                for rules in (
-                    Rules(seven_lower=seven, nine_lower=nine, three_invisible=three)
-                    for three in (False, True)
-                )
-            )
-            for nine in (False, True)
-        )
-        for seven in (False, True)
-    )
+def _ranks_that_fit(
+    top: int | None, seven_lower: bool, nine_lower: bool, three_invisible: bool
+) -> frozenset[int]:
+    """Every rank that ``_fits`` on ``top`` under these flags (the only ones it reads)."""
+    rules = Rules(seven_lower=seven_lower, nine_lower=nine_lower, three_invisible=three_invisible)
+    return frozenset(rank for rank in range(14) if _fits(rank, top, rules))
 
 
-_FITTING: Final = _fitting_table()
+_FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
+"""``_ranks_that_fit`` for every top rank and flags."""
 
 
 def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now (``_fits``, read from its table)."""
+    """Every rank that may be played on ``pile`` now (``_fits``, read from its table); a
+    state's is ``state.allowed``."""
     top = _top_rank(pile, rules)
-    by_flags = _FITTING[rules.seven_lower][rules.nine_lower][rules.three_invisible]
-    return by_flags[_NO_TOP if top is None else top]
+    return _FITTING[top, rules.seven_lower, rules.nine_lower, rules.three_invisible]
 
 
 def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
@@ -586,17 +596,18 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 
 def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
-    rest = list(cards)
+    rest = tuple(cards)
     for c in taken:
         try:
-            rest.remove(c)
+            i = rest.index(c)
         except ValueError:
             return None
-    return tuple(rest)
+        rest = rest[:i] + rest[i + 1 :]
+    return rest
 
 
-def _contains(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
-    """Does ``cards`` hold ``taken`` (as multisets)? ``_minus`` without building the rest."""
+def _holds(cards: Sequence[Card], taken: Sequence[Card]) -> bool:
+    """Does ``cards`` hold ``taken`` (as multisets)?"""
     return taken[0] in cards if len(taken) == 1 else _minus(cards, taken) is not None
 
 
@@ -609,7 +620,8 @@ def _minus_last(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...
     return tuple(rest)
 
 
-def _replace(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
+def _swap(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
+    """``cards`` with ``new`` in the place of ``old``."""
     i = cards.index(old)
     return cards[:i] + (new,) + cards[i + 1 :]
 
@@ -684,12 +696,11 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 # --------------------------------------------------------------------------- decide
 
 
+@kit.seated
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks); :class:`~cardcore.errors.InvalidSeat` for a seat that is
     not one (a caller's error)."""
-    if type(seat) is not int or not 0 <= seat < len(state.hands):
-        check_seat(state.setup.seats, seat)
     finished = state.finished
     if len(finished) >= len(state.hands) - 1:  # outcome(state) is set (a resign ends a setup)
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
@@ -800,7 +811,7 @@ def _split_turn_play(
     ``combine_hand_and_up``); raises ``CardNotAvailable``."""
     hand = state.hands[p]
     if hand:
-        if _contains(hand, cards):
+        if _holds(hand, cards):
             return cards, ()
         rules = state.setup.rules
         if rules.combine_hand_and_up and not state.stock:
@@ -810,7 +821,7 @@ def _split_turn_play(
         raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{_cards_text(cards)} not in your hand")
     up = state.up[p]
     if up:
-        if _contains(up, cards):
+        if _holds(up, cards):
             return (), cards
         raise Rejected(
             RejectCode.CARD_NOT_AVAILABLE, f"{_cards_text(cards)} not among your face-up cards"
@@ -820,43 +831,41 @@ def _split_turn_play(
     )
 
 
-def _lowest_plain(cards: Iterable[Card], rules: Rules) -> int | None:
-    """The lowest non-power rank among ``cards`` (``starter_must_play_lowest``)."""
-    ranks = [c.rank for c in cards if not _is_power(c.rank, rules)]
+def _bound_rank(state: State, p: int) -> int | None:
+    """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
+    of the game is the lowest non-power rank of the active source."""
+    rules = state.setup.rules
+    if not (rules.starter_must_play_lowest and state.opening):
+        return None
+    ranks = [c.rank for c in _source(state, p) if not _is_power(c.rank, rules)]
     return min(ranks, key=_ORDER.__getitem__) if ranks else None
 
 
 def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
-    if state.phase != "play":
-        _require_play_phase(state)
+    """docs/games/palace.md#a-turn, step 1 (docs/games/palace.md#legal-plays); by another seat, a
+    completion (docs/games/palace.md#out-of-turn-completion)."""
+    _require_play_phase(state)
     if state.current != p:
         return _decide_completion(state, p, cards)
     if not cards:
         raise Rejected(RejectCode.CARD_NOT_AVAILABLE, "a play needs at least one card")
-    hand = state.hands[p]
-    from_hand: tuple[Card, ...]
-    from_up: tuple[Card, ...]
-    if len(cards) == 1 and cards[0] in hand:  # the commonest play: one card from the hand
-        from_hand, from_up = cards, ()
-    else:
-        from_hand, from_up = _split_turn_play(state, p, cards)
+    from_hand, from_up = _split_turn_play(state, p, cards)
     rank = cards[0].rank
     for c in cards:
         if c.rank != rank:
             raise Rejected(RejectCode.MIXED_RANKS, f"{_cards_text(cards)} are not all one rank")
     rules = state.setup.rules
-    if rank not in _allowed(state.pile, rules):
+    if rank not in state.allowed:
         raise Rejected(
             RejectCode.ILLEGAL_CARD,
             f"{rank_name(rank)} does not go on {_top_text(state.pile, rules)}",
         )
-    if rules.starter_must_play_lowest and state.opening:
-        lowest = _lowest_plain(_source(state, p), rules)
-        if lowest is not None and rank != lowest:
-            raise Rejected(
-                RejectCode.ILLEGAL_CARD,
-                f"the first play must be your lowest card, a {rank_name(lowest)}",
-            )
+    lowest = _bound_rank(state, p)
+    if lowest is not None and rank != lowest:
+        raise Rejected(
+            RejectCode.ILLEGAL_CARD,
+            f"the first play must be your lowest card, a {rank_name(lowest)}",
+        )
     return _resolve(state, p, from_hand, from_up, None, out_of_turn=False)
 
 
@@ -998,6 +1007,7 @@ def _burn_draw_out(
 
 
 def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
+    """docs/games/palace.md#face-down-cards: the face-down cards are played blind, last."""
     _require_play_phase(state)
     if state.current != p:
         raise _not_your_turn(state)
@@ -1009,8 +1019,7 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
     if not 0 <= index < len(down):
         raise Rejected(RejectCode.INVALID_TARGET, f"no face-down card {index} (have {len(down)})")
     card = down[index]
-    rules = state.setup.rules
-    if card.rank in _allowed(state.pile, rules):
+    if card.rank in state.allowed:
         return _resolve(state, p, (), (), (index, card), out_of_turn=False)
     # docs/games/palace.md#face-down-cards: a blind card that does not fit goes into the hand with
     # the whole pile.
@@ -1025,17 +1034,14 @@ def _decide_face_down(state: State, p: int, index: int) -> list[Event]:
 def _has_plain_play(state: State, p: int) -> bool:
     """Can ``p`` make a play that fits and does not fail (docs/games/palace.md#picking-up,
     ``MustPlayIfAble``)?"""
-    rules = state.setup.rules
     hand = state.hands[p]
-    source = hand if hand else state.up[p]
-    pile = state.pile
+    source = _source(state, p)
     # Only a lone last card can fail: with two or more, one can always be kept back.
     lone_last = len(source) == 1 and (
         not state.stock and not state.up[p] and not state.down[p] if hand else not state.down[p]
     )
-    allowed = _allowed(pile, rules)
     for c in source:
-        if c.rank in allowed:
+        if c.rank in state.allowed:
             return not (lone_last and _power_finish_fails(state, c.rank))
     return False
 
@@ -1101,131 +1107,114 @@ def _decide_add_drawn(state: State, p: int, cards: tuple[Card, ...]) -> list[Eve
 # --------------------------------------------------------------------------- evolve
 
 
-_new = tuple.__new__
-"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
-
-
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
-    The frequent play-phase events (``@final``) are matched by exact type first, most frequent
-    first: a ``match`` class pattern costs as much as building the new state."""
-    (
-        setup, phase, hands, up, down, stock, pile, burned, current, follow_up, direction, ready,
-        finished, window, opening, revealed, set_aside, resigned,
-    ) = state  # fmt: skip
+    The play's events are tested first, the commonest first (``type(event) is``): a ``match``
+    class pattern costs more than building the next state."""
+    s = state
     if type(event) is TurnPassed:
-        return _new(State, (
-            setup, phase, hands, up, down, stock, pile, burned, event.current, event.follow_up,
-            direction, ready, finished, event.window, opening, revealed,
-            set_aside, resigned,
-        ))  # fmt: skip
+        return s._replace(current=event.current, follow_up=event.follow_up, window=event.window)
     if type(event) is CardsPlayed:
-        p, from_hand, from_up = event.seat, event.from_hand, event.from_up
-        if from_hand:
-            hand = hands[p]
-            if len(from_hand) == 1:
-                i = hand.index(from_hand[0])
-                hand = hand[:i] + hand[i + 1 :]
-            else:
-                hand = _minus(hand, from_hand) or ()
-            hands = hands[:p] + (hand,) + hands[p + 1 :]
-        if from_up:
-            row = _minus(up[p], from_up) or ()
-            up = up[:p] + (row,) + up[p + 1 :]
-        return _new(State, (
-            setup, phase, hands, up, down, stock, pile + from_hand + from_up, burned, current,
-            follow_up, direction, ready, finished, window, False, revealed,
-            set_aside, resigned,
-        ))  # fmt: skip
+        p = event.seat
+        return s._replace(
+            hands=_take(s.hands, p, event.from_hand),
+            up=_take(s.up, p, event.from_up),
+            pile=s.pile + event.from_hand + event.from_up,
+            opening=False,
+        )
     if type(event) is CardsDrawn:
         p, k = event.seat, len(event.cards)
-        hands = hands[:p] + (hands[p] + stock[:k],) + hands[p + 1 :]
-        return _new(State, (
-            setup, phase, hands, up, down, stock[k:], pile, burned, current, follow_up,
-            direction, ready, finished, window, opening, revealed,
-            set_aside, resigned,
-        ))  # fmt: skip
+        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.stock[:k]), stock=s.stock[k:])
     if type(event) is PileTaken:
         p = event.seat
-        hands = hands[:p] + (hands[p] + pile,) + hands[p + 1 :]
-        return _new(State, (
-            setup, phase, hands, up, down, stock, (), burned, current, follow_up, direction,
-            ready, finished, window, opening, revealed,
-            set_aside, resigned,
-        ))  # fmt: skip
+        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.pile), pile=())
     if type(event) is PileBurned:
-        return _new(State, (
-            setup, phase, hands, up, down, stock, (), burned + pile, current, follow_up,
-            direction, ready, finished, window, opening, revealed,
-            set_aside, resigned,
-        ))  # fmt: skip
+        return s._replace(burned=s.burned + s.pile, pile=())
     if type(event) is FaceDownTurned:
-        p, index, card = event.seat, event.index, event.card
-        row = down[p]
-        down = down[:p] + (row[:index] + row[index + 1 :],) + down[p + 1 :]
-        return _new(State, (
-            setup, phase, hands, up, down, stock, pile + (card,), burned, current, follow_up,
-            direction, ready, finished, window, False, card,
-            set_aside, resigned,
-        ))  # fmt: skip
+        p, i = event.seat, event.index
+        return s._replace(
+            down=_put(s.down, p, s.down[p][:i] + s.down[p][i + 1 :]),
+            pile=s.pile + (event.card,),
+            opening=False,
+            revealed=event.card,
+        )
+    return _evolve_rarely(s, event)
+
+
+_RarerEvent = (
+    CardsAdded
+    | PlayerWentOut
+    | DirectionReversed
+    | Swapped
+    | Readied
+    | PlayStarted
+    | PlayerResigned
+    | Dealt
+)
+"""The events ``evolve`` does not test first (those it does are ``@final``: mypy knows the rest)."""
+
+
+def _evolve_rarely(s: State, event: _RarerEvent) -> State:
+    """The events of the setup, of a player going out or resigning, and the rare effects."""
     match event:
         case CardsAdded(p, cards):
-            hands = hands[:p] + (_minus_last(hands[p], cards),) + hands[p + 1 :]
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile + cards, burned, current, follow_up,
-                direction, ready, finished, window, opening, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(
+                hands=_put(s.hands, p, _minus_last(s.hands[p], cards)), pile=s.pile + cards
+            )
         case PlayerWentOut(p):
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
-                direction, ready, (*finished, p), window, opening, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(finished=(*s.finished, p))
         case DirectionReversed(direction):
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
-                direction, ready, finished, window, opening, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(direction=direction)
         case Swapped(p, hand_card, up_card):
-            hands = hands[:p] + (_replace(hands[p], hand_card, up_card),) + hands[p + 1 :]
-            up = up[:p] + (_replace(up[p], up_card, hand_card),) + up[p + 1 :]
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
-                direction, ready, finished, window, opening, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(
+                hands=_put(s.hands, p, _swap(s.hands[p], hand_card, up_card)),
+                up=_put(s.up, p, _swap(s.up[p], up_card, hand_card)),
+            )
         case Readied(p):
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
-                direction, ready | {p}, finished, window, opening, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(ready=s.ready | {p})
         case PlayStarted(starter):
-            return _new(State, (
-                setup, "play", hands, up, down, stock, pile, burned, starter, False, direction,
-                ready, finished, None, True, revealed,
-                set_aside, resigned,
-            ))  # fmt: skip
+            return s._replace(
+                phase="play", current=starter, follow_up=False, window=None, opening=True
+            )
         case PlayerResigned(p):
             # docs/games/common.md#leaving-a-game: everything the seat holds leaves the game; it is
             # out (ranked by outcome).
-            set_aside = set_aside + hands[p] + up[p] + down[p]
-            hands, up, down = (rows[:p] + ((),) + rows[p + 1 :] for rows in (hands, up, down))
-            return _new(State, (
-                setup, phase, hands, up, down, stock, pile, burned, current, follow_up,
-                direction, ready, (*finished, p), window, opening, revealed,
-                set_aside, (*resigned, p),
-            ))  # fmt: skip
-        case Dealt(dealt_down, dealt_up, dealt_hands, dealt_stock):
+            return s._replace(
+                hands=_put(s.hands, p, ()),
+                up=_put(s.up, p, ()),
+                down=_put(s.down, p, ()),
+                finished=(*s.finished, p),
+                set_aside=s.set_aside + s.hands[p] + s.up[p] + s.down[p],
+                resigned=(*s.resigned, p),
+            )
+        case Dealt(down, up, hands, stock):
             return State(
-                setup, "setup", _real(dealt_hands), tuple(tuple(u) for u in dealt_up),
-                _real(dealt_down), tuple(c for c in dealt_stock if isinstance(c, Card)),
-            )  # fmt: skip
+                setup=s.setup,
+                phase="setup",
+                hands=_real(hands),
+                up=tuple(tuple(row) for row in up),
+                down=_real(down),
+                stock=tuple(c for c in stock if isinstance(c, Card)),
+            )
         case _:
             assert_never(event)
+
+
+def _take(
+    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
+    if not cards:
+        return rows
+    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :]
+
+
+def _put(
+    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with seat ``p``'s row replaced by ``row``."""
+    return rows[:p] + (row,) + rows[p + 1 :]
 
 
 def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:
@@ -1285,15 +1274,10 @@ def _sees_hand(viewer: Viewer, seat: int) -> bool:
     return viewer == Role.REFEREE or viewer == seat
 
 
-def _check_viewer(seats: int, viewer: Viewer) -> None:
-    """A seat viewer must be a seat of the game (:class:`~cardcore.errors.InvalidSeat`): a bool
-    would otherwise pass for seat 1 (``True == 1``) and an out-of-range one see nothing."""
-    if not isinstance(viewer, str):
-        check_seat(seats, viewer)
-
-
+@kit.viewed
 def view(state: State, viewer: Viewer) -> View:
-    _check_viewer(len(state.hands), viewer)
+    """What ``viewer`` sees; a seat viewer that is not a seat raises ``InvalidSeat`` (a bool would
+    otherwise pass for seat 1, ``True == 1``, and an out-of-range one see nothing)."""
     referee = viewer == Role.REFEREE
     hands: tuple[tuple[SeenCard, ...], ...] = tuple(
         h if _sees_hand(viewer, q) else (HIDDEN,) * len(h) for q, h in enumerate(state.hands)
@@ -1339,7 +1323,7 @@ def redact(event: Event, viewer: Viewer) -> Event:
             return event
         return CardsDrawn(event.seat, (HIDDEN,) * len(event.cards))
     if type(event) is Dealt:
-        _check_viewer(len(event.hands), viewer)
+        kit.check_viewer(viewer, len(event.hands))
         return Dealt(
             tuple((HIDDEN,) * len(d) for d in event.down),
             event.up,
@@ -1403,81 +1387,73 @@ def outcome(state: State) -> Outcome | None:
 _MULTISET_CAP: Final = 64
 """Beyond this many distinct sub-multisets of one rank (several decks), one per size is listed."""
 
-_ALL_CARDS: Final = (*standard_deck(), JOKER)
-"""Every card value, in ``Card.index`` order."""
-_FACE_DOWN: Final = tuple(PlayFaceDown(i) for i in range(32))
-_SINGLE_PLAYS: Final = tuple(Play((c,)) for c in _ALL_CARDS)
-_SWAP_TABLE: Final = tuple(tuple(Swap(h, u) for u in _ALL_CARDS) for h in _ALL_CARDS)
-"""Commands built once at import and never changed, indexed by position / ``Card.index``:
-building a frozen dataclass costs more than a tuple index, and these are the usual ones."""
 
-
-def _rank_plays_table() -> tuple[tuple[tuple[Play, ...], ...], ...]:
-    """``[rank][suit mask]`` → the plays of every non-empty subset of that rank's cards of those
-    suits (bit ``i`` = ``SUITS[i]``), in ``_multisets`` order: smaller first, then card order."""
-    out: list[tuple[tuple[Play, ...], ...]] = [()]  # rank 0: jokers have no suit
-    for rank in range(1, 14):
-        by_mask: list[tuple[Play, ...]] = [()]
-        for mask in range(1, 16):
-            cards = [_ALL_CARDS[i * 13 + rank - 1] for i in range(4) if mask >> i & 1]
-            by_mask.append(tuple(Play(m) for m in _multisets(cards)))
-        out.append(tuple(by_mask))
-    return tuple(out)
-
-
-_SUIT_BIT: Final = tuple(1 << (i // 13) if i < 52 else 0 for i in range(53))
-"""``Card.index`` → the bit of its suit in a ``_RANK_PLAYS`` mask (0 for a joker)."""
-_RANK: Final = attrgetter("rank")
-
-
-def _play(cards: tuple[Card, ...]) -> Play:
-    return _SINGLE_PLAYS[cards[0].index] if len(cards) == 1 else Play(cards)
-
-
-def _multisets(cards: list[Card]) -> list[tuple[Card, ...]]:
+def _multisets(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     """Every distinct non-empty sub-multiset of ``cards`` (all one rank), smallest first, then in
-    card order; bounded by ``_MULTISET_CAP``."""
-    m = len(cards)
-    if m == 1:
-        return [(cards[0],)]
-    cards = sorted(cards)
-    if len(set(cards)) == m:  # one deck: every card differs, so every combination is distinct
-        if m <= 6:
-            return [t for k in range(1, m + 1) for t in combinations(cards, k)]
-        return [tuple(cards[:k]) for k in range(1, m + 1)]
-    groups: list[tuple[Card, int]] = []
-    for c in cards:
-        if groups and groups[-1][0] is c:
-            groups[-1] = (c, groups[-1][1] + 1)
-        else:
-            groups.append((c, 1))
-    total = 1
-    for _, k in groups:
-        total *= k + 1
-    if total - 1 > _MULTISET_CAP:
-        return [tuple(cards[:k]) for k in range(1, m + 1)]
-    out: list[tuple[Card, ...]] = []
-    for counts in product(*(range(k + 1) for _, k in groups)):
-        if any(counts):
-            out.append(tuple(c for (c, _), k in zip(groups, counts, strict=True) for _ in range(k)))
-    out.sort(key=lambda t: (len(t), [c.index for c in t]))
-    return out
+    card order; one per size only, the smallest cards first, beyond ``_MULTISET_CAP`` of them
+    (several decks)."""
+    ordered = sorted(cards)
+    distinct = sorted(set(ordered))
+    counts = [ordered.count(c) for c in distinct]
+    if prod(k + 1 for k in counts) - 1 > _MULTISET_CAP:
+        return [tuple(ordered[:k]) for k in range(1, len(ordered) + 1)]
+    subsets = [
+        tuple(c for c, k in zip(distinct, chosen, strict=True) for _ in range(k))
+        for chosen in product(*(range(k + 1) for k in counts))
+        if any(chosen)
+    ]
+    return sorted(subsets, key=lambda m: (len(m), m))
 
 
-_RANK_PLAYS: Final = _rank_plays_table()
+def _plays_of(cards: Iterable[Card]) -> tuple[Play, ...]:
+    """A play of each of ``_multisets(cards)``, in its order."""
+    return tuple(Play(m) for m in _multisets(cards))
 
 
-def _fitting(
-    source: tuple[Card, ...], allowed: frozenset[int], lowest: int | None, rules: Rules
-) -> list[tuple[int, list[Card]]]:
-    """The cards of ``source`` that may be played now (rank in ``allowed``; only ``lowest`` if
-    the first play is bound), grouped by rank, cheapest rank first (``_COSTS``); one pass."""
+_ONE_DECK_SETS: Final = (
+    frozenset({JOKER}),
+    *(
+        cards
+        for rank in range(1, 14)
+        for cards in kit.subsets(c for c in standard_deck() if c.rank == rank)
+        if cards
+    ),
+)
+"""Every set of one deck's cards of one rank (a joker alone: two are the same card twice)."""
+
+_ONE_DECK_PLAYS: Final = kit.tabulate(_plays_of, _ONE_DECK_SETS)
+"""``_plays_of`` each of ``_ONE_DECK_SETS``: the plays listed at nearly every turn, built once."""
+
+
+def _one_deck_plays(cards: tuple[Card, ...]) -> tuple[Play, ...]:
+    """``_plays_of(cards)`` (their order does not matter), from ``_ONE_DECK_PLAYS``."""
+    return _ONE_DECK_PLAYS[frozenset(cards)]
+
+
+_PLAYS: Final = kit.tabulate(
+    _one_deck_plays, (order for cards in _ONE_DECK_SETS for order in permutations(cards))
+)
+"""``_plays_of`` one deck's cards of one rank, in every order they can lie in a hand: a look-up
+by the cards as the active source holds them."""
+
+
+def _plays(cards: list[Card]) -> tuple[Play, ...]:
+    """``_plays_of(cards)``, from its table unless a card is there twice (several decks)."""
+    return _PLAYS.get(tuple(cards)) or _plays_of(cards)
+
+
+def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
+    """The cards of ``p``'s active source that may be played now (their rank in
+    ``state.allowed``; only the bound rank for a bound first play, ``_bound_rank``), grouped by
+    rank, cheapest rank first (``_COSTS``). The current player's are ``state.playable``."""
+    allowed = state.allowed
+    lowest = _bound_rank(state, p)
     if lowest is not None:
         if lowest not in allowed:
             return []
         allowed = frozenset((lowest,))
     groups: dict[int, list[Card]] = {}
-    for c in source:
+    for c in _source(state, p):
         r = c.rank
         if r in allowed:
             g = groups.get(r)
@@ -1487,66 +1463,47 @@ def _fitting(
                 g.append(c)
     if len(groups) <= 1:
         return list(groups.items())
-    cost = _COSTS[rules.three_invisible]
+    cost = _COSTS[state.setup.rules.three_invisible]
     return sorted(groups.items(), key=lambda group: cost[group[0]])
 
 
+@kit.seated
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
-    hands = state.hands
-    if type(seat) is not int or not 0 <= seat < len(hands):
-        check_seat(state.setup.seats, seat)
     finished = state.finished
-    if seat in finished or len(finished) >= len(hands) - 1:
+    if seat in finished or len(finished) >= len(state.hands) - 1:
         return []
     if state.phase == "setup":
         return _setup_commands(state, seat)
-    current = state.current
-    if current is None:
+    if state.current is None:
         return []
-    if current != seat:
-        window = state.window
-        if window is not None and window[0] == seat:
-            return _out_of_turn_commands(state, seat)
-        pile = state.pile
-        if pile:  # a completion needs a card of the top card's rank: look before listing them
-            rules = state.setup.rules
-            if _completion_played(rules) and pile[-1].rank in map(
-                _RANK, hands[seat] or state.up[seat]
-            ):
-                return _completions(state, seat)
-        return []
+    if state.current != seat:
+        return _out_of_turn_commands(state, seat)
+    return _turn_commands(state, seat)
+
+
+def _turn_commands(state: State, seat: int) -> list[Command]:
+    """The current player's commands: its plays (docs/games/palace.md#legal-plays), and the
+    pick-up when it may (docs/games/palace.md#picking-up)."""
     rules = state.setup.rules
-    hand = hands[seat]
-    source = hand if hand else state.up[seat]
+    hand = state.hands[seat]
+    source = _source(state, seat)
     if not source:
-        k = len(state.down[seat])
-        return list(_FACE_DOWN[:k]) if k <= len(_FACE_DOWN) else [PlayFaceDown(i) for i in range(k)]
+        return [PlayFaceDown(i) for i in range(len(state.down[seat]))]
     pile = state.pile
     out: list[Command] = []
-    lowest = (
-        _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
-    )
-    fitting = _fitting(source, _allowed(pile, rules), lowest, rules)
-    for rank, cards in fitting:
-        if len(cards) == 1:
-            out.append(_SINGLE_PLAYS[cards[0].index])
-            continue
-        mask = 0
-        for c in cards:
-            mask |= _SUIT_BIT[c.index]
-        if rank and mask.bit_count() == len(cards):  # distinct suited cards: the table has them
-            out.extend(_RANK_PLAYS[rank][mask])
-        else:
-            out.extend(_play(m) for m in _multisets(cards))
+    fitting = state.playable
+    for _, cards in fitting:
+        out.extend(_plays(cards))
     if hand and rules.combine_hand_and_up and not state.stock:
+        lowest = _bound_rank(state, seat)
         rank = hand[0].rank
         extra = [c for c in state.up[seat] if c.rank == rank]
         if (
             extra
             and all(c.rank == rank for c in hand)
-            and rank in _allowed(pile, rules)
+            and rank in state.allowed
             and (lowest is None or rank == lowest)
         ):
             base = tuple(sorted(hand))
@@ -1563,20 +1520,19 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     return out
 
 
+_EVERY_CARD: Final = (*standard_deck(), JOKER)
+
+_SWAPS: Final = kit.tabulate(Swap, _EVERY_CARD, _EVERY_CARD)
+"""Every swap, built once: a setup lists up to ``cards_per_area²`` of them per seat."""
+
+
 def _setup_commands(state: State, seat: int) -> list[Command]:
+    """Every swap of a hand card with a face-up card (each pair once: several decks may hold
+    it twice), then ``Ready`` (docs/games/palace.md#swapping)."""
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
-    out: list[Command] = []
-    seen: set[tuple[Card, Card]] = set()
-    for h in state.hands[seat]:
-        for u in state.up[seat]:
-            key = (h, u)
-            if key in seen:
-                continue  # the same pair twice (several decks)
-            seen.add(key)
-            out.append(_SWAP_TABLE[h.index][u.index])
-    out.append(READY)
-    return out
+    pairs = dict.fromkeys(product(state.hands[seat], state.up[seat]))
+    return [*(_SWAPS[pair] for pair in pairs), READY]
 
 
 def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
@@ -1622,7 +1578,7 @@ def _completions(state: State, seat: int) -> list[Command]:
                     _decide_completion(state, seat, m)
                 except Rejected:
                     continue
-            out.append(_play(m))
+            out.append(Play(m))
     return out
 
 
@@ -1631,11 +1587,9 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     its cards (and face-up ones when combining); None if only failing plays exist."""
     rules = state.setup.rules
     hand = state.hands[seat]
-    source = hand if hand else state.up[seat]
-    lowest = (
-        _lowest_plain(source, rules) if rules.starter_must_play_lowest and state.opening else None
-    )
-    for rank, cards in _fitting(source, _allowed(state.pile, rules), lowest, rules):
+    source = _source(state, seat)
+    playable = state.playable if seat == state.current else _fitting(state, seat)
+    for rank, cards in playable:
         count = len(cards)
         from_up = 0
         if hand and rules.combine_hand_and_up and not state.stock and count == len(hand):
@@ -1650,11 +1604,11 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
                     continue
         if (
             not rules.finish_on_special
-            and lowest is None
             and not _is_power(rank, rules)
             and not state.stock
             and not state.down[seat]
             and not (hand and state.up[seat])
+            and _bound_rank(state, seat) is None
         ):
             # The last cards: a player who may not go out on a power card plays its power cards
             # before its last plain set, or it would be left holding them (a pick-up loop).
@@ -1667,51 +1621,25 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     return None
 
 
+@kit.seated
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
     cards; never fail to go out on a power card when a pick-up is possible; never resign."""
-    hands = state.hands
-    if type(seat) is not int or not 0 <= seat < len(hands):
-        check_seat(state.setup.seats, seat)
     if isinstance(command, Play):
         if state.current != seat:
             return True  # an out-of-turn completion burns the pile and wins the lead
-        cards = command.cards
-        rules = state.setup.rules
-        if (
-            cards
-            and rules.finish_on_special
-            and not rules.combine_hand_and_up
-            and not (state.opening and rules.starter_must_play_lowest)
-        ):
-            # The common case, without listing the plays: the sensible play is every card of
-            # the cheapest rank that fits (no flag bends it).
-            allowed = _allowed(state.pile, rules)
-            rank = cards[0].rank
-            if rank in allowed:
-                ranks = [c.rank for c in hands[seat] or state.up[seat]]
-                cost = _COSTS[rules.three_invisible]
-                return ranks.count(rank) == len(cards) and not any(
-                    r in allowed and cost[r] < cost[rank] for r in ranks
-                )
-        best = _best_play(state, seat)
+        best = state.best_play
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
+        cards = command.cards
         return len(cards) == best[1] and bool(cards) and cards[0].rank == best[0]
     if isinstance(command, Swap):
         cost = _COSTS[state.setup.rules.three_invisible]
         return cost[command.hand_card.rank] > cost[command.up_card.rank]
     if isinstance(command, Pickup):
-        rules = state.setup.rules
-        if (
-            rules.finish_on_special
-            and not rules.combine_hand_and_up
-            and not (state.opening and rules.starter_must_play_lowest)
-        ):
-            allowed = _allowed(state.pile, rules)
-            return allowed.isdisjoint([c.rank for c in hands[seat] or state.up[seat]])
-        return _best_play(state, seat) is None
+        best = state.best_play if seat == state.current else _best_play(state, seat)
+        return best is None
     if isinstance(command, Ready):
         return seat not in state.ready
     return not isinstance(command, kit.Resign)  # legal, never wise: bots must not resign
@@ -1980,10 +1908,7 @@ def _check_window(state: State, window: object, n: int, k: int) -> None:
 # --------------------------------------------------------------------------- notation
 
 
-NOTATION_FIELDS: Final = (
-    "phase", "hands", "up", "down", "stock", "pile", "burned", "current", "follow_up",
-    "direction", "ready", "finished", "window", "opening", "revealed", "set_aside", "resigned",
-)  # fmt: skip
+NOTATION_FIELDS: Final = State._fields[1:]
 """The fields of Palace's notation, in order (docs/notation/palace.md): State's own. The last two
 are written only once a seat has resigned (docs/games/common.md#leaving-a-game), so that every text
 of rules version 1 (a log header's position) still reads, and formats, as it did."""
@@ -1997,10 +1922,10 @@ _RANK_TEXTS: Final = ("JK", *RANKS)
 _DIRECTIONS: Final = ("cw", "ccw")
 
 
+@kit.viewed
 def format_position(state: State, viewer: Viewer) -> str:
     """The position in Palace's notation (docs/notation/palace.md); what ``viewer`` may not see
     (``view`` hides it: others' hands, every face-down card, the stock) is ``??``."""
-    _check_viewer(len(state.hands), viewer)
     referee = viewer == Role.REFEREE
 
     def row(cards: Sequence[Card], visible: bool) -> str:
@@ -2040,9 +1965,23 @@ def parse_position(text: str, rules: Rules | None = None) -> State:
     if isinstance(text, str) and text.strip().count(" ") < len(names):  # no resign fields
         names = names[:-_RESIGN_FIELDS]
     (
-        phase, hands_t, up_t, down_t, stock_t, pile_t, burned_t, current_t, follow_t,
-        direction_t, ready_t, finished_t, window_t, opening_t, revealed_t, *resign_t,
-    ) = nt.split(text, GAME.info.name, names)  # fmt: skip
+        phase,
+        hands_t,
+        up_t,
+        down_t,
+        stock_t,
+        pile_t,
+        burned_t,
+        current_t,
+        follow_t,
+        direction_t,
+        ready_t,
+        finished_t,
+        window_t,
+        opening_t,
+        revealed_t,
+        *resign_t,
+    ) = nt.split(text, GAME.info.name, names)
     nt.parse_choice(phase, "phase", _PHASES)
     hands = nt.parse_per_seat(hands_t, "hands", nt.parse_cards)
     n = len(hands)
@@ -2194,23 +2133,8 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
         aliases=("shithead",),
     ),
     rules_type=Rules,
-    command_types=(Swap, Ready, Play, PlayFaceDown, Pickup, AddDrawn, kit.Resign),
-    event_types=(
-        Dealt,
-        Swapped,
-        Readied,
-        PlayStarted,
-        CardsPlayed,
-        FaceDownTurned,
-        CardsAdded,
-        PileBurned,
-        CardsDrawn,
-        PileTaken,
-        PlayerWentOut,
-        DirectionReversed,
-        TurnPassed,
-        PlayerResigned,
-    ),
+    command_types=kit.union_types(Command),
+    event_types=kit.union_types(Event),
     view_type=View,
     initial_state=initial_state,
     deal=deal,
