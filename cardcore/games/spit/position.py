@@ -29,6 +29,7 @@ from .rules import (
     hide_layout,
     is_stuck,
     layout_size,
+    tops_up,
 )
 
 
@@ -67,9 +68,7 @@ def position(
     )
     given = tuple(up or ())
     ups = tuple(
-        tuple(given[s]) + (0,) * (n - len(given[s]))
-        if s < len(given)
-        else tuple(1 if p else 0 for p in lay[s])
+        tuple(given[s]) + (0,) * (n - len(given[s])) if s < len(given) else tops_up(lay[s])
         for s in range(len(lay))
     )
     callers = (
@@ -335,6 +334,7 @@ def _check_ready(state: State) -> None:
         if not total:
             raise InvalidPosition(f"layouts[{s}]", f"seat {s}'s packet is empty: it has won")
         sizes, spits = _layout_sizes(total, n)
+        laid_up = tops_up(lay)
         for i in range(n):
             if len(lay[i]) != sizes[i]:
                 raise InvalidPosition(
@@ -342,7 +342,7 @@ def _check_ready(state: State) -> None:
                     f"laid out, {total} cards give stock pile {i} {sizes[i]} cards, "
                     f"got {len(lay[i])}",
                 )
-            if state.up[s][i] != (1 if lay[i] else 0):
+            if state.up[s][i] != laid_up[i]:
                 raise InvalidPosition(f"up[{s}][{i}]", "laid out, each top alone is face up")
         if len(state.spit_cards[s]) != spits:
             raise InvalidPosition(f"spit_cards[{s}]", f"laid out, {total} cards leave {spits}")
@@ -418,10 +418,11 @@ def _check_round(state: State, stacking: bool) -> None:
 
 
 def _field_names(n: int) -> tuple[str, ...]:
-    return (
-        "phase", "round", *(f"L{i}" for i in range(n)), "up", "spit_cards", "spit_piles",
-        "called", "call_targets", "locked", "chooser", "winner",
-    )  # fmt: skip
+    """The notation's fields after the game's name (docs/notation/spit.md): ``L0`` … one per
+    stock pile."""
+    piles = tuple(f"L{i}" for i in range(n))
+    after = ("up", "spit_cards", "spit_piles", "called", "call_targets", "locked", "chooser")
+    return ("phase", "round", *piles, *after, "winner")
 
 
 RESIGNED_FIELD: Final = "resigned"

@@ -267,6 +267,9 @@ Event = (
     | Resigned
 )
 
+RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resigned
+"""The events that start, end and lay out rounds, or end the game: the rarer ones."""
+
 PLAY_STARTED: Final = PlayStarted()
 
 # --------------------------------------------------------------------------- state
@@ -274,11 +277,12 @@ PLAY_STARTED: Final = PlayStarted()
 Layout = tuple[tuple[Card, ...], ...]
 
 
+@kit.state
 class State(NamedTuple):
     """A whole Spit position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple rather than a frozen dataclass, by measurement (as ratscrew): ``evolve`` builds
-    one per event and a tuple is built several times faster; it is just as immutable and typed."""
+    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
+    ``s._replace(...)``, naming only the fields the event changes."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -797,8 +801,11 @@ def _as_cards(
     return tuple(tuple(tuple(c for c in p if isinstance(c, Card)) for p in lay) for lay in layouts)
 
 
-_new = tuple.__new__
-"""Builds a State from a full tuple of its fields, skipping the keyword-argument layer."""
+def tops_up(layout: Sequence[Sequence[SeenCard]]) -> tuple[int, ...]:
+    """A layout as it is laid out (docs/games/spit.md#laying-out): each pile's top alone is face
+    up, an empty space has none."""
+    return tuple(1 if pile else 0 for pile in layout)
+
 
 _NO_CALLS: Final[frozenset[int]] = frozenset()
 NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
@@ -809,101 +816,102 @@ def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     return (v, pair[1]) if i == 0 else (pair[0], v)
 
 
+def _replaced(items: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
+    """``items`` (a layout's piles, or their face-up counts) with item ``i`` replaced by ``v``."""
+    out = list(items)
+    out[i] = v
+    return tuple(out)
+
+
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
     The frequent events come first, told apart by ``isinstance`` (a ``match`` class pattern costs
     several times more), and rebuild only the per-seat or per-pile pairs they change."""
-    (
-        setup, phase, layouts, up, spit_cards, spit_piles, called, call_targets, locked, chooser,
-        round_, shuffles, winner, resigned,
-    ) = state  # fmt: skip
+    s = state
     if isinstance(event, CardPlayed):
         p, i, j = event.seat, event.source, event.target
-        lay = list(layouts[p])
-        lay[i] = lay[i][:-1]
-        ups = list(up[p])
-        ups[i] -= 1
-        return _new(State, (
-            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
-            _pair(spit_piles, j, spit_piles[j] + (event.card,)), called, call_targets, locked,
-            chooser, round_, shuffles, winner, resigned,
-        ))  # fmt: skip
+        layout, up = s.layouts[p], s.up[p]
+        return s._replace(
+            layouts=_pair(s.layouts, p, _replaced(layout, i, layout[i][:-1])),
+            up=_pair(s.up, p, _replaced(up, i, up[i] - 1)),
+            spit_piles=_pair(s.spit_piles, j, (*s.spit_piles[j], event.card)),
+        )
     if isinstance(event, Flipped):
-        ups = list(up[event.seat])
-        ups[event.pile] = 1
-        return _new(State, (
-            setup, phase, layouts, _pair(up, event.seat, tuple(ups)), spit_cards, spit_piles,
-            called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
-        ))  # fmt: skip
-    if isinstance(event, (Moved, Stacked)):
+        p = event.seat
+        return s._replace(up=_pair(s.up, p, _replaced(s.up[p], event.pile, 1)))
+    if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
-        before, before_up = layouts[p], up[p]
-        lay = list(before)
-        lay[i] = before[i][:-1]
-        lay[k] = before[k] + (event.card,)
-        ups = list(before_up)
-        ups[i] = before_up[i] - 1
-        ups[k] = before_up[k] + 1
-        return _new(State, (
-            setup, phase, _pair(layouts, p, tuple(lay)), _pair(up, p, tuple(ups)), spit_cards,
-            spit_piles, called, call_targets, locked, chooser, round_, shuffles, winner, resigned,
-        ))  # fmt: skip
+        piles, ups = list(s.layouts[p]), list(s.up[p])
+        piles[i], piles[k] = piles[i][:-1], (*piles[k], event.card)
+        ups[i], ups[k] = ups[i] - 1, ups[k] + 1
+        return s._replace(layouts=_pair(s.layouts, p, tuple(piles)), up=_pair(s.up, p, tuple(ups)))
     if isinstance(event, SpitCalled):
         p = event.seat
-        callers, done = joint_call(called, p, SEATS)  # done: the effect's events follow
-        return _new(State, (
-            setup, phase, layouts, up, spit_cards, spit_piles, callers,
-            NO_TARGETS if done else _pair(call_targets, p, event.target), locked, chooser,
-            round_, shuffles, winner, resigned,
-        ))  # fmt: skip
+        called, done = joint_call(s.called, p, SEATS)  # done: the effect's events follow
+        targets = NO_TARGETS if done else _pair(s.call_targets, p, event.target)
+        return s._replace(called=called, call_targets=targets)
     if isinstance(event, Spat):
         p, j = event.seat, event.target
-        return _new(State, (
-            setup, phase, layouts, up, _pair(spit_cards, p, spit_cards[p][1:]),
-            _pair(spit_piles, j, spit_piles[j] + (event.card,)), _NO_CALLS, NO_TARGETS,
-            j if event.lock else locked, chooser, round_, shuffles, winner, resigned,
-        ))  # fmt: skip
+        return s._replace(
+            spit_cards=_pair(s.spit_cards, p, s.spit_cards[p][1:]),
+            spit_piles=_pair(s.spit_piles, j, (*s.spit_piles[j], event.card)),
+            called=_NO_CALLS,
+            call_targets=NO_TARGETS,
+            locked=j if event.lock else s.locked,
+        )
+    return _evolve_rarely(s, event)
+
+
+def _evolve_rarely(s: State, event: RoundEvent) -> State:
+    """:func:`evolve` of the events that start, end and lay out rounds."""
     match event:
         case PlayStarted():
-            return _new(State, (
-                setup, "PLAY", layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS, None,
-                None, round_, shuffles, winner, resigned,
-            ))  # fmt: skip
-        case RoundEnded(_, seat, claim):
-            new_phase: Phase = (
-                "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else phase
+            return s._replace(
+                phase="PLAY", called=_NO_CALLS, call_targets=NO_TARGETS, locked=None, chooser=None
             )
-            return _new(State, (
-                setup, new_phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS,
-                locked, seat if claim == "choose" else None, round_, shuffles, winner, resigned,
-            ))  # fmt: skip
+        case RoundEnded(_, seat, claim):
+            phase: Phase = "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else s.phase
+            return s._replace(
+                phase=phase,
+                called=_NO_CALLS,
+                call_targets=NO_TARGETS,
+                chooser=seat if claim == "choose" else None,
+            )
         case PileClaimed():
-            return state
-        case NewLayout(_, new_layouts, new_spit_cards, new_winner):
-            dealt = _as_cards(new_layouts)
-            return _new(State, (
-                setup, "READY" if new_winner is None else "OVER", dealt,
-                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
-                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in new_spit_cards),
-                ((), ()), _NO_CALLS, NO_TARGETS, None, None, round_ + 1, shuffles + 2,
-                new_winner, resigned,
-            ))  # fmt: skip
-        case Dealt(dealt_layouts, dealt_spit_cards):
-            dealt = _as_cards(dealt_layouts)
-            return _new(State, (
-                setup, "READY", dealt,
-                tuple(tuple(1 if p else 0 for p in piles) for piles in dealt),
-                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in dealt_spit_cards),
-                ((), ()), _NO_CALLS, NO_TARGETS, None, None, 1, 0, None, None,
-            ))  # fmt: skip
+            return s
+        case NewLayout(_, layouts, spit_cards, winner):
+            dealt = _as_cards(layouts)
+            return s._replace(
+                phase="READY" if winner is None else "OVER",
+                layouts=dealt,
+                up=tuple(tops_up(layout) for layout in dealt),
+                spit_cards=tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                spit_piles=((), ()),
+                called=_NO_CALLS,
+                call_targets=NO_TARGETS,
+                locked=None,
+                chooser=None,
+                round=s.round + 1,
+                shuffles=s.shuffles + 2,
+                winner=winner,
+            )
+        case Dealt(layouts, spit_cards):
+            dealt = _as_cards(layouts)
+            return State(
+                s.setup,
+                "READY",
+                dealt,
+                tuple(tops_up(layout) for layout in dealt),
+                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                ((), ()),
+            )
         case Resigned(resigner):
             # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
             # effect any more.
-            return _new(State, (
-                setup, phase, layouts, up, spit_cards, spit_piles, _NO_CALLS, NO_TARGETS,
-                locked, chooser, round_, shuffles, 1 - resigner, resigner,
-            ))  # fmt: skip
+            return s._replace(
+                called=_NO_CALLS, call_targets=NO_TARGETS, winner=1 - resigner, resigned=resigner
+            )
         case _:
             assert_never(event)
 
@@ -945,10 +953,10 @@ def hide_layout(
     layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
 ) -> tuple[tuple[SeenCard, ...], ...]:
     """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
+    up = tops_up(layout) if ups is None else ups
     out = []
     for i, pile in enumerate(layout):
-        u = (1 if pile else 0) if ups is None else ups[i]
-        down = len(pile) - u
+        down = len(pile) - up[i]
         out.append((HIDDEN,) * down + tuple(pile[down:]))
     return tuple(out)
 
