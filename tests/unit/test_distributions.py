@@ -87,7 +87,7 @@ def test_the_engine_is_the_engine_alone(tree: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         packages = {n.split("/")[0] for n in zf.namelist() if not n.startswith("cardcore-")}
         assert packages == {"cardcore"}, packages
-        assert "cardcore/games/ratscrew.py" in zf.namelist()
+        assert "cardcore/games/ratscrew/rules.py" in zf.namelist()
         assert _requires(zf) == [], "the engine has no dependency"
 
 
