@@ -1,0 +1,853 @@
+"""Palace's rules (docs/games/palace.md): the variant flags, commands, events, the state, the ranks
+and what may be played on the pile, ``evolve``, the deal, ``outcome`` and who is to act. The game
+itself, with the engine's interpretations ([ENGINE]) stated once, is :mod:`cardcore.games.palace`;
+``decide`` is :mod:`.decide`, ``legal_commands`` and ``is_sensible`` :mod:`.moves`, the views and
+narration :mod:`.views`, positions and their notation :mod:`.position`.
+
+Module order (style.md): rules → commands → events → state → ranks → helpers → what may be played
+→ evolve → deal → outcome. The seat a function is given is checked once, by
+:func:`cardcore.kit.seated` / :func:`cardcore.kit.viewed` (and by ``Match``); the rules trust it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, NamedTuple, assert_never, final
+
+from ... import kit
+from ...cards import JOKER_RANK, Card, SeenCard, rank_name, standard_deck
+from ...engine import (
+    Outcome,
+    Setup,
+    Termination,
+    check_rules,
+    flag,
+)
+from ...errors import InvalidSetup
+from ...rng import shuffled
+
+RULES_VERSION: Final = "2"
+NAME: Final = "palace"
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 8
+
+Phase = Literal["setup", "play"]
+BurnKind = Literal["ten", "four_of_a_kind"]
+TakeReason = Literal["pickup", "failed_blind", "special_finish"]
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags, with their defaults (docs/games/palace.md#variant-flags)."""
+
+    cards_per_area: int = flag(3, "cards face down, face up and in hand per player", min=1)
+    """Any ``k >= 1`` whose deal fits the decks (``check_setup``: ``3·k·seats`` cards)."""
+    two_follow_up: bool = flag(True, "the player of a 2 plays again on it")
+    ten_follow_up: bool = flag(True, "the player of a 10 leads again after the burn")
+    four_of_a_kind_burn: Literal["consecutive", "single_play", "off"] = flag(
+        "consecutive", "four of a rank on top of the pile burns it (any plays, one play, never)"
+    )
+    out_of_turn_completion: bool = flag(True, "anyone may complete a four of a kind out of turn")
+    add_drawn_same_rank: bool = flag(
+        True, "just-drawn cards of the rank just played may be added until the next player acts"
+    )
+    voluntary_pickup: bool = flag(False, "a player may pick up the pile even when able to play")
+    starter_rule: Literal["lowest_in_hand", "first_face_up_three", "left_of_dealer"] = flag(
+        "lowest_in_hand", "who plays first once everybody is ready"
+    )
+    starter_must_play_lowest: bool = flag(False, "the first play must be the starter's lowest")
+    seven_lower: bool = flag(False, "after a 7 the next play must be a 7 or lower (or a power)")
+    eight_skip: bool = flag(False, "each 8 played skips the next player")
+    three_invisible: bool = flag(False, "a 3 goes on anything and is transparent")
+    nine_lower: bool = flag(False, "after a 9 the next play must be a 9 or lower (or a power)")
+    jokers: int = flag(0, "jokers per deck: on anything, transparent, reverse the direction", max=2)
+    finish_on_special: bool = flag(True, "a player may go out on a 2 or 10 (power cards)")
+    combine_hand_and_up: bool = flag(
+        False, "the last hand cards may be played with face-up cards of the same rank"
+    )
+    num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=4)
+
+    def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        # parse_rules checks the bounds of JSON values; direct construction is checked here.
+        if self.cards_per_area < 1:
+            raise InvalidSetup(
+                "rules.cards_per_area", f"must be at least 1, got {self.cards_per_area}"
+            )
+        if not 0 <= self.jokers <= 2:
+            raise InvalidSetup("rules.jokers", f"must be 0..2, got {self.jokers}")
+        if not 1 <= self.num_decks <= 4:
+            raise InvalidSetup("rules.num_decks", f"must be 1..4, got {self.num_decks}")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@kit.command("swap {hand_card} {up_card}")
+class Swap:
+    """Setup: exchange ``hand_card`` from your hand with ``up_card`` from your face-up cards."""
+
+    hand_card: Card
+    up_card: Card
+
+
+@kit.command("ready")
+class Ready:
+    """Setup: you are done swapping."""
+
+
+@kit.command("play {cards}")
+class Play:
+    """Play ``cards`` (one rank) from your active source; out of turn only to complete a four."""
+
+    cards: tuple[Card, ...] = ()
+
+
+@kit.command("blind {index}")
+class PlayFaceDown:
+    """Turn up and play your face-down card at position ``index`` (hand and face-up empty)."""
+
+    index: int
+
+
+@kit.command("pickup")
+class Pickup:
+    """Take the whole pile into your hand (only when you cannot play, by default)."""
+
+
+@kit.command("add {cards}")
+class AddDrawn:
+    """Add just-drawn ``cards`` of the rank you just played, before the next player acts."""
+
+    cards: tuple[Card, ...] = ()
+
+
+Command = Swap | Ready | Play | PlayFaceDown | Pickup | AddDrawn | kit.Resign
+"""``kit.Resign`` is every game's one resign command (docs/games/common.md#leaving-a-game): in any
+phase, never listed by ``legal_commands`` and never sensible, so that no bot resigns by chance."""
+
+READY: Final = Ready()
+PICKUP: Final = Pickup()
+
+# --------------------------------------------------------------------------- events
+
+
+@kit.record
+class Dealt:
+    """The deck was shuffled and dealt: face-down, face-up and hand cards per seat, and the stock
+    (top first). Only the face-up cards are public; a seat sees its own hand."""
+
+    down: tuple[tuple[SeenCard, ...], ...]
+    up: tuple[tuple[Card, ...], ...]
+    hands: tuple[tuple[SeenCard, ...], ...]
+    stock: tuple[SeenCard, ...]
+
+
+@kit.record
+class Swapped:
+    """``seat`` put ``hand_card`` face up in place of ``up_card``, which went into its hand."""
+
+    seat: int
+    hand_card: Card
+    up_card: Card
+
+
+@kit.record
+class Readied:
+    """``seat`` is ready (a repeated call changes nothing)."""
+
+    seat: int
+
+
+@kit.record
+class PlayStarted:
+    """Everyone was ready: the play phase begins and ``starter`` leads
+    (docs/games/palace.md#starter)."""
+
+    starter: int
+
+
+@final
+@kit.record
+class CardsPlayed:
+    """``seat`` put ``from_hand`` then ``from_up`` on the pile; ``out_of_turn`` for a completion."""
+
+    seat: int
+    from_hand: tuple[Card, ...]
+    from_up: tuple[Card, ...]
+    out_of_turn: bool = False
+
+
+@final
+@kit.record
+class FaceDownTurned:
+    """``seat`` turned up its face-down card at ``index`` (``card``) onto the pile."""
+
+    seat: int
+    index: int
+    card: Card
+
+
+@kit.record
+class CardsAdded:
+    """``seat`` added just-drawn ``cards`` to the pile (docs/games/palace.md#add-drawn-window)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@final
+@kit.record
+class PileBurned:
+    """The whole pile (``cards`` of them) left the game, burned by ``seat``'s ten or four."""
+
+    seat: int
+    cards: int
+    by: BurnKind
+
+
+@final
+@kit.record
+class CardsDrawn:
+    """``seat`` drew ``cards`` from the top of the stock (face down to everyone else)."""
+
+    seat: int
+    cards: tuple[SeenCard, ...]
+
+
+@final
+@kit.record
+class PileTaken:
+    """``seat`` took the whole pile (``cards`` of them) into its hand."""
+
+    seat: int
+    cards: int
+    reason: TakeReason
+
+
+@kit.record
+class PlayerWentOut:
+    """``seat`` has no cards left: it finished in ``place`` (1 = first)."""
+
+    seat: int
+    place: int
+
+
+@kit.record
+class DirectionReversed:
+    """Jokers reversed the direction of play; ``direction`` is now +1 or -1."""
+
+    direction: int
+
+
+@kit.record
+class PlayerResigned:
+    """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
+    and face-down) are set aside face down and it is out. ``by`` is the command's: None, or
+    ``"timer"`` for a seat the host forfeited on a time-out (the same effect). Names no card:
+    nothing to redact."""
+
+    seat: int
+    cards: int
+    by: str | None = None
+
+
+@final
+@kit.record
+class TurnPassed:
+    """Who acts next: ``current`` (None once the game is over), whether it owes a ``follow_up``
+    (must play again, no pick-up), the open add-drawn ``window`` ``(seat, rank, drawn count)``
+    and the seats an 8 ``skipped``."""
+
+    current: int | None
+    follow_up: bool
+    window: tuple[int, int, int] | None
+    skipped: tuple[int, ...] = ()
+
+
+Event = (
+    Dealt
+    | Swapped
+    | Readied
+    | PlayStarted
+    | CardsPlayed
+    | FaceDownTurned
+    | CardsAdded
+    | PileBurned
+    | CardsDrawn
+    | PileTaken
+    | PlayerWentOut
+    | DirectionReversed
+    | TurnPassed
+    | PlayerResigned
+)
+
+# --------------------------------------------------------------------------- state
+
+
+@kit.state
+class State(NamedTuple):
+    """A whole Palace position. Build one directly to test from exact cards (see ``position``).
+
+    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
+    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
+    position (which ranks go on the pile, the play a sensible player makes) is worked out once
+    per state."""
+
+    setup: Setup[Rules]
+    phase: Phase
+    hands: tuple[tuple[Card, ...], ...]
+    up: tuple[tuple[Card, ...], ...]
+    down: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...] = ()
+    """Top first."""
+    pile: tuple[Card, ...] = ()
+    """Bottom→top."""
+    burned: tuple[Card, ...] = ()
+    current: int | None = None
+    follow_up: bool = False
+    """The current player must play again (after a 2 or a burn): no pick-up."""
+    direction: int = 1
+    ready: frozenset[int] = frozenset()
+    finished: tuple[int, ...] = ()
+    """Seats that are out, in the order they left: those that went out and those that resigned
+    (``resigned``; in the setup phase only those)."""
+    window: tuple[int, int, int] | None = None
+    """The open add-drawn window: ``(seat, rank just played, cards drawn by its last draw)``;
+    those cards are the last ones of that seat's hand."""
+    opening: bool = False
+    """No card has been played yet (``starter_must_play_lowest``)."""
+    revealed: Card | None = None
+    """The face-down card turned up most recently: everyone saw it, wherever it went."""
+    set_aside: tuple[Card, ...] = ()
+    """The cards of resigned seats, out of the game face down (docs/games/common.md#leaving-a-game),
+    in the order they left: each resigner's hand, then its face-up, then its face-down cards."""
+    resigned: tuple[int, ...] = ()
+    """The seats that resigned, in order. They are in ``finished`` too (they are out: no turn,
+    no window, no command), but rank below every seat that went out (``outcome``)."""
+
+    @kit.derived
+    def allowed(self) -> frozenset[int]:
+        """The ranks that may be played on the pile now: :func:`_allowed`."""
+        return _allowed(self.pile, self.setup.rules)
+
+    @kit.derived
+    def playable(self) -> list[tuple[int, list[Card]]]:
+        """The current player's cards that may be played now, by rank, cheapest first (empty
+        when nobody is to play): :func:`_fitting`."""
+        return [] if self.current is None else _fitting(self, self.current)
+
+    @kit.derived
+    def best_play(self) -> tuple[int, int] | None:
+        """The play a sensible current player makes (None when there is none, or nobody is to
+        play): :func:`_best_play`."""
+        return None if self.current is None else _best_play(self, self.current)
+
+
+# --------------------------------------------------------------------------- ranks
+
+_ORDER: Final = (0, 14, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+"""Strength of each rank index (joker 0, A=1 … K=13) in Palace's order 3 < … < K < A
+(docs/games/palace.md#rank-order)."""
+
+_STARTER_RANKS: Final = (3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 1)
+"""Non-special ranks, lowest first: 2, 10 and jokers never decide the starter
+(docs/games/palace.md#decisions, item 1)."""
+
+
+_COSTS: Final = (
+    (21, 14, 22, 3, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
+    (21, 14, 22, 20, 4, 5, 6, 7, 8, 9, 23, 11, 12, 13),
+)
+"""How dear each rank index is to its holder, without / with ``three_invisible``: the plain
+ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the cheapest first
+and keep the dearest face up."""
+
+
+def _is_power(rank: int, rules: Rules) -> bool:
+    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
+    return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
+
+
+def _is_transparent(rank: int, rules: Rules) -> bool:
+    """Is this rank skipped by every rule that looks at the top card? [ENGINE] Jokers, and 3s
+    under ``three_invisible`` (docs/games/palace.md#variant-flags)."""
+    return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
+
+
+def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
+    """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
+    pile or one of transparent cards only (anything goes on it)."""
+    for card in reversed(pile):
+        if not _is_transparent(card.rank, rules):
+            return card.rank
+    return None
+
+
+def _fits(rank: int, top: int | None, rules: Rules) -> bool:
+    """May a card of ``rank`` go on a pile whose top rank is ``top`` (``_top_rank``)? It must
+    equal or beat it, unless it is a power card or the top is a 2; after a 7 under
+    ``seven_lower`` (a 9 under ``nine_lower``) it must be that rank or lower
+    (docs/games/palace.md#legal-plays, docs/games/palace.md#variant-flags)."""
+    if top is None or top == 2 or _is_power(rank, rules):
+        return True
+    if top == 7 and rules.seven_lower:
+        return _ORDER[rank] <= _ORDER[7]
+    if top == 9 and rules.nine_lower:
+        return _ORDER[rank] <= _ORDER[9]
+    return _ORDER[rank] >= _ORDER[top]
+
+
+def _top_text(pile: Sequence[Card], rules: Rules) -> str:
+    """What a card must go on, in words (``_fits``), for a rejection."""
+    top = _top_rank(pile, rules)
+    if top is None:
+        return "the empty pile"
+    if top == 7 and rules.seven_lower:
+        return "a 7 (7 or lower)"
+    if top == 9 and rules.nine_lower:
+        return "a 9 (9 or lower)"
+    return f"a {rank_name(top)}"
+
+
+_TOPS: Final = (None, *range(14))
+"""Every top rank a pile may have (``_top_rank``): none, or a rank index (0 = joker … 13 = K)."""
+
+_BOOLS: Final = (False, True)
+
+
+def _ranks_that_fit(
+    top: int | None, seven_lower: bool, nine_lower: bool, three_invisible: bool
+) -> frozenset[int]:
+    """Every rank that ``_fits`` on ``top`` under these flags (the only ones it reads)."""
+    rules = Rules(seven_lower=seven_lower, nine_lower=nine_lower, three_invisible=three_invisible)
+    return frozenset(rank for rank in range(14) if _fits(rank, top, rules))
+
+
+_FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
+"""``_ranks_that_fit`` for every top rank and flags."""
+
+
+def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
+    """Every rank that may be played on ``pile`` now (``_fits``, read from its table); a
+    state's is ``state.allowed``."""
+    top = _top_rank(pile, rules)
+    return _FITTING[top, rules.seven_lower, rules.nine_lower, rules.three_invisible]
+
+
+def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
+    """docs/games/palace.md#a-turn, step 2: a 10 burns; so do four of one rank on top
+    (``four_of_a_kind_burn``)."""
+    if rank == 10:
+        return "ten"
+    mode = rules.four_of_a_kind_burn
+    if mode == "consecutive":
+        if len(pile_after) >= 4:
+            a, b, c, d = pile_after[-4:]
+            if a.rank == b.rank == c.rank == d.rank:
+                return "four_of_a_kind"
+    elif mode == "single_play" and played >= 4:
+        return "four_of_a_kind"
+    return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
+    """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
+    rest = tuple(cards)
+    for c in taken:
+        try:
+            i = rest.index(c)
+        except ValueError:
+            return None
+        rest = rest[:i] + rest[i + 1 :]
+    return rest
+
+
+def _holds(cards: Sequence[Card], taken: Sequence[Card]) -> bool:
+    """Does ``cards`` hold ``taken`` (as multisets)?"""
+    return taken[0] in cards if len(taken) == 1 else _minus(cards, taken) is not None
+
+
+def _minus_last(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...]:
+    """``cards`` without ``taken``, removing the last occurrences (just-drawn cards are last)."""
+    rest = list(cards)
+    for c in taken:
+        i = len(rest) - 1 - rest[::-1].index(c)
+        del rest[i]
+    return tuple(rest)
+
+
+def _swap(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
+    """``cards`` with ``new`` in the place of ``old``."""
+    i = cards.index(old)
+    return cards[:i] + (new,) + cards[i + 1 :]
+
+
+def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
+    """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
+    q = (p + direction) % seats
+    while q in finished:
+        q = (q + direction) % seats
+    return q
+
+
+def _advance(
+    seats: int, finished: Sequence[int], p: int, direction: int, steps: int
+) -> tuple[int, tuple[int, ...]]:
+    """The ``steps``-th player after ``p`` in ``direction`` still in the game (``p`` itself
+    counts when the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the
+    players passed over."""
+    passed: list[int] = []
+    q = _next(seats, finished, p, direction)
+    for _ in range(steps - 1):
+        passed.append(q)
+        q = _next(seats, finished, q, direction)
+    return q, tuple(passed)
+
+
+def _source(state: State, p: int) -> tuple[Card, ...]:
+    """The active source's cards (docs/games/palace.md#active-source): the hand, else the face-up
+    cards; () for face-down."""
+    hand = state.hands[p]
+    return hand if hand else state.up[p]
+
+
+def _draw_count(state: State, hand_after: int) -> int:
+    """How many cards a player left with ``hand_after`` in hand draws: back up to
+    ``cards_per_area`` while the stock lasts (docs/games/palace.md#a-turn, step 3)."""
+    need = state.setup.rules.cards_per_area - hand_after
+    return min(need, len(state.stock)) if need > 0 else 0
+
+
+def _goes_out(state: State, hand_after: int, up_after: int, down_after: int) -> bool:
+    """Does a player left with these many cards in hand, face up and face down go out: none
+    at all, and none to draw (docs/games/palace.md#a-turn, step 4)?"""
+    return (
+        hand_after == 0
+        and up_after == 0
+        and down_after == 0
+        and _draw_count(state, hand_after) == 0
+    )
+
+
+def _top_run(pile: Sequence[Card]) -> int:
+    """How many cards of the top card's rank lie on top of ``pile`` (a four burns)."""
+    run = 0
+    for c in reversed(pile):
+        if c.rank != pile[-1].rank:
+            break
+        run += 1
+    return run
+
+
+def _completion_played(rules: Rules) -> bool:
+    """May a four be completed out of turn (docs/games/palace.md#out-of-turn-completion)? [ENGINE]
+    Only where fours burn across plays (``four_of_a_kind_burn="consecutive"``)."""
+    return rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"
+
+
+def _cards_text(cards: Iterable[SeenCard]) -> str:
+    return " ".join(c.symbol if isinstance(c, Card) else "??" for c in cards)
+
+
+# --------------------------------------------------------------------------- what may be played
+
+
+def _bound_rank(state: State, p: int) -> int | None:
+    """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
+    of the game is the lowest non-power rank of the active source."""
+    rules = state.setup.rules
+    if not (rules.starter_must_play_lowest and state.opening):
+        return None
+    ranks = [c.rank for c in _source(state, p) if not _is_power(c.rank, rules)]
+    return min(ranks, key=_ORDER.__getitem__) if ranks else None
+
+
+def _power_finish_fails(state: State, rank: int) -> bool:
+    """Would going out on ``rank`` fail (docs/games/palace.md#variant-flags
+    ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
+    then nobody could ever go out."""
+    rules = state.setup.rules
+    if rules.finish_on_special or not _is_power(rank, rules):
+        return False
+    zones: list[tuple[Card, ...]] = [state.stock, state.pile]
+    for q in range(len(state.hands)):
+        if q not in state.finished:
+            zones += (state.hands[q], state.up[q], state.down[q])
+    return any(not _is_power(c.rank, rules) for zone in zones for c in zone)
+
+
+def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
+    """The cards of ``p``'s active source that may be played now (their rank in
+    ``state.allowed``; only the bound rank for a bound first play, ``_bound_rank``), grouped by
+    rank, cheapest rank first (``_COSTS``). The current player's are ``state.playable``."""
+    allowed = state.allowed
+    lowest = _bound_rank(state, p)
+    if lowest is not None:
+        if lowest not in allowed:
+            return []
+        allowed = frozenset((lowest,))
+    groups: dict[int, list[Card]] = {}
+    for c in _source(state, p):
+        r = c.rank
+        if r in allowed:
+            g = groups.get(r)
+            if g is None:
+                groups[r] = [c]
+            else:
+                g.append(c)
+    if len(groups) <= 1:
+        return list(groups.items())
+    cost = _COSTS[state.setup.rules.three_invisible]
+    return sorted(groups.items(), key=lambda group: cost[group[0]])
+
+
+def _best_play(state: State, seat: int) -> tuple[int, int] | None:
+    """The play a sensible player makes: ``(rank, count)`` of the cheapest rank that fits, all of
+    its cards (and face-up ones when combining); None if only failing plays exist."""
+    rules = state.setup.rules
+    hand = state.hands[seat]
+    source = _source(state, seat)
+    playable = state.playable if seat == state.current else _fitting(state, seat)
+    for rank, cards in playable:
+        count = len(cards)
+        from_up = 0
+        if hand and rules.combine_hand_and_up and not state.stock and count == len(hand):
+            from_up = sum(1 for c in state.up[seat] if c.rank == rank)
+            count += from_up
+        if _power_finish_fails(state, rank):
+            hand_after = len(hand) - (count - from_up) if hand else 0
+            up_after = len(state.up[seat]) - (from_up if hand else count)
+            if _goes_out(state, hand_after, up_after, len(state.down[seat])):
+                count -= 1  # keep one back rather than fail to go out
+                if count == 0:
+                    continue
+        if (
+            not rules.finish_on_special
+            and not _is_power(rank, rules)
+            and not state.stock
+            and not state.down[seat]
+            and not (hand and state.up[seat])
+            and _bound_rank(state, seat) is None
+        ):
+            # The last cards: a player who may not go out on a power card plays its power cards
+            # before its last plain set, or it would be left holding them (a pick-up loop).
+            rest = [c.rank for c in source if c.rank != rank]
+            if rest and all(_is_power(r, rules) for r in rest):
+                cost = _COSTS[rules.three_invisible]
+                power = min(rest, key=cost.__getitem__)
+                return power, rest.count(power)
+        return rank, count
+    return None
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event. No rules: the event carries every decision.
+
+    The play's events are tested first, the commonest first (``type(event) is``): a ``match``
+    class pattern costs more than building the next state."""
+    s = state
+    if type(event) is TurnPassed:
+        return s._replace(current=event.current, follow_up=event.follow_up, window=event.window)
+    if type(event) is CardsPlayed:
+        p = event.seat
+        return s._replace(
+            hands=_take(s.hands, p, event.from_hand),
+            up=_take(s.up, p, event.from_up),
+            pile=s.pile + event.from_hand + event.from_up,
+            opening=False,
+        )
+    if type(event) is CardsDrawn:
+        p, k = event.seat, len(event.cards)
+        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.stock[:k]), stock=s.stock[k:])
+    if type(event) is PileTaken:
+        p = event.seat
+        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.pile), pile=())
+    if type(event) is PileBurned:
+        return s._replace(burned=s.burned + s.pile, pile=())
+    if type(event) is FaceDownTurned:
+        p, i = event.seat, event.index
+        return s._replace(
+            down=_put(s.down, p, s.down[p][:i] + s.down[p][i + 1 :]),
+            pile=s.pile + (event.card,),
+            opening=False,
+            revealed=event.card,
+        )
+    return _evolve_rarely(s, event)
+
+
+_RarerEvent = (
+    CardsAdded
+    | PlayerWentOut
+    | DirectionReversed
+    | Swapped
+    | Readied
+    | PlayStarted
+    | PlayerResigned
+    | Dealt
+)
+"""The events ``evolve`` does not test first (those it does are ``@final``: mypy knows the rest)."""
+
+
+def _evolve_rarely(s: State, event: _RarerEvent) -> State:
+    """The events of the setup, of a player going out or resigning, and the rare effects."""
+    match event:
+        case CardsAdded(p, cards):
+            return s._replace(
+                hands=_put(s.hands, p, _minus_last(s.hands[p], cards)), pile=s.pile + cards
+            )
+        case PlayerWentOut(p):
+            return s._replace(finished=(*s.finished, p))
+        case DirectionReversed(direction):
+            return s._replace(direction=direction)
+        case Swapped(p, hand_card, up_card):
+            return s._replace(
+                hands=_put(s.hands, p, _swap(s.hands[p], hand_card, up_card)),
+                up=_put(s.up, p, _swap(s.up[p], up_card, hand_card)),
+            )
+        case Readied(p):
+            return s._replace(ready=s.ready | {p})
+        case PlayStarted(starter):
+            return s._replace(
+                phase="play", current=starter, follow_up=False, window=None, opening=True
+            )
+        case PlayerResigned(p):
+            # docs/games/common.md#leaving-a-game: everything the seat holds leaves the game; it is
+            # out (ranked by outcome).
+            return s._replace(
+                hands=_put(s.hands, p, ()),
+                up=_put(s.up, p, ()),
+                down=_put(s.down, p, ()),
+                finished=(*s.finished, p),
+                set_aside=s.set_aside + s.hands[p] + s.up[p] + s.down[p],
+                resigned=(*s.resigned, p),
+            )
+        case Dealt(down, up, hands, stock):
+            return State(
+                setup=s.setup,
+                phase="setup",
+                hands=_real(hands),
+                up=tuple(tuple(row) for row in up),
+                down=_real(down),
+                stock=tuple(c for c in stock if isinstance(c, Card)),
+            )
+        case _:
+            assert_never(event)
+
+
+def _take(
+    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
+    if not cards:
+        return rows
+    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :]
+
+
+def _put(
+    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with seat ``p``'s row replaced by ``row``."""
+    return rows[:p] + (row,) + rows[p + 1 :]
+
+
+def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:
+    return tuple(tuple(c for c in row if isinstance(c, Card)) for row in rows)
+
+
+# --------------------------------------------------------------------------- setup, deal
+
+
+def deck(setup: Setup[Rules]) -> list[Card]:
+    return standard_deck(setup.rules.num_decks, setup.rules.jokers)
+
+
+def initial_state(setup: Setup[Rules]) -> State:
+    """The table before the deal: no cards anywhere, setup phase."""
+    empty: tuple[tuple[Card, ...], ...] = ((),) * setup.seats
+    return State(setup, "setup", empty, empty, empty)
+
+
+def check_setup(setup: Setup[Rules]) -> None:
+    """Every seat is dealt ``3 × cards_per_area`` cards, so one deck of the default
+    ``k = 3`` seats 2–5 players; any ``k`` is fine as long as the deal fits the decks
+    (docs/games/palace.md#setup, docs/games/palace.md#variant-flags)."""
+    k = setup.rules.cards_per_area
+    needed = 3 * k * setup.seats
+    cards = len(deck(setup))
+    if needed > cards:
+        raise InvalidSetup(
+            "rules.cards_per_area",
+            f"{setup.seats} seats x 3 areas x {k} cards need {needed} cards but the decks hold "
+            f"{cards} (fewer cards_per_area, or more decks: rules.num_decks)",
+        )
+
+
+def deal(setup: Setup[Rules]) -> list[Event]:
+    """Shuffle with stream 0 and deal (docs/games/palace.md#setup): ``k`` rounds face down, ``k``
+    face up, ``k`` to the hands, one card per seat per round from P0; the rest is the stock, top
+    first."""
+    cards = shuffled(setup.seed, 0, deck(setup))
+    n = setup.seats
+    k = setup.rules.cards_per_area
+    zones: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(3)]
+    i = 0
+    for zone in zones:
+        for _ in range(k):
+            for q in range(n):
+                zone[q].append(cards[i])
+                i += 1
+    down, up, hands = (tuple(tuple(row) for row in zone) for zone in zones)
+    return [Dealt(down, up, hands, tuple(cards[i:]))]
+
+
+# --------------------------------------------------------------------------- outcome, who is to act
+
+
+def outcome(state: State) -> Outcome | None:
+    """Over when one player is left in the game (docs/games/palace.md#end-of-the-game,
+    docs/games/common.md#resign). ``winners`` then ``losers`` list every seat once, best first, so
+    that together they are the final ranking: the seats that went out, in finishing order; the seat
+    left in the game; the resigned seats, the last to resign first (the first to resign ranks last,
+    docs/games/common.md#leaving-a-game).
+
+    * ``OUT_OF_CARDS`` (the last seat to leave went out): ``winners`` are the seats that went
+      out; ``losers`` the seat left holding cards (the shithead), then the resigned seats.
+    * ``RESIGNED`` (the last seat to leave resigned, with two in the game): the other seat wins
+      with those who went out before, ranked after them: ``winners`` are the seats that went
+      out, then the other seat; ``losers`` the resigned seats, this resigner first. In a game
+      where nobody went out (every two-seat game) ``winners`` is the other seat alone.
+
+    No scores, as ever in Palace."""
+    finished = state.finished
+    n = len(state.hands)
+    if len(finished) < n - 1:
+        return None
+    left = tuple(q for q in range(n) if q not in finished)
+    resigned = state.resigned
+    if not resigned:
+        return Outcome(Termination.OUT_OF_CARDS, finished, left)
+    went_out = tuple(q for q in finished if q not in resigned)
+    last_first = resigned[::-1]
+    if finished[-1] in resigned:
+        return Outcome(Termination.RESIGNED, went_out + left, last_first)
+    return Outcome(Termination.OUT_OF_CARDS, went_out, left + last_first)
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    """The seats the game is waiting for (a host's turn timer runs for them): in the setup
+    phase every seat still in that has not called ready, in play the player to move. A seat
+    that may complete four of a kind or add drawn cards is not waited for: those are options."""
+    if state.phase == "setup":
+        out = set(state.finished)
+        return tuple(s for s in range(state.setup.seats) if s not in state.ready and s not in out)
+    return () if state.current is None else (state.current,)

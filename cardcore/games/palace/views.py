@@ -1,0 +1,212 @@
+"""What a Palace viewer sees (``view``, ``redact``, the zones and who sees them) and reads
+(``narrate``: each adjudication in plain words).
+"""
+
+from __future__ import annotations
+
+from typing import Final, assert_never
+
+from ... import kit
+from ...cards import HIDDEN, Card, SeenCard, rank_name
+from ...engine import (
+    Role,
+    Viewer,
+    check_seat,
+)
+from ...errors import InvalidSeat
+from .rules import (
+    CardsAdded,
+    CardsDrawn,
+    CardsPlayed,
+    Dealt,
+    DirectionReversed,
+    Event,
+    FaceDownTurned,
+    Phase,
+    PileBurned,
+    PileTaken,
+    PlayerResigned,
+    PlayerWentOut,
+    PlayStarted,
+    Readied,
+    State,
+    Swapped,
+    TurnPassed,
+    _cards_text,
+)
+
+# --------------------------------------------------------------------------- view
+
+
+@kit.view
+class View:
+    """What one viewer sees: its own hand, everyone's face-up cards, the pile and burned cards;
+    face-down cards, other hands, the stock and the set-aside cards of resigned seats only as
+    ``??`` (all of it to the referee)."""
+
+    phase: Phase
+    hands: tuple[tuple[SeenCard, ...], ...]
+    up: tuple[tuple[Card, ...], ...]
+    down: tuple[tuple[SeenCard, ...], ...]
+    stock: tuple[SeenCard, ...]
+    pile: tuple[Card, ...]
+    burned: tuple[Card, ...]
+    current: int | None
+    follow_up: bool
+    direction: int
+    ready: tuple[int, ...]
+    finished: tuple[int, ...]
+    window: tuple[int, int, int] | None
+    revealed: Card | None
+    set_aside: tuple[SeenCard, ...] = ()
+    resigned: tuple[int, ...] = ()
+
+
+# --------------------------------------------------------------------------- views, redaction
+
+
+def _sees_hand(viewer: Viewer, seat: int) -> bool:
+    return viewer == Role.REFEREE or viewer == seat
+
+
+@kit.viewed
+def view(state: State, viewer: Viewer) -> View:
+    """What ``viewer`` sees; a seat viewer that is not a seat raises ``InvalidSeat`` (a bool would
+    otherwise pass for seat 1, ``True == 1``, and an out-of-range one see nothing)."""
+    referee = viewer == Role.REFEREE
+    hands: tuple[tuple[SeenCard, ...], ...] = tuple(
+        h if _sees_hand(viewer, q) else (HIDDEN,) * len(h) for q, h in enumerate(state.hands)
+    )
+    down: tuple[tuple[SeenCard, ...], ...] = (
+        state.down if referee else tuple((HIDDEN,) * len(d) for d in state.down)
+    )
+    stock: tuple[SeenCard, ...] = state.stock if referee else (HIDDEN,) * len(state.stock)
+    set_aside: tuple[SeenCard, ...] = (
+        state.set_aside if referee else (HIDDEN,) * len(state.set_aside)
+    )
+    return View(
+        phase=state.phase,
+        hands=hands,
+        up=state.up,
+        down=down,
+        stock=stock,
+        pile=state.pile,
+        burned=state.burned,
+        current=state.current,
+        follow_up=state.follow_up,
+        direction=state.direction,
+        ready=tuple(sorted(state.ready)),
+        finished=state.finished,
+        window=state.window,
+        revealed=state.revealed,
+        set_aside=set_aside,
+        resigned=state.resigned,
+    )
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: others' hands, face-down cards, the stock and others'
+    draws are face down but to the referee."""
+    if viewer == Role.REFEREE:
+        return event
+    if type(viewer) is bool:
+        check_seat(1, viewer)  # raises InvalidSeat: True is not seat 1
+    if type(viewer) is int and viewer < 0:
+        raise InvalidSeat(f"no seat {viewer}: seats count from 0")  # no event knows the seats
+    if type(event) is CardsDrawn:
+        if viewer == event.seat:
+            return event
+        return CardsDrawn(event.seat, (HIDDEN,) * len(event.cards))
+    if type(event) is Dealt:
+        kit.check_viewer(viewer, len(event.hands))
+        return Dealt(
+            tuple((HIDDEN,) * len(d) for d in event.down),
+            event.up,
+            tuple(h if viewer == q else (HIDDEN,) * len(h) for q, h in enumerate(event.hands)),
+            (HIDDEN,) * len(event.stock),
+        )
+    return event
+
+
+ZONES: Final = kit.Zones(
+    kit.Zone("hands", "owner", per_seat=True),
+    kit.Zone("up", "everyone", per_seat=True),
+    kit.Zone("down", "nobody", per_seat=True),
+    kit.Zone("stock", "nobody"),
+    kit.Zone("pile", "everyone"),
+    kit.Zone("burned", "everyone"),
+    kit.Zone("set_aside", "nobody"),
+)
+"""Where the cards of a Palace state lie, and who sees them: cards_in_play and shuffle_hidden
+(the add-drawn window counts positions, so it stays consistent). The set-aside cards of resigned
+seats left the game face down (docs/games/common.md#leaving-a-game): nobody sees them, whoever saw
+some of them before."""
+
+shuffle_hidden = ZONES.shuffle_hidden
+cards_in_play = ZONES.cards
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def narrate(event: Event) -> str:
+    """One adjudication in plain words."""
+    match event:
+        case Dealt(down, _, hands, stock):
+            sizes = ", ".join(
+                f"seat {q}: {len(d)} down, {len(u)} up, {len(h)} in hand"
+                for q, (d, u, h) in enumerate(zip(down, event.up, hands, strict=True))
+            )
+            return f"dealt {sizes}; {len(stock)} cards in the stock"
+        case Swapped(seat, hand_card, up_card):
+            return f"seat {seat} put {hand_card.symbol} face up and took {up_card.symbol} in hand"
+        case Readied(seat):
+            return f"seat {seat} is ready"
+        case PlayStarted(starter):
+            return f"everybody is ready: seat {starter} starts"
+        case CardsPlayed(seat, from_hand, from_up, out_of_turn):
+            cards = from_hand + from_up
+            if out_of_turn:
+                return (
+                    f"seat {seat} completed four {rank_name(cards[0].rank)}s out of turn with "
+                    f"{_cards_text(cards)}"
+                )
+            where = "hand" if not from_up else "face-up cards" if not from_hand else "hand and up"
+            return f"seat {seat} played {_cards_text(cards)} from {where}"
+        case FaceDownTurned(seat, index, card):
+            return f"seat {seat} turned up face-down card {index}: {card.symbol}"
+        case CardsAdded(seat, cards):
+            return f"seat {seat} added just-drawn {_cards_text(cards)}"
+        case PileBurned(seat, cards, by):
+            why = "a 10" if by == "ten" else "four of a kind"
+            return f"{why}: the pile burns ({cards} cards), by seat {seat}"
+        case CardsDrawn(seat, drawn):
+            if drawn and drawn[0] is HIDDEN:
+                return f"seat {seat} drew {len(drawn)} card{'s' if len(drawn) != 1 else ''}"
+            return f"seat {seat} drew {_cards_text(drawn)}"
+        case PileTaken(seat, cards, reason):
+            why = {
+                "pickup": "picks up the pile",
+                "failed_blind": "cannot play the blind card: takes it with the pile",
+                "special_finish": "may not go out on a power card: takes the pile",
+            }[reason]
+            return f"seat {seat} {why} ({cards} cards)"
+        case PlayerWentOut(seat, place):
+            return f"seat {seat} has no cards left: out in place {place}"
+        case PlayerResigned(seat, cards, by):
+            who = f"seat {seat} resigned" if by is None else f"seat {seat} forfeited ({by})"
+            leave = "card leaves" if cards == 1 else "cards leave"
+            return f"{who}; its {cards} {leave} the game face down"
+        case DirectionReversed(direction):
+            return "play reverses: now " + ("clockwise" if direction == 1 else "anticlockwise")
+        case TurnPassed(current, follow_up, window, skipped):
+            if current is None:
+                return "one player is left holding cards: the game is over"
+            text = f"seat {current} {'plays again' if follow_up else 'to play'}"
+            if skipped:
+                text += " (skipped " + ", ".join(f"seat {q}" for q in skipped) + ")"
+            if window is not None:
+                text += f"; seat {window[0]} may add just-drawn {rank_name(window[1])}s"
+            return text
+        case _:
+            assert_never(event)
