@@ -23,7 +23,7 @@ AnyGame = Game[Any, Any, Any, Any, Any]
 BAD_SEATS: tuple[object, ...] = (3, -1, True, False, 1.0, "0", None)
 """Not a seat of a three-seat game (two-seat games: 2 and 3 are out of range too)."""
 
-CONVERTED = ("ratscrew", "slapjack")
+CONVERTED = ("ratscrew", "slapjack", "palace")
 """Games whose functions declare the kit's seat check (tests/unit/test_game_modules.py)."""
 
 
