@@ -155,7 +155,9 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
     pairs = dict.fromkeys(product(state.hands[seat], state.up[seat]))
-    return [*(_SWAPS[pair] for pair in pairs), READY]
+    out: list[Command] = [_SWAPS[pair] for pair in pairs]
+    out.append(READY)
+    return out
 
 
 def _out_of_turn_commands(state: State, seat: int) -> list[Command]:

@@ -613,7 +613,6 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     its cards (and face-up ones when combining); None if only failing plays exist."""
     rules = state.setup.rules
     hand = state.hands[seat]
-    source = _source(state, seat)
     playable = state.playable if seat == state.current else _fitting(state, seat)
     for rank, cards in playable:
         count = len(cards)
@@ -638,7 +637,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
         ):
             # The last cards: a player who may not go out on a power card plays its power cards
             # before its last plain set, or it would be left holding them (a pick-up loop).
-            rest = [c.rank for c in source if c.rank != rank]
+            rest = [c.rank for c in _source(state, seat) if c.rank != rank]
             if rest and all(_is_power(r, rules) for r in rest):
                 cost = _COSTS[rules.three_invisible]
                 power = min(rest, key=cost.__getitem__)
