@@ -11,12 +11,7 @@ from typing import Final
 from ... import kit
 from ... import notation as nt
 from ...cards import HIDDEN, RANKS, Card, rank_name
-from ...engine import (
-    Role,
-    Setup,
-    Viewer,
-    seats_phrase,
-)
+from ...engine import Role, Setup, Viewer, seats_phrase
 from ...errors import InvalidPosition
 from .rules import (
     MAX_SEATS,

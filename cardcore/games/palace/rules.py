@@ -17,13 +17,7 @@ from typing import Final, Literal, NamedTuple, assert_never, final
 
 from ... import kit
 from ...cards import JOKER_RANK, Card, SeenCard, rank_name, standard_deck
-from ...engine import (
-    Outcome,
-    Setup,
-    Termination,
-    check_rules,
-    flag,
-)
+from ...engine import Outcome, Setup, Termination, check_rules, flag
 from ...errors import InvalidSetup
 from ...rng import shuffled
 

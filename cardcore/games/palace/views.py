@@ -8,11 +8,7 @@ from typing import Final, assert_never
 
 from ... import kit
 from ...cards import HIDDEN, Card, SeenCard, rank_name
-from ...engine import (
-    Role,
-    Viewer,
-    check_seat,
-)
+from ...engine import Role, Viewer, check_seat
 from ...errors import InvalidSeat
 from .rules import (
     CardsAdded,
