@@ -1,0 +1,82 @@
+"""What every game is made of, written once: the record type of commands, events and views, the
+game's state and the speed of the engine, turn order, slap patterns, joint calls, and zones (which
+cards a state holds where, and who sees them).
+
+A game module imports these instead of writing its own; each is the rule text of docs/games/ it
+cites, kept small enough to read beside it. (Positions' notation and checks are in
+:mod:`cardcore.notation`.)
+
+**Speed lives here, and only here** (design.md, "Speed of the core"). A game's module is rule text:
+it declares what it wants fast and the kit makes it so, by one mechanism each:
+
+* :func:`state` — a game's ``State`` (a ``NamedTuple``) whose ``s._replace(field=...)`` is about
+  as fast as a hand-written positional tuple build, so ``evolve`` names the fields it changes and
+  nothing else;
+* :class:`derived` — a value of a state (is the game over? what would a slap match?) worked out
+  once per state and kept with it, for the questions asked of one position for every seat;
+* :func:`tabulate` — a rule evaluated once, at import, over finite domains (the flag values, the
+  cards, the seats), declared next to the readable rule it speeds up; a table of a command class is
+  the game's interned commands;
+* :func:`seated` / :func:`viewed` — the one check of the seat or viewer a rule function is given,
+  so the rule below trusts it;
+* :func:`union_types` — ``command_types`` and ``event_types`` read from the ``Command`` and
+  ``Event`` unions, never repeated by hand.
+
+Each is measured where it is defined. A compiled build (mypyc) keeps the same calls and may swap
+how the kit makes them fast without touching a game.
+
+A game imports the package (``from cardcore import kit``, then ``kit.state``, ``kit.Resign``),
+never its modules, one job each: :mod:`.records` (events, views, commands and their unions),
+:mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the one ``exec``: a
+record's ``__init__`` and a state's ``_replace``), :mod:`.states` (the state and its derived
+values), :mod:`.tables`, :mod:`.seats`, :mod:`.common` (leaving, turn order, slap patterns and
+joint calls) and :mod:`.zones`.
+"""
+
+from __future__ import annotations
+
+from .common import (
+    DOUBLE,
+    MAX_SEATS,
+    RESIGN_BY_TIMER,
+    SANDWICH,
+    PairPattern,
+    Resign,
+    double_or_sandwich,
+    joint_call,
+    next_holder,
+    next_in_game,
+)
+from .records import command, record, union_types, view
+from .seats import check_viewer, seated, trusted, viewed
+from .states import derived, state
+from .tables import subsets, tabulate
+from .zones import Visibility, Zone, Zones
+
+__all__ = [
+    "DOUBLE",
+    "MAX_SEATS",
+    "RESIGN_BY_TIMER",
+    "SANDWICH",
+    "PairPattern",
+    "Resign",
+    "Visibility",
+    "Zone",
+    "Zones",
+    "check_viewer",
+    "command",
+    "derived",
+    "double_or_sandwich",
+    "joint_call",
+    "next_holder",
+    "next_in_game",
+    "record",
+    "seated",
+    "state",
+    "subsets",
+    "tabulate",
+    "trusted",
+    "union_types",
+    "view",
+    "viewed",
+]

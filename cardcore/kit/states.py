@@ -1,0 +1,129 @@
+"""A game's state and the values derived from it, made fast in one place: :func:`state` (a
+``NamedTuple`` whose ``_replace`` builds the next state at about positional-tuple speed) and
+:class:`derived` (a value of a state worked out once, then kept with it)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar, overload
+
+from . import codegen
+
+_S = TypeVar("_S")
+_T = TypeVar("_T")
+
+
+class _Unset:
+    """The default of each parameter of a state's ``_replace``: the field keeps its value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
+
+
+_UNSET: Final = _Unset()
+
+
+def state(cls: type[_S]) -> type[_S]:
+    """A game's ``State``: a ``NamedTuple`` whose first field is ``setup`` (``Match`` and the log
+    replace it with ``s._replace(setup=...)``), made fast in the two ways an engine needs:
+
+    * ``s._replace(field=...)`` builds the next state about as fast as a hand-written positional
+      tuple, so ``evolve`` names only the fields an event changes;
+    * :class:`derived` values (``state.ended``, ``state.slap``) are computed once per state and
+      kept with it, so the questions asked of one position for every seat at every step
+      (``legal_commands``, ``is_sensible``) read them instead of working them out again.
+
+    ::
+
+        @kit.state
+        class State(NamedTuple):
+            setup: Setup[Rules]
+            stacks: tuple[tuple[Card, ...], ...]
+            played: tuple[Card, ...] = ()
+            ...
+
+            @kit.derived
+            def ended(self) -> Outcome | None:
+                return outcome(self)
+
+        case CardPlayed():
+            return s._replace(played=s.played + (event.card,), current=event.current, ...)
+
+    mypy checks each keyword of ``_replace`` against the field it names (a misspelt field or a
+    value of the wrong type is a type error), and the state stays a ``NamedTuple``: immutable,
+    equal by value, unpacked, pickled and matched as before. The class returned is a subclass of
+    the one declared, under the same name, whose instances may keep derived values (a
+    ``NamedTuple``'s own instances have no room for them).
+
+    Why, by measurement (CPython 3.11, min of 300 runs of 2,000 on a shared machine, the 11-field
+    ERS state, four fields changed, their values computed in each): a hand-written
+    ``tuple.__new__(State, (...))`` 298-323 ns, the kit's ``_replace`` 413-462 ns, the stdlib's
+    827-952 ns; a ``**changes`` loop over an index table, the best way without generated code,
+    640-700 ns. The kit's parameters are positional-or-keyword (CPython fills their defaults from
+    a tuple; from a dict for keyword-only ones, 51 ns more), and an unknown field is a
+    ``TypeError`` (keeping the stdlib's ``ValueError`` cost 35 ns more; mypy refuses it first)."""
+    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and fields):
+        raise TypeError(f"kit.state takes a NamedTuple class, not {cls!r}")
+    if fields[0] != "setup":
+        raise TypeError(f"{cls.__name__}: a game's state has 'setup' as its first field")
+    # No __slots__: the subclass's instances get a __dict__, where derived values are kept.
+    made: Any = type(
+        cls.__name__,
+        (cls,),
+        {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__},
+    )
+    ns: dict[str, Any] = {"_unset": _UNSET, "_new": tuple.__new__, "_cls": made}
+    new = [f"self[{i}] if {f} is _unset else {f}" for i, f in enumerate(fields)]
+    body = [f"    return _new(_cls, ({', '.join(new)},))"]
+    replace = codegen.function("_replace", ["self", *(f"{f}=_unset" for f in fields)], body, ns)
+    replace.__qualname__ = f"{cls.__qualname__}._replace"
+    replace.__doc__ = f"A new {cls.__name__} with the fields given changed (kit.state)."
+    made._replace = replace
+    return made  # type: ignore[no-any-return]
+
+
+class derived(Generic[_S, _T]):  # lower case: a decorator, as property is
+    """A value of a :func:`state` computed from it by ``rule`` the first time it is read, then
+    kept with that state (a state never changes, so neither does the value)::
+
+        @kit.derived
+        def slap(self) -> tuple[SlapRule, tuple[Card, ...]] | None:
+            \"\"\"The pattern a slap would match now.\"\"\"
+            return slap_match(self.played, self.setup.rules.slap_rules)
+
+    ``rule`` is the readable rule, or calls it; ``state.slap`` is then an attribute read. The
+    next state (``_replace``) starts with none kept.
+
+    Why, by measurement (CPython 3.11): bots and hosts ask ``legal_commands`` and
+    ``is_sensible`` of one position for every seat, and ``Match`` asks ``outcome`` after every
+    action; each asked again whether the game is over or the pile slappable. A kept value is read
+    in ~17 ns, where calling ERS's ``outcome`` costs ~160 ns and ``slap_match`` ~200-300 ns; the
+    first read costs ~190 ns more than calling the rule (the descriptor, the state's ``__dict__``).
+    In the random playouts of the engine harness, ERS's rule text with ``ended`` and ``slap`` runs
+    1-5 % faster than the hand-inlined fast paths it replaced (the same run, before and after)."""
+
+    def __init__(self, rule: Callable[[_S], _T]) -> None:
+        self.rule = rule
+        self.name = rule.__name__
+        self.__doc__ = rule.__doc__
+        self.read: Callable[[_S], _T] = operator.attrgetter(self.name)
+        """The value as a function of the state, kept as reading the attribute keeps it: the
+        ``GAME``'s ``outcome=State.ended.read``, so that ``Match`` asking it after each action
+        keeps the answer for the game's own questions of the same state."""
+
+    @overload
+    def __get__(self, state: None, owner: type[Any]) -> derived[_S, _T]: ...
+    @overload
+    def __get__(self, state: _S, owner: type[Any]) -> _T: ...
+    def __get__(self, state: _S | None, owner: type[Any]) -> _T | derived[_S, _T]:
+        if state is None:
+            return self
+        value = self.rule(state)
+        # A non-data descriptor: once the state's __dict__ holds the value, Python reads it
+        # from there and never calls this again for that state.
+        state.__dict__[self.name] = value
+        return value
