@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ... import kit
 from ... import notation as nt
 from ...cards import HIDDEN, Card, SeenCard
 from ...engine import (
@@ -24,11 +25,11 @@ from .rules import (
     Phase,
     Rules,
     State,
-    check_viewer,
     deck,
     hide_layout,
     is_stuck,
     layout_size,
+    locked_out,
     tops_up,
 )
 
@@ -387,7 +388,7 @@ def _check_round(state: State, stacking: bool) -> None:
                 continue
             if not piles[t]:
                 raise InvalidPosition(f"call_targets[{p}]", f"spit pile {t} does not exist")
-            if locked is not None and t != locked and spits[p] and not spits[1 - p]:
+            if locked_out(state, p, t):
                 raise InvalidPosition(f"call_targets[{p}]", f"the solo spit is locked to {locked}")
         return
     for j in range(SPIT_PILES):
@@ -443,7 +444,7 @@ def _has_resigned_field(text: object, fields: int) -> bool:
 def format_position(state: State, viewer: Viewer = Role.REFEREE) -> str:
     """The position in Spit's notation (docs/notation/spit.md): for any viewer but the referee,
     face-down layout cards and every spit card (exactly what :func:`view` hides) are ``??``."""
-    check_viewer(viewer)
+    kit.check_viewer(viewer, SEATS)
     hide = viewer != Role.REFEREE
     layouts = state.layouts
     if hide:

@@ -6,9 +6,8 @@ adjudications in plain words (``narrate``). The game itself is :mod:`cardcore.ga
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ... import kit
@@ -20,7 +19,6 @@ from ...engine import (
     Termination,
     Viewer,
     check_rules,
-    check_seat,
     flag,
 )
 from ...errors import InvalidSetup, RejectCode, Rejected
@@ -312,6 +310,18 @@ class State(NamedTuple):
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood,
     ``winner`` the other seat."""
 
+    @kit.derived
+    def options(self) -> PlayOptions:
+        """Each seat's legal commands in phase ``PLAY`` (its :func:`layout_actions`; when stuck,
+        the stalemate call too, naming any spit pile it may name), and whether the game is stuck:
+        what both seats' ``legal_commands`` and :func:`is_stuck` ask of a position."""
+        fit = playable(self)
+        commands0, unstuck0 = layout_actions(self, 0, fit)
+        commands1, unstuck1 = layout_actions(self, 1, fit)
+        if unstuck0 or unstuck1:
+            return (commands0, commands1), False
+        return (commands0 + _stalemate_calls(self, 0), commands1 + _stalemate_calls(self, 1)), True
+
 
 # --------------------------------------------------------------------------- view
 
@@ -337,8 +347,11 @@ class View:
 
 # --------------------------------------------------------------------------- rules helpers
 
+DECK: Final = tuple(standard_deck())
+_FLAGS: Final = (False, True)
 
-def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
+
+def _fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
     """One rank up or down (K–A–2 with ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal
     with ``allow_equal_rank``, of the other colour with ``alternate_colours``
     (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
@@ -346,119 +359,112 @@ def _rank_fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) 
     return rank_fits and (not alternate or card.is_red != top.is_red)
 
 
-_FIT_TABLES: Final[Mapping[tuple[bool, bool, bool], tuple[frozenset[Card], ...]]] = (
-    MappingProxyType(
-        {
-            (w, e, a): tuple(
-                frozenset(c for c in standard_deck() if _rank_fits(c, top, w, e, a))
-                for top in standard_deck()
-            )
-            for w in (False, True)
-            for e in (False, True)
-            for a in (False, True)
-        }
-    )
-)
-"""For each combination of (wrap, allow_equal_rank, alternate_colours) and each top card (by
-``Card.index``), the set of cards that may go on it: a set lookup per candidate play."""
+def _fitting(top: Card, wrap: bool, equal: bool, alternate: bool) -> frozenset[Card]:
+    """The cards that may go on ``top`` (:func:`_fits`)."""
+    return frozenset(c for c in DECK if _fits(c, top, wrap, equal, alternate))
+
+
+def _fitting_by_top(wrap: bool, equal: bool, alternate: bool) -> tuple[frozenset[Card], ...]:
+    """:func:`_fitting` of each top card, by ``Card.index``."""
+    return tuple(_fitting(top, wrap, equal, alternate) for top in DECK)
+
+
+_FITTING: Final = kit.tabulate(_fitting_by_top, _FLAGS, _FLAGS, _FLAGS)
+"""The cards that fit on each top card under each combination of the flags: a set lookup per
+candidate play."""
+
+
+def fitting(rules: Rules) -> tuple[frozenset[Card], ...]:
+    """The cards that may go on each spit pile top (by ``Card.index``) under ``rules``."""
+    return _FITTING[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
 
 
 def fits(card: Card, top: Card, rules: Rules) -> bool:
     """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
     with ``allow_equal_rank``; of the other colour with ``alternate_colours``
     (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
-    return card in _fit_table(rules)[top.index]
+    return card in fitting(rules)[top.index]
 
 
-def _fit_table(rules: Rules) -> tuple[frozenset[Card], ...]:
-    """The cards that fit on each top card (by ``Card.index``) under ``rules``."""
-    return _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
-
-
-_NOTHING: Final[frozenset[Card]] = frozenset()
-
-
-def _fitsets(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
-    """The cards that fit on each spit pile (an empty set for a pile that does not exist)."""
-    table = _fit_table(state.setup.rules)
+def playable(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
+    """The cards that may be played on each spit pile now (none on a pile that does not
+    exist)."""
+    fit = fitting(state.setup.rules)
     p0, p1 = state.spit_piles
-    return (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
+    return fit[p0[-1].index] if p0 else frozenset(), fit[p1[-1].index] if p1 else frozenset()
 
 
-_MOVES_INTO: Final = MappingProxyType(
-    {
-        shape: tuple(tuple(Move(i, k) for k in range(n) if not shape[k]) for i in range(n))
-        for n in (4, 5)
-        for shape in itertools.product((False, True), repeat=n)
-    }
-)
-"""By which stock piles are non-empty (a tuple of bools): for each pile, the moves from it into
-every empty space, in ``legal_commands`` order."""
+def exposes(pile: Sequence[Card], up: int) -> bool:
+    """Taking the top off this stock pile uncovers a face-down card: the top is its one face-up
+    card and a card lies under it (docs/games/spit.md#stuck, docs/games/spit.md#decisions,
+    item 11)."""
+    return up == 1 and len(pile) >= 2
 
 
-def _scan(
-    layout: Layout,
-    ups: tuple[int, ...],
-    fit: tuple[frozenset[Card], frozenset[Card]],
-    stacking: bool,
-    out: list[Command] | None,
-) -> bool:
-    """Whether the seat with this layout has an action that counts against being stuck
-    (docs/games/spit.md#stuck): (a) a play, (b) a flip, (c) a move or, with stacking, (d) a stack
-    that leaves a face-down card on top of its source (docs/games/spit.md#decisions, item 11).
-    ``fit``: the cards that fit on each spit pile (empty for a pile that does not exist).
+def _can_stack(layout: Layout, ups: tuple[int, ...], i: int, k: int) -> bool:
+    """(``stack_equal_in_layout``) May the face-up top of pile ``i`` go on pile ``k``: another
+    pile, whose top is face up and of the same rank."""
+    dest = layout[k]
+    return k != i and bool(dest) and bool(ups[k]) and dest[-1].rank == layout[i][-1].rank
 
-    The one definition of "stuck": with ``out`` None it returns at the first counting action
-    (:func:`is_stuck`); given a list, it also appends the seat's plays, flips, moves and stacks
-    in ``legal_commands`` order, in the same pass."""
-    f0, f1 = fit
-    counting = False
-    space = () in layout
-    moves = _MOVES_INTO[tuple(map(bool, layout))] if space and out is not None else None
-    i = -1
-    for pile in layout:
-        i += 1
+
+LayoutActions = tuple[tuple[Command, ...], bool]
+"""What one seat may do with its layout now: its plays, flips, moves and stacks, pile by pile,
+and whether one of them counts against being stuck (docs/games/spit.md#stuck): a play, a flip,
+or a move or stack that :func:`exposes` a face-down card."""
+
+
+def layout_actions(
+    state: State, seat: int, fit: tuple[frozenset[Card], frozenset[Card]]
+) -> LayoutActions:
+    """The plays, flips, moves and stacks ``seat``'s layout allows (docs/games/spit.md#playing),
+    and whether one counts against being stuck; ``fit``: the cards :func:`playable` on each spit
+    pile."""
+    layout, ups = state.layouts[seat], state.up[seat]
+    fit0, fit1 = fit
+    stacking = state.setup.rules.stack_equal_in_layout
+    moves = _MOVES_INTO[tuple(map(bool, layout))] if () in layout else None
+    out: list[Command] = []
+    unstuck = False
+    for i, pile in enumerate(layout):
         if not pile:
             continue
-        u = ups[i]
-        if not u:  # (b) flip
-            if out is None:
-                return True
-            out.append(_FLIPS[i])
-            counting = True
+        commands = _PILE_COMMANDS[i]
+        if not ups[i]:
+            out.append(commands.flip)
+            unstuck = True
             continue
-        card = pile[-1]
-        in0 = card in f0
-        in1 = card in f1
-        if in0 or in1:  # (a) play
-            if out is None:
-                return True
-            counting = True
-            if in0:
-                out.append(_PLAYS[i][0])
-            if in1:
-                out.append(_PLAYS[i][1])
-        if space:
-            if u == 1 and len(pile) >= 2:  # (c) a move that exposes a face-down card
-                if out is None:
-                    return True
-                counting = True
-            if moves is not None:
-                out += moves[i]  # type: ignore[operator]  # moves is set only with out
+        top = pile[-1]
+        if top in fit0:
+            out.append(commands.plays[0])
+            unstuck = True
+        if top in fit1:
+            out.append(commands.plays[1])
+            unstuck = True
+        if moves:
+            out += moves[i]
+            unstuck = unstuck or exposes(pile, ups[i])
         if stacking:
-            exposing = u == 1 and len(pile) >= 2
-            rank = card.rank
-            k = -1
-            for dest in layout:
-                k += 1
-                if k != i and dest and ups[k] and dest[-1].rank == rank:
-                    if exposing:  # (d) an exposing stack
-                        if out is None:
-                            return True
-                        counting = True
-                    if out is not None:
-                        out.append(_STACKS[i][k])
-    return counting
+            stacks = [
+                commands.stacks[k] for k in range(len(layout)) if _can_stack(layout, ups, i, k)
+            ]
+            out += stacks
+            unstuck = unstuck or (bool(stacks) and exposes(pile, ups[i]))
+    return tuple(out), unstuck
+
+
+PlayOptions = tuple[tuple[tuple[Command, ...], tuple[Command, ...]], bool]
+"""Each seat's legal commands in phase ``PLAY``, and whether the game is stuck."""
+
+
+def _stalemate_calls(state: State, seat: int) -> tuple[Spit, ...]:
+    """``Spit`` and ``Spit(j)`` for every spit pile ``j`` the call may name
+    (docs/games/spit.md#stalemate)."""
+    piles = state.spit_piles
+    named = tuple(
+        _SPITS_ONTO[j] for j in _SPIT_PILES if piles[j] and not locked_out(state, seat, j)
+    )
+    return (SPIT, *named)
 
 
 def is_stuck(state: State) -> bool:
@@ -466,30 +472,33 @@ def is_stuck(state: State) -> bool:
     existing spit pile, (b) flip a face-down layout top, (c) move a face-up top into an empty space
     so as to expose a face-down card or, with stacking, (d) stack such a top on an equal face-up
     top."""
-    fit = _fitsets(state)
-    stacking = state.setup.rules.stack_equal_in_layout
-    layouts, up = state.layouts, state.up
-    return not _scan(layouts[0], up[0], fit, stacking, None) and not _scan(
-        layouts[1], up[1], fit, stacking, None
-    )
+    return state.options[1]
+
+
+def spits_alone(state: State, seat: int) -> bool:
+    """``seat`` has spit cards and the other seat has none: it spits alone
+    (docs/games/spit.md#stalemate)."""
+    return bool(state.spit_cards[seat]) and not state.spit_cards[1 - seat]
+
+
+def locked_out(state: State, seat: int, j: int) -> bool:
+    """Whether a stalemate call of ``seat`` may not name spit pile ``j``: it spits alone, and the
+    lone spits of this round are locked to the other pile (docs/games/spit.md#stalemate)."""
+    return state.locked is not None and j != state.locked and spits_alone(state, seat)
 
 
 def layout_size(layout: Layout) -> int:
-    n = 0
-    for pile in layout:
-        n += len(pile)
-    return n
+    return sum(len(pile) for pile in layout)
 
 
 # --------------------------------------------------------------------------- decide
 
 
+@kit.seated
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 raises
     :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
-    if seat.__class__ is not int or not 0 <= seat < SEATS:
-        check_seat(SEATS, seat)
     if state.winner is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     t = type(command)
@@ -517,14 +526,27 @@ def _phase_error(state: State, what: str) -> Rejected:
     return Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
 
 
-def _source(state: State, seat: int, i: int) -> tuple[Card, ...]:
+def _stock_piles(state: State, seat: int, *indices: int) -> Layout:
+    """``seat``'s layout, once each of ``indices`` (in turn) names one of its stock piles."""
     layout = state.layouts[seat]
-    if not 0 <= i < len(layout):
-        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
-    return layout[i]
+    for i in indices:
+        if not 0 <= i < len(layout):
+            raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    return layout
+
+
+def _face_up_top(state: State, seat: int, i: int) -> Card:
+    """The face-up top card of ``seat``'s stock pile ``i``: what a play, move or stack takes."""
+    pile = state.layouts[seat][i]
+    if not pile:
+        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
+    if not state.up[seat][i]:
+        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
+    return pile[-1]
 
 
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
+    """docs/games/spit.md#playing: a face-up layout top onto a spit pile it fits."""
     if state.phase != "PLAY":
         raise _phase_error(state, "play")
     i, j = command.source, command.target
@@ -539,36 +561,27 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
                 RejectCode.STALE_ACTION,
                 f"expect_top {command.expect_top.symbol} but spit pile {j} shows {seen}",
             )
-    layout = state.layouts[seat]
-    if not 0 <= i < len(layout):
-        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    layout = _stock_piles(state, seat, i)
     if not has_pile:
         raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
-    pile = layout[i]
-    if not pile:
-        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
-    up = state.up[seat][i]
-    if up == 0:
-        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    card = pile[-1]
-    top_card = piles[j][-1]
-    rules = state.setup.rules
-    if card not in _fit_table(rules)[top_card.index]:
-        raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {top_card.symbol}")
-    events: list[Event] = [CardPlayed(seat, i, j, card)]
-    if rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+    card = _face_up_top(state, seat, i)
+    if not fits(card, piles[j][-1], state.setup.rules):
+        raise Rejected(
+            RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {piles[j][-1].symbol}"
+        )
+    events: list[Event] = [CardPlayed(seat, i, j, card), *_auto_flip(state, seat, i)]
     spits = state.spit_cards
-    if (len(pile) == 1 and layout_size(layout) == 1) or (not spits[0] and not spits[1]):
+    if (len(layout[i]) == 1 and layout_size(layout) == 1) or (not spits[0] and not spits[1]):
         return _end_round_if_due(state, seat, events)
     return events
 
 
 def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
+    """docs/games/spit.md#playing: turn up a face-down layout top."""
     if state.phase != "PLAY":
         raise _phase_error(state, "flip")
     i = command.pile
-    pile = _source(state, seat, i)
+    pile = _stock_piles(state, seat, i)[i]
     if not pile:
         raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {i} is empty")
     if state.up[seat][i]:
@@ -578,60 +591,47 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
 
 
 def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
+    """docs/games/spit.md#playing: a face-up layout top into an empty space."""
     if state.phase != "PLAY":
         raise _phase_error(state, "move")
     i, k = command.source, command.target
-    layout = state.layouts[seat]
-    n = len(layout)
-    if not 0 <= i < n or not 0 <= k < n:
-        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
-    if layout[k]:
+    if _stock_piles(state, seat, i, k)[k]:
         raise Rejected(RejectCode.NO_EMPTY_SPACE, f"stock pile {k} is not an empty space")
-    pile = layout[i]
-    if not pile:
-        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
-    up = state.up[seat][i]
-    if up == 0:
-        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    events: list[Event] = [Moved(seat, i, k, pile[-1])]
-    if state.setup.rules.auto_flip and up == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+    card = _face_up_top(state, seat, i)
+    events: list[Event] = [Moved(seat, i, k, card), *_auto_flip(state, seat, i)]
     return _after_layout_change(state, seat, events)
 
 
 def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
-    rules = state.setup.rules
-    if not rules.stack_equal_in_layout:
+    """(``stack_equal_in_layout``) A face-up layout top onto a face-up top of equal rank."""
+    if not state.setup.rules.stack_equal_in_layout:
         raise Rejected(RejectCode.INVALID_PHASE, "stacking needs the stack_equal_in_layout rule")
     if state.phase != "PLAY":
         raise _phase_error(state, "stack")
     i, k = command.source, command.target
-    layout = state.layouts[seat]
-    n = len(layout)
-    if not 0 <= i < n or not 0 <= k < n:
-        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i if not 0 <= i < n else k}")
+    dest = _stock_piles(state, seat, i, k)[k]
     if i == k:
         raise Rejected(RejectCode.INVALID_TARGET, "cannot stack a pile onto itself")
-    pile = layout[i]
-    if not pile:
-        raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"stock pile {i} is empty")
-    ups = state.up[seat]
-    if ups[i] == 0:
-        raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {i} is face down")
-    dest = layout[k]
+    card = _face_up_top(state, seat, i)
     if not dest:
         raise Rejected(RejectCode.INVALID_TARGET, f"stock pile {k} is empty: use move")
-    if ups[k] == 0:
+    if not state.up[seat][k]:
         raise Rejected(RejectCode.FACE_DOWN, f"the top of stock pile {k} is face down")
-    card = pile[-1]
     if dest[-1].rank != card.rank:
         raise Rejected(
             RejectCode.ILLEGAL_CARD, f"{card.symbol} is not the rank of {dest[-1].symbol}"
         )
-    events: list[Event] = [Stacked(seat, i, k, card)]
-    if rules.auto_flip and ups[i] == 1 and len(pile) >= 2:
-        events.append(Flipped(seat, i, pile[-2], True))
+    events: list[Event] = [Stacked(seat, i, k, card), *_auto_flip(state, seat, i)]
     return _after_layout_change(state, seat, events)
+
+
+def _auto_flip(state: State, seat: int, i: int) -> list[Event]:
+    """(``auto_flip``) Taking the top off stock pile ``i`` turns up the card it exposes
+    (docs/games/spit.md#variant-flags)."""
+    pile = state.layouts[seat][i]
+    if state.setup.rules.auto_flip and exposes(pile, state.up[seat][i]):
+        return [Flipped(seat, i, pile[-2], True)]
+    return []
 
 
 def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[Event]:
@@ -655,12 +655,7 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
         if target is not None:
             if not 0 <= target < SPIT_PILES or not piles[target]:
                 raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target}")
-            if (
-                state.locked is not None
-                and target != state.locked
-                and state.spit_cards[seat]
-                and not state.spit_cards[1 - seat]
-            ):
+            if locked_out(state, seat, target):
                 raise Rejected(
                     RejectCode.SPIT_PILE_LOCKED, f"the solo spit is locked to pile {state.locked}"
                 )
@@ -816,13 +811,6 @@ def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     return (v, pair[1]) if i == 0 else (pair[0], v)
 
 
-def _replaced(items: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
-    """``items`` (a layout's piles, or their face-up counts) with item ``i`` replaced by ``v``."""
-    out = list(items)
-    out[i] = v
-    return tuple(out)
-
-
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
@@ -831,19 +819,21 @@ def evolve(state: State, event: Event) -> State:
     s = state
     if isinstance(event, CardPlayed):
         p, i, j = event.seat, event.source, event.target
-        layout, up = s.layouts[p], s.up[p]
+        piles, ups = list(s.layouts[p]), list(s.up[p])
+        piles[i], ups[i] = piles[i][:-1], ups[i] - 1
         return s._replace(
-            layouts=_pair(s.layouts, p, _replaced(layout, i, layout[i][:-1])),
-            up=_pair(s.up, p, _replaced(up, i, up[i] - 1)),
-            spit_piles=_pair(s.spit_piles, j, (*s.spit_piles[j], event.card)),
+            layouts=_pair(s.layouts, p, tuple(piles)),
+            up=_pair(s.up, p, tuple(ups)),
+            spit_piles=_pair(s.spit_piles, j, s.spit_piles[j] + (event.card,)),
         )
     if isinstance(event, Flipped):
-        p = event.seat
-        return s._replace(up=_pair(s.up, p, _replaced(s.up[p], event.pile, 1)))
+        ups = list(s.up[event.seat])
+        ups[event.pile] = 1
+        return s._replace(up=_pair(s.up, event.seat, tuple(ups)))
     if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
         piles, ups = list(s.layouts[p]), list(s.up[p])
-        piles[i], piles[k] = piles[i][:-1], (*piles[k], event.card)
+        piles[i], piles[k] = piles[i][:-1], piles[k] + (event.card,)
         ups[i], ups[k] = ups[i] - 1, ups[k] + 1
         return s._replace(layouts=_pair(s.layouts, p, tuple(piles)), up=_pair(s.up, p, tuple(ups)))
     if isinstance(event, SpitCalled):
@@ -855,7 +845,7 @@ def evolve(state: State, event: Event) -> State:
         p, j = event.seat, event.target
         return s._replace(
             spit_cards=_pair(s.spit_cards, p, s.spit_cards[p][1:]),
-            spit_piles=_pair(s.spit_piles, j, (*s.spit_piles[j], event.card)),
+            spit_piles=_pair(s.spit_piles, j, s.spit_piles[j] + (event.card,)),
             called=_NO_CALLS,
             call_targets=NO_TARGETS,
             locked=j if event.lock else s.locked,
@@ -943,12 +933,6 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 # --------------------------------------------------------------------------- views, redaction
 
 
-def check_viewer(viewer: Viewer) -> None:
-    """An int viewer is a seat: out of range (or a bool) raises ``InvalidSeat``."""
-    if isinstance(viewer, int) and (viewer.__class__ is not int or not 0 <= viewer < SEATS):
-        check_seat(SEATS, viewer)
-
-
 def hide_layout(
     layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
 ) -> tuple[tuple[SeenCard, ...], ...]:
@@ -961,10 +945,10 @@ def hide_layout(
     return tuple(out)
 
 
+@kit.viewed
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
     card."""
-    check_viewer(viewer)
     referee = viewer == Role.REFEREE
     if referee:
         layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...] = state.layouts
@@ -992,7 +976,7 @@ def view(state: State, viewer: Viewer) -> View:
 
 def redact(event: Event, viewer: Viewer) -> Event:
     """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
-    check_viewer(viewer)
+    kit.check_viewer(viewer, SEATS)
     if viewer == Role.REFEREE:
         return event
     t = type(event)
@@ -1032,72 +1016,86 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(Termination.OUT_OF_CARDS, (w,))
 
 
-_PLAYS: Final = tuple(tuple(Play(i, j) for j in range(SPIT_PILES)) for i in range(5))
-_FLIPS: Final = tuple(Flip(i) for i in range(5))
-_MOVES: Final = tuple(tuple(Move(i, k) for k in range(5)) for i in range(5))
-_STACKS: Final = tuple(tuple(Stack(i, k) for k in range(5)) for i in range(5))
-_SPITS: Final = (SPIT, *(Spit(j) for j in range(SPIT_PILES)))
-_SLAPS: Final = tuple(Slap(j) for j in range(SPIT_PILES))
-_TAKES: Final = tuple(TakePile(j) for j in range(SPIT_PILES))
+_STOCK_PILES: Final = range(5)
+"""The stock piles a layout may have (``num_stock_piles`` is 4 or 5)."""
+_SPIT_PILES: Final = range(SPIT_PILES)
 
 
+class PileCommands(NamedTuple):
+    """The commands that take from one stock pile, built once (:data:`_PILE_COMMANDS`)."""
+
+    flip: Flip
+    plays: tuple[Play, ...]
+    """Onto each spit pile."""
+    moves: tuple[Move, ...]
+    """Into each stock pile."""
+    stacks: tuple[Stack, ...]
+    """Onto each stock pile."""
+
+
+def _pile_commands(i: int) -> PileCommands:
+    return PileCommands(
+        Flip(i),
+        tuple(Play(i, j) for j in _SPIT_PILES),
+        tuple(Move(i, k) for k in _STOCK_PILES),
+        tuple(Stack(i, k) for k in _STOCK_PILES),
+    )
+
+
+_PILE_COMMANDS: Final = kit.tabulate(_pile_commands, _STOCK_PILES)
+
+
+def _moves_into(filled: tuple[bool, ...]) -> tuple[tuple[Move, ...], ...]:
+    """For a layout whose stock piles are ``filled`` or empty: the moves from each pile into
+    every empty space, in order."""
+    return tuple(
+        tuple(_PILE_COMMANDS[i].moves[k] for k, full in enumerate(filled) if not full)
+        for i in range(len(filled))
+    )
+
+
+_MOVES_INTO: Final = kit.tabulate(
+    _moves_into, [*itertools.product(_FLAGS, repeat=4), *itertools.product(_FLAGS, repeat=5)]
+)
+""":func:`_moves_into` of every layout of 4 or 5 stock piles, by which of them hold cards."""
+_SPITS_ONTO: Final = kit.tabulate(Spit, _SPIT_PILES)
+_SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
+_TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
+
+
+@kit.seated
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
     always allowed, never offered, so a bot picking among these never resigns by chance."""
-    if seat.__class__ is not int or not 0 <= seat < SEATS:
-        check_seat(SEATS, seat)
     if state.winner is not None:
         return []
     phase = state.phase
-    piles = state.spit_piles
     if phase == "PLAY":  # the common case, first
-        rules = state.setup.rules
-        table = _FIT_TABLES[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
-        p0, p1 = piles
-        fit = (table[p0[-1].index] if p0 else _NOTHING, table[p1[-1].index] if p1 else _NOTHING)
-        stacking = rules.stack_equal_in_layout
-        layouts, up = state.layouts, state.up
-        mine, my_up = layouts[seat], up[seat]
-        out: list[Command] = []
-        if _scan(mine, my_up, fit, stacking, out) or _scan(
-            layouts[1 - seat], up[1 - seat], fit, stacking, None
-        ):
-            return out
-        out.append(SPIT)  # stuck: the stalemate call, naming any pile it may name
-        solo_locked = (
-            state.locked is not None and state.spit_cards[seat] and not state.spit_cards[1 - seat]
-        )
-        for j in range(SPIT_PILES):
-            if piles[j] and (not solo_locked or j == state.locked):
-                out.append(_SPITS[j + 1])
-        return out
+        return list(state.options[0][seat])
+    piles = state.spit_piles
     if phase == "READY":
         return [SPIT]
     if phase == "SLAP":
-        return [_SLAPS[j] for j in range(SPIT_PILES) if piles[j]]
+        return [_SLAPS[j] for j in _SPIT_PILES if piles[j]]
     if phase == "CHOOSE" and seat == state.chooser:
-        return [_TAKES[j] for j in range(SPIT_PILES) if piles[j]]
+        return [_TAKES[j] for j in _SPIT_PILES if piles[j]]
     return []
 
 
+@kit.seated
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
     spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
     claiming the bigger spit pile ("strategic players slap the pile with fewer cards",
     docs/games/spit.md#slapping-for-piles), and resigning."""
-    if seat.__class__ is not int or not 0 <= seat < SEATS:
-        check_seat(SEATS, seat)
     t = type(command)
     if t is Play or t is Flip:
         return True
     if t is Move or t is Stack:
         i = command.source  # type: ignore[union-attr]
-        return state.up[seat][i] == 1 and len(state.layouts[seat][i]) >= 2  # exposes a card
+        return exposes(state.layouts[seat][i], state.up[seat][i])
     if isinstance(command, Spit):
-        if seat in state.called:
-            return False
-        spits = state.spit_cards
-        return command.target is None or bool(spits[seat] and not spits[1 - seat])
+        return seat not in state.called and (command.target is None or spits_alone(state, seat))
     if t is kit.Resign:
         return False
     j = command.target  # type: ignore[union-attr]
