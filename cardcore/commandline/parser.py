@@ -1,0 +1,211 @@
+"""The argument parser of ``cardcore`` and of each of its commands."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from ..bots import BOT_KINDS
+from ..engine import DEFAULT_EVENT_LIMIT
+from ..rng import MAX_SEED
+from ..version import __version__
+
+SERVICE_COMMANDS = ("serve", "demo", "backup")
+"""Subcommands of the service, present when its distribution (``cardcore-server``) is."""
+
+
+def whole_number(low: int, high: int | None = None, span: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` (to ``high``); a value out of range is
+    a usage error naming the option (exit 2), never a run that quietly does nothing."""
+    span = span or (f"{low} or more" if high is None else f"{low} to {high}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
+        return value
+
+    return parse
+
+
+SEED: Final = whole_number(0, MAX_SEED, "in [0, 2**64)")
+
+
+def _add_games(sub: Any) -> None:
+    g = sub.add_parser(
+        "games",
+        help="list the games, their rules versions and flags",
+        description="List the games: names, aliases, rules versions, seats, and each rule "
+        "flag with its default (what simulate --rule sets).",
+    )
+    g.add_argument("--json", action="store_true", help="the same catalogue as JSON, for programs")
+    g.add_argument("--names", action="store_true", help="names only, one per line")
+
+
+def _add_simulate(sub: Any) -> None:
+    s = sub.add_parser(
+        "simulate",
+        help="play seeded bot games and report how they ended",
+        description="Play seeded games between bots and report how they ended. The same "
+        "command always plays the same games. Exit 0 when every game finished, 1 when some "
+        "ended at the event limit or stalled, 2 on a usage error.",
+    )
+    s.add_argument("game", help="the game, by name or alias (cardcore games lists them)")
+    s.add_argument(
+        "--seats", type=int, metavar="N", help="players at the table (default: the game's fewest)"
+    )
+    s.add_argument(
+        "--seed",
+        type=SEED,
+        default=0,
+        metavar="N",
+        help="the run's seed; each game's seed derives from it, so a run replays exactly "
+        "(default %(default)s)",
+    )
+    s.add_argument(
+        "--games",
+        type=whole_number(1),
+        default=100,
+        metavar="N",
+        help="how many games to play (default %(default)s)",
+    )
+    s.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule flag for every game; repeatable; the value is JSON or a bare word, a "
+        "list flag takes a,b,c (default: each flag's default, as cardcore games lists them)",
+    )
+    s.add_argument(
+        "--bots",
+        choices=sorted(BOT_KINDS),
+        default="reaction",
+        help="who plays: random (any legal command, false slaps included) or reaction "
+        "(sensible play at a human-like pace, an occasional blunder) (default %(default)s)",
+    )
+    s.add_argument(
+        "--event-limit",
+        type=whole_number(1),
+        default=DEFAULT_EVENT_LIMIT,
+        metavar="N",
+        help="events after which a game ends unfinished (default %(default)s)",
+    )
+    s.add_argument(
+        "--log-dir",
+        metavar="DIR",
+        help="write each game's log into DIR (made if missing), one .jsonl file per game "
+        "(default: no logs)",
+    )
+    s.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
+def _add_verify(sub: Any) -> None:
+    v = sub.add_parser(
+        "verify",
+        help="settle a game from its log, a viewer's copy or your receipts",
+        description="Judge a log, a viewer's copy or a receipts file, or (--receipts MINE "
+        "FINAL) what a viewer was shown against the final log. The verdict's first words say "
+        "how far it goes: 'valid' (authenticated by the server's signatures or your "
+        "receipts), 'self-consistent' (a complete log with nothing to show who wrote it), "
+        "'consistent so far' (a game not over yet), 'INVALID at seq N' (the first line that "
+        "differs from what the evidence shows) or 'unsupported'. Exit codes: 0 valid or "
+        "self-consistent, 1 invalid, 2 unsupported input or usage, 3 consistent so far.",
+    )
+    v.add_argument("log", nargs="?", help="a .jsonl log or copy, or - for standard input")
+    v.add_argument(
+        "--receipts",
+        nargs=2,
+        metavar=("MINE", "FINAL"),
+        help="hold MINE (a copy or a receipts file) against FINAL, the complete log",
+    )
+    v.add_argument("--final", metavar="FINAL", help="the same check: LOG is MINE")
+    v.add_argument(
+        "--server-key",
+        metavar="KEY",
+        help="the server's Ed25519 public key (base64url, as ListGames and /v1/server publish "
+        "it; or a file holding it): the log's header and end line must be signed by it",
+    )
+    v.add_argument(
+        "--as",
+        dest="as_",
+        default=None,
+        metavar="SEAT|spectator",
+        help="whose MINE is, for a copy that does not say (downloaded before copies were marked)",
+    )
+    v.add_argument(
+        "--json",
+        action="store_true",
+        help='the verdict as one JSON object: {"status", "at" (the first bad seq, "header" or '
+        'null), "exit", "text"}',
+    )
+
+
+def _add_replay(sub: Any) -> None:
+    r = sub.add_parser(
+        "replay",
+        help="narrate a log and show the state from one viewer",
+        description="Narrate a log entry by entry, then show the state and the position as one "
+        "viewer sees it. A viewer's copy is narrated as its viewer was shown it.",
+    )
+    r.add_argument("log", help="a .jsonl log or a viewer's copy, or - for standard input")
+    r.add_argument(
+        "--as",
+        dest="as_",
+        default=None,
+        metavar="SEAT|spectator|referee",
+        help="whose view (default: the referee's; a copy's own viewer for a copy)",
+    )
+    r.add_argument(
+        "--at",
+        type=whole_number(0),
+        default=None,
+        metavar="SEQ",
+        help="stop after entry SEQ and show the state there (default: the whole log)",
+    )
+
+
+SERVICE_HELP: Final = {
+    "serve": "run the gRPC and REST server and its web table",
+    "demo": "play one game of every game against a local server, and verify each log",
+    "backup": "copy the server's SQLite store while it serves",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cardcore",
+        description="Deterministic, replayable card game engines. cardcore COMMAND --help "
+        "says more about each command.",
+    )
+    p.add_argument("--version", action="version", version=f"cardcore {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    _add_games(sub)
+    _add_simulate(sub)
+    _add_verify(sub)
+    _add_replay(sub)
+    for name in SERVICE_COMMANDS:
+        sp = sub.add_parser(name, help=SERVICE_HELP[name], add_help=False)
+        sp.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+DASHED_VALUES: Final = frozenset({"--server-key"})
+"""Options whose value may begin with ``-``: a base64url key does one time in 64, and argparse
+takes ``--server-key -Abc…`` for a missing value followed by an unknown option."""
+
+
+def attach_values(argv: Sequence[str], options: frozenset[str]) -> list[str]:
+    """``--server-key -Abc…`` → ``--server-key=-Abc…`` for each of ``options`` (what argparse
+    then reads as meant); the service's command line uses it for its own keys."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        value = next(it, None) if arg in options else None
+        out.append(arg if value is None else f"{arg}={value}")
+    return out
