@@ -9,14 +9,16 @@ checks it against the games themselves).
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, Literal, overload
+
+from .engine import Game
+from .errors import UnknownGame
 
 if TYPE_CHECKING:
     # For the type checker only: at run time these imports would load every game eagerly.
-    from .engine import Game
     from .games import palace, ratscrew, slapjack, speed, spit
-
-    AnyGame = Game[Any, Any, Any, Any, Any]
 
     GAMES: tuple[AnyGame, ...]
     """Every registered game, in catalogue order (imports every game on first access)."""
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     PalaceGame = Game[palace.State, palace.Command, palace.Event, palace.View, palace.Rules]
     SpitGame = Game[spit.State, spit.Command, spit.Event, spit.View, spit.Rules]
     SpeedGame = Game[speed.State, speed.Command, speed.Event, speed.View, speed.Rules]
+
+AnyGame = Game[Any, Any, Any, Any, Any]  # a game whose types are not known: any of them
 
 _MODULES: Final[tuple[str, ...]] = ("ratscrew", "slapjack", "palace", "spit", "speed")
 """The game modules of :mod:`cardcore.games`, in catalogue order."""
@@ -55,10 +59,19 @@ _loaded: dict[str, AnyGame] = {}
 def _load(module: str) -> AnyGame:
     game = _loaded.get(module)
     if game is None:
-        # __import__ with a fromlist returns the game module itself (no importlib to load)
-        game = __import__(f"{__package__}.games.{module}", fromlist=["GAME"]).GAME
+        game = _game_module(module).GAME
         _loaded[module] = game
     return game
+
+
+def _game_module(module: str) -> ModuleType:
+    """The module of a game, imported on first use: by its name, and only here.
+
+    On purpose: the table above names every game, but a game's module is imported only when that
+    game is first asked for, so ``import cardcore`` loads no game and a command that plays one
+    game loads no other (tests/unit/test_import.py). Written as import statements, the five
+    games would be loaded together with the registry."""
+    return importlib.import_module(f"{__package__}.games.{module}")
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, which would let any name through it
@@ -70,17 +83,11 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would let any name thr
             games = tuple(_load(m) for m in _MODULES)
             globals()["GAMES"] = games
             return games
-        if name == "AnyGame":  # the alias, for code that imports it at run time
-            from .engine import Game
-
-            any_game = Game[Any, Any, Any, Any, Any]
-            globals()["AnyGame"] = any_game
-            return any_game
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "GAMES", "AnyGame"})
+    return sorted({*globals(), "GAMES"})
 
 
 # The overloads give ``get_game("ers")`` its game's own types (lowercase literal names; any
@@ -103,8 +110,6 @@ def get_game(name: str) -> AnyGame:
     try:
         module = _MODULE_OF[name.lower()]
     except (KeyError, AttributeError):
-        from .errors import UnknownGame  # the error path only: not worth an eager import
-
         raise UnknownGame(str(name), _NAMES) from None
     game = _loaded.get(module)
     return game if game is not None else _load(module)
