@@ -273,9 +273,18 @@ def _check_totals(state: State) -> None:
 # --------------------------------------------------------------------------- notation
 
 _FIELDS: Final = (
-    "phase", "hands", "draws", "sides", "centre", "calls", "scores", "wins", "round",
-    "shuffles", "winner",
-)  # fmt: skip
+    "phase",
+    "hands",
+    "draws",
+    "sides",
+    "centre",
+    "calls",
+    "scores",
+    "wins",
+    "round",
+    "shuffles",
+    "winner",
+)
 """The fields of the notation after the game's name (docs/notation/speed.md)."""
 RESIGNED_FIELD: Final = "resigned"
 """The notation's optional last field, written only after a resignation: a text of rules
@@ -332,24 +341,23 @@ def parse_position(text: str, rules: Rules | None = None, *, allow_over: bool = 
     The rules are the text's own when it carries them (they must then be ``rules``, if given)."""
     text, position_rules = read_rules(text, NAME, Rules, rules)
     names = (*_FIELDS, RESIGNED_FIELD) if _has_resigned_field(text) else _FIELDS
-    (
-        phase, hands, draws, sides, centre, calls, scores, wins, round_, shuffles, winner,
-        *rest,
-    ) = split(text, NAME, names)  # fmt: skip
+    f = dict(zip(names, split(text, NAME, names), strict=True))
     state = State(
         setup=Setup(2, 0, position_rules),
-        phase=parse_choice(phase, "phase", _PHASES),  # type: ignore[arg-type]
-        hands=_parse_pair(hands, "hands", parse_cards),
-        draws=_parse_pair(draws, "draws", parse_cards),
-        sides=_parse_pair(sides, "sides", parse_cards),
-        centre=_parse_pair(centre, "centre", parse_cards),
-        calls=parse_seats(calls, "calls", 2),
-        scores=_parse_pair(scores, "scores", parse_int),
-        wins=_parse_pair(wins, "wins", parse_int),
-        round=parse_int(round_, "round", lo=1),
-        shuffles=parse_int(shuffles, "shuffles"),
-        winner=parse_opt_int(winner, "winner", hi=1),
-        resigned=parse_int(rest[0], RESIGNED_FIELD, hi=1) if rest else None,
+        phase=parse_choice(f["phase"], "phase", _PHASES),  # type: ignore[arg-type]
+        hands=_parse_pair(f["hands"], "hands", parse_cards),
+        draws=_parse_pair(f["draws"], "draws", parse_cards),
+        sides=_parse_pair(f["sides"], "sides", parse_cards),
+        centre=_parse_pair(f["centre"], "centre", parse_cards),
+        calls=parse_seats(f["calls"], "calls", 2),
+        scores=_parse_pair(f["scores"], "scores", parse_int),
+        wins=_parse_pair(f["wins"], "wins", parse_int),
+        round=parse_int(f["round"], "round", lo=1),
+        shuffles=parse_int(f["shuffles"], "shuffles"),
+        winner=parse_opt_int(f["winner"], "winner", hi=1),
+        resigned=parse_int(f[RESIGNED_FIELD], RESIGNED_FIELD, hi=1)
+        if RESIGNED_FIELD in f
+        else None,
     )
     check_position(state, allow_over=allow_over)
     return state

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, JOKER, Card, SeenCard, ranks_adjacent, standard_deck
+from ...cards import HIDDEN, JOKER, JOKER_RANK, Card, SeenCard, ranks_adjacent, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -18,7 +18,6 @@ from ...engine import (
     Termination,
     Viewer,
     check_rules,
-    check_seat,
     flag,
 )
 from ...errors import InvalidSetup, RejectCode, Rejected
@@ -224,7 +223,6 @@ RoundEvent = RoundWon | Dealt | SidePileRebuilt | RoundVoided | Resigned
 """The events that deal, rebuild a side pile, end a round or end the game: the rarer ones."""
 
 _ALL_CARDS: Final = (*standard_deck(), JOKER)
-assert all(card.index == i for i, card in enumerate(_ALL_CARDS))
 
 
 # --------------------------------------------------------------------------- state
@@ -262,6 +260,13 @@ class State(NamedTuple):
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood
     (any phase but ``OVER``), ``winner`` the other seat."""
 
+    @kit.derived
+    def plays(self) -> tuple[tuple[Play, ...], tuple[Play, ...]]:
+        """Each seat's :func:`plays_of`: what both seats' ``legal_commands`` and :func:`is_stuck`
+        ask of a position."""
+        table = fit_table(self.setup.rules)
+        return plays_of(self, 0, table), plays_of(self, 1, table)
+
 
 # --------------------------------------------------------------------------- view
 
@@ -288,55 +293,32 @@ class View:
 
 Table = tuple[tuple[bool, ...], ...]
 
-
-def _build_table(wrap: bool, equal: bool) -> Table:
-    """The fit table of one (``wrap``, ``allow_equal_rank``) pair; see :func:`fit_table`."""
-    return tuple(
-        tuple(
-            a == 0 or b == 0 or ranks_adjacent(a, b, wrap=wrap) or (equal and a == b)
-            for b in range(14)
-        )
-        for a in range(14)
-    )
+RANKS: Final = range(14)
+"""Rank indices: 0 a joker, 1 (ace) to 13 (king)."""
+_FLAGS: Final = (False, True)
 
 
-_TABLES: Final = tuple(tuple(_build_table(w, e) for e in (False, True)) for w in (False, True))
-"""``_TABLES[wrap][allow_equal_rank]``: the four fit tables, built once at import (immutable, so
-no cache keyed on a rules object is needed: two index operations pick the table)."""
-_MASKS: Final = tuple(
-    tuple(tuple(sum(1 << b for b, ok in enumerate(row) if ok) for row in t) for t in by_equal)
-    for by_equal in _TABLES
-)
-"""``_MASKS[wrap][allow_equal_rank][a]``: bit ``b`` set when the table says rank ``a`` fits
-on rank ``b``."""
-# Every table is symmetric (adjacency, equal ranks and wild jokers all are): legal_commands reads
-# a top's row as "the hand ranks that fit on it".
-assert all(t[a][b] == t[b][a] for w in _TABLES for t in w for a in range(14) for b in range(14))
-_EITHER: Final = tuple(
-    tuple(
-        tuple(
-            tuple(tuple(x or y for x, y in zip(t[r0], t[r1], strict=True)) for r1 in range(14))
-            for r0 in range(14)
-        )
-        for t in by_equal
-    )
-    for by_equal in _TABLES
-)
-"""``_EITHER[wrap][allow_equal_rank][r0][r1][a]``: a card of rank ``a`` fits on a top of rank
-``r0`` or on one of rank ``r1`` (one test per hand card finds the cards that fit nowhere, most
-of them, at once)."""
+def rank_fits(rank: int, top: int, wrap: bool, equal: bool) -> bool:
+    """May a card of rank ``rank`` go on a top of rank ``top``? One higher or lower (K–A–2 with
+    ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal with ``allow_equal_rank``; a joker
+    (rank 0) is wild both ways (docs/games/speed.md#playing, docs/games/speed.md#variant-flags)."""
+    wild = rank == JOKER_RANK or top == JOKER_RANK
+    return wild or ranks_adjacent(rank, top, wrap=wrap) or (equal and rank == top)
+
+
+def _fit_table(wrap: bool, equal: bool) -> Table:
+    """:func:`rank_fits` of every rank on every top (``table[rank][top]``). The rule is symmetric,
+    so a top's row is also the ranks that fit on it."""
+    return tuple(tuple(rank_fits(a, b, wrap, equal) for b in RANKS) for a in RANKS)
+
+
+_FIT_TABLES: Final = kit.tabulate(_fit_table, _FLAGS, _FLAGS)
+""":func:`_fit_table` of each (``wrap``, ``allow_equal_rank``)."""
 
 
 def fit_table(rules: Rules) -> Table:
-    """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? One higher or lower
-    (wrap-around with ``wrap``), equal with ``allow_equal_rank``; a joker (rank 0) is wild both
-    ways (docs/games/speed.md#playing, docs/games/speed.md#variant-flags)."""
-    return _TABLES[rules.wrap][rules.allow_equal_rank]
-
-
-def _fit_masks(rules: Rules) -> tuple[int, ...]:
-    """``masks[a]``: bit ``b`` set when ``fit_table(rules)[a][b]``."""
-    return _MASKS[rules.wrap][rules.allow_equal_rank]
+    """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? (:func:`rank_fits`)"""
+    return _FIT_TABLES[rules.wrap, rules.allow_equal_rank]
 
 
 def fits(rules: Rules, card: Card, top: Card) -> bool:
@@ -347,43 +329,21 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
 def is_stuck(state: State) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
     is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
-    if state.phase != "PLAY":
+    if state.phase != "PLAY" or state.plays[0] or state.plays[1]:
         return False
-    h0, h1 = state.hands
-    return _stuck(state, h0 + h1)
-
-
-def _stuck(state: State, cards: tuple[Card, ...]) -> bool:
-    """:func:`is_stuck` in ``PLAY``, where no hand card outside ``cards`` fits either top."""
-    rules = state.setup.rules
-    c0, c1 = state.centre
-    either = _EITHER[rules.wrap][rules.allow_equal_rank][c0[-1].rank][c1[-1].rank]
-    return _stuck_on(state, cards, either)
-
-
-def _stuck_on(state: State, cards: tuple[Card, ...], either: tuple[bool, ...]) -> bool:
-    """:func:`_stuck` given the tops' row of ``_EITHER`` (``either[rank]``: a card of that rank
-    fits on one of the tops)."""
     size = state.setup.rules.hand_size
-    h0, h1 = state.hands
-    d0, d1 = state.draws
-    if (d0 and len(h0) < size) or (d1 and len(h1) < size):
-        return False
-    for c in cards:  # noqa: SIM110 - a loop: all() over a generator costs more on this hot path
-        if either[c.rank]:
-            return False
-    return True
+    (h0, h1), (d0, d1) = state.hands, state.draws
+    return not (d0 and len(h0) < size) and not (d1 and len(h1) < size)
 
 
 # --------------------------------------------------------------------------- decide
 
 
+@kit.seated
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 (a ``bool`` included) raises
     :class:`InvalidSeat`."""
-    if type(seat) is not int or not 0 <= seat <= 1:
-        check_seat(2, seat)  # raises: one inline test keeps the common case cheap
     if state.winner is not None:  # phase OVER, or a resignation
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     phase = state.phase
@@ -425,8 +385,10 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
 
 
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
-    to = command.to
-    centre = state.centre
+    """docs/games/speed.md#playing: a hand card (or, with ``multi_card_play``, a run of them, each
+    fitting the last) onto a centre pile it fits; the hand is refilled (``auto_refill``) and a
+    seat left without cards wins the round."""
+    to, centre = command.to, state.centre
     valid_target = to == 0 or to == 1
     expect = command.expect_top
     if expect is not None and valid_target and centre[to][-1] is not expect:
@@ -436,59 +398,41 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         )
     if not valid_target:
         raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
-    hand = state.hands[seat]
-    card = command.card
-    rules = state.setup.rules
-    table = _TABLES[rules.wrap][rules.allow_equal_rank]
-    top = centre[to][-1]
-    if not command.then:  # the common case: one card
-        if card not in hand:
-            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
+    hand, rules = state.hands[seat], state.setup.rules
+    run = (command.card,) + command.then
+    _check_held(hand, run)
+    if command.then and not rules.multi_card_play:
+        raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
+    table, top = fit_table(rules), centre[to][-1]
+    events: list[Event] = []
+    for card in run:  # docs/games/speed.md#variant-flags multi_card_play: each fits the last
         if not table[card.rank][top.rank]:
             raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
-        draw = state.draws[seat]
-        if type(to) is int:  # ``True`` passes ``to == 1``: keep building its events from it
-            if draw and len(hand) == rules.hand_size and rules.auto_refill:
-                # The most common play of all: a full hand takes one card back
-                # (docs/games/speed.md#playing).
-                return [CardPlayed(seat, card, to), CardDrawn(seat, draw[0])]
-            events: list[Event] = [CardPlayed(seat, card, to)]
-            if rules.auto_refill and draw and len(hand) <= rules.hand_size:
-                # docs/games/speed.md#playing; a full hand (the common case) takes exactly one card
-                # back
-                n = min(rules.hand_size - len(hand) + 1, len(draw))
-                events += [CardDrawn(seat, c) for c in draw[:n]]
-                return events  # the draw pile was not empty: the round goes on
-            run: tuple[Card, ...] = (card,)
-        else:
-            run = (card,)
-            events = [CardPlayed(seat, card, to)]
-    else:
-        run = (card, *command.then)
-        left = list(hand)
-        for c in run:
-            if c not in left:
-                raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{c} is not in the hand")
-            left.remove(c)
-        if not rules.multi_card_play:
-            raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
-        # docs/games/speed.md#variant-flags multi_card_play: each card fits the previous one
-        for c in run:
-            if not table[c.rank][top.rank]:
-                raise Rejected(RejectCode.ILLEGAL_CARD, f"{c} does not fit on {top}")
-            top = c
-        events = [CardPlayed(seat, c, to) for c in run]
-        draw = state.draws[seat]
-    held = len(hand) - len(run)
+        events.append(CardPlayed(seat, card, to))
+        top = card
+    held, draw = len(hand) - len(run), state.draws[seat]
     if rules.auto_refill:  # docs/games/speed.md#playing: refill to a full hand after every play
-        n = min(rules.hand_size - held, len(draw))
-        if n > 0:
-            events += [CardDrawn(seat, c) for c in draw[:n]]
-            held += n
-            draw = draw[n:]
+        drawn = draw[: max(rules.hand_size - held, 0)]
+        for card in drawn:
+            events.append(CardDrawn(seat, card))
+        if drawn:
+            return events  # the hand holds cards again: the round goes on
     if held == 0 and not draw:
         events += _round_won(state, seat)
     return events
+
+
+def _check_held(hand: tuple[Card, ...], run: tuple[Card, ...]) -> None:
+    """Every card of ``run`` is in ``hand``, a card twice only if the hand holds it twice."""
+    if len(run) == 1:  # the common case, by itself
+        if run[0] not in hand:
+            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{run[0]} is not in the hand")
+        return
+    left = list(hand)
+    for card in run:
+        if card not in left:
+            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
+        left.remove(card)
 
 
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
@@ -529,14 +473,9 @@ def _is_dead(state: State) -> bool:
     sides, centre = state.sides, state.centre
     if not (sides[0] or sides[1] or len(centre[0]) > 1 or len(centre[1]) > 1):
         return True
-    masks = _fit_masks(state.setup.rules)
-    # The ranks that would take some hand card (bit x: rank x), then: is any such card in R0,
-    # R1, C0 or C1?
-    helpful = 0
-    for hand in state.hands:
-        for c in hand:
-            helpful |= masks[c.rank]
-    return not any(helpful >> x.rank & 1 for zone in (*sides, *centre) for x in zone)
+    table = fit_table(state.setup.rules)
+    held = {c.rank for hand in state.hands for c in hand}
+    return not any(table[a][x.rank] for zone in (*sides, *centre) for x in zone for a in held)
 
 
 def _round_won(state: State, seat: int) -> list[Event]:
@@ -579,26 +518,30 @@ def evolve(state: State, event: Event) -> State:
     s = state
     if isinstance(event, CardPlayed):  # the two events of nearly every action come first
         p, card, to = event.seat, event.card, event.to
-        hand = s.hands[p]
+        hands, centre = s.hands, s.centre
+        hand = hands[p]
         i = hand.index(card)
+        hand = hand[:i] + hand[i + 1 :]
+        pile = centre[to] + (card,)
         return s._replace(
-            hands=_pair(s.hands, p, hand[:i] + hand[i + 1 :]),
-            centre=_pair(s.centre, to, s.centre[to] + (card,)),
+            hands=(hand, hands[1]) if p == 0 else (hands[0], hand),
+            centre=(pile, centre[1]) if to == 0 else (centre[0], pile),
         )
     if isinstance(event, CardDrawn):
-        p = event.seat
-        draw = s.draws[p]
+        p, hands, draws = event.seat, s.hands, s.draws
+        hand, draw = hands[p] + (draws[p][0],), draws[p][1:]
         return s._replace(
-            hands=_pair(s.hands, p, s.hands[p] + (draw[0],)), draws=_pair(s.draws, p, draw[1:])
+            hands=(hand, hands[1]) if p == 0 else (hands[0], hand),
+            draws=(draw, draws[1]) if p == 0 else (draws[0], draw),
         )
     if isinstance(event, FlipCalled):
         return s._replace(calls=s.calls | {event.seat})
     if isinstance(event, SideCardsTurned):  # each turned card goes from its side pile to the top
-        sides, centre = list(s.sides), list(s.centre)
+        new_sides, new_centre = list(s.sides), list(s.centre)
         for j, turned in enumerate(event.cards):
             if turned is not None:
-                sides[j], centre[j] = sides[j][1:], centre[j] + (turned,)
-        return s._replace(sides=tuple(sides), centre=tuple(centre), calls=frozenset())
+                new_sides[j], new_centre[j] = new_sides[j][1:], new_centre[j] + (turned,)
+        return s._replace(sides=tuple(new_sides), centre=tuple(new_centre), calls=frozenset())
     if isinstance(event, Started):
         return s._replace(phase="PLAY", calls=frozenset())
     return _evolve_rarely(s, event)
@@ -696,19 +639,9 @@ def _face_down(piles: Sequence[Sequence[SeenCard]]) -> tuple[tuple[SeenCard, ...
     return tuple((HIDDEN,) * len(p) for p in piles)
 
 
-_ROLES: Final = frozenset(Role)
-
-
-def _check_viewer(viewer: Viewer) -> None:
-    """A viewer is a role or a seat 0..1: an int out of range (or a bool) raises InvalidSeat
-    instead of being shown a spectator's table."""
-    if not (isinstance(viewer, str) and viewer in _ROLES):
-        check_seat(2, viewer)
-
-
+@kit.viewed
 def view(state: State, viewer: Viewer) -> View:
     """The table as ``viewer`` sees it (a seat: its own hand and the face-up cards)."""
-    _check_viewer(viewer)
     referee = viewer == Role.REFEREE
     hands: tuple[tuple[SeenCard, ...], ...]
     if referee:
@@ -739,9 +672,9 @@ def view(state: State, viewer: Viewer) -> View:
 def redact(event: Event, viewer: Viewer) -> Event:
     """The event as ``viewer`` sees it: a seat sees its own dealt hand and its own draws; nobody
     but the referee sees a face-down card or a rebuilt side pile's order."""
+    kit.check_viewer(viewer, 2)
     if viewer == Role.REFEREE:
         return event
-    _check_viewer(viewer)
     t = type(event)
     if t is CardDrawn:
         if event.seat == viewer:  # type: ignore[union-attr]
@@ -797,8 +730,51 @@ def outcome(state: State) -> Outcome | None:
     )
 
 
-_PLAYS: Final = tuple(tuple(Play(card, j) for card in _ALL_CARDS) for j in (0, 1))
-"""``_PLAYS[j][card.index]``: the single-card play onto pile ``j``, created once."""
+_PLAYS: Final = kit.tabulate(Play, _ALL_CARDS, (0, 1))
+"""Every single-card play, by card and centre pile."""
+
+
+@kit.seated
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
+    except ``Resign``: always allowed, never offered, so a bot picking among these never
+    resigns by chance."""
+    if state.winner is not None:  # phase OVER, or a resignation
+        return []
+    phase = state.phase
+    if phase == "READY":
+        return [FLIP]
+    if phase != "PLAY":
+        return []
+    rules, hand = state.setup.rules, state.hands[seat]
+    out: list[Command] = list(state.plays[seat])
+    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
+        out.append(DRAW)
+    elif not out and is_stuck(state):
+        out.append(FLIP)  # no card of this hand fits, nor of the other: stuck
+    return out
+
+
+def plays_of(state: State, seat: int, table: Table) -> tuple[Play, ...]:
+    """Every play of ``seat``'s hand now: each card onto each centre pile it fits, in hand order
+    (a card held twice, such as a joker, once), or with ``multi_card_play`` every run of distinct
+    hand cards, each fitting the last (docs/games/speed.md#playing,
+    docs/games/speed.md#variant-flags); ``table``: the rules' :func:`fit_table`."""
+    rules, hand = state.setup.rules, state.hands[seat]
+    out: list[Play] = []
+    if rules.multi_card_play:
+        for j, pile in enumerate(state.centre):
+            for first, *then in _runs(table, pile[-1], hand):
+                out.append(Play(first, j, then=tuple(then)) if then else _PLAYS[first, j])
+        return tuple(out)
+    top0, top1 = state.centre[0][-1].rank, state.centre[1][-1].rank
+    for card in hand:
+        fits_on = table[card.rank]
+        if fits_on[top0]:
+            out.append(_PLAYS[card, 0])
+        if fits_on[top1]:
+            out.append(_PLAYS[card, 1])
+    return tuple(dict.fromkeys(out)) if rules.jokers else tuple(out)
 
 
 def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, ...]]:
@@ -814,59 +790,10 @@ def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, .
     return out
 
 
-def legal_commands(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
-    except ``Resign``: always allowed, never offered, so a bot picking among these never
-    resigns by chance."""
-    if type(seat) is not int or not 0 <= seat <= 1:
-        check_seat(2, seat)  # raises InvalidSeat
-    if state.winner is not None:  # phase OVER, or a resignation
-        return []
-    phase = state.phase
-    if phase == "READY":
-        return [FLIP]
-    if phase != "PLAY":
-        return []
-    rules = state.setup.rules
-    hand = state.hands[seat]
-    p0, p1 = state.centre
-    c0, c1 = p0[-1], p1[-1]
-    out: list[Command] = []
-    wrap, equal = rules.wrap, rules.allow_equal_rank
-    table = _TABLES[wrap][equal]
-    r0, r1 = c0.rank, c1.rank
-    either = _EITHER[wrap][equal][r0][r1]
-    if rules.multi_card_play:
-        for j, top in ((0, c0), (1, c1)):
-            for run in _runs(table, top, hand):
-                first = run[0]
-                out.append(
-                    _PLAYS[j][first.index] if len(run) == 1 else Play(first, j, then=run[1:])
-                )
-    else:
-        fit0, fit1 = table[r0], table[r1]  # symmetric: the hand ranks that fit on each top
-        on0, on1 = _PLAYS
-        for c in hand:
-            a = c.rank
-            if either[a]:  # most cards fit nowhere: one test rules them out
-                if fit0[a]:
-                    out.append(on0[c.index])
-                if fit1[a]:
-                    out.append(on1[c.index])
-        if rules.jokers and out:
-            out = list(dict.fromkeys(out))  # two jokers in a hand: list each play once
-    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
-        out.append(DRAW)
-    elif not out and _stuck_on(state, state.hands[1 - seat], either):
-        out.append(FLIP)  # no card of this hand fits, nor of the other: stuck
-    return out
-
-
+@kit.seated
 def is_sensible(state: State, seat: int, command: Command) -> bool:
     """Bots' hint: never repeat a flip call this seat has already made
     (docs/games/common.md#joint-calls), never resign."""
-    if type(seat) is not int or not 0 <= seat <= 1:
-        check_seat(2, seat)  # raises InvalidSeat
     t = type(command)
     if t is Flip:
         return seat not in state.calls
