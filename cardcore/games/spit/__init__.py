@@ -28,10 +28,11 @@ other layout card is face down. Spit cards are top first and face down to everyb
 included. Spit piles (``SP0`` started by seat 0, ``SP1`` by seat 1) are bottom→top and face up; an
 empty spit pile does not exist.
 
-A small package: :mod:`.rules` (the rules: flags, commands, events, state, ``decide``, ``evolve``,
-views, ``outcome``, ``legal_commands``, narration) and :mod:`.position` (positions, their check and
-notation, docs/notation/spit.md); this module is the game (``GAME``) and names everything both
-define, so ``cardcore.games.spit.X`` is every public name of the game.
+A small package: :mod:`.actions` (the commands, the events and their narration), :mod:`.rules`
+(the flags, the state, ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and
+:mod:`.position` (positions, their check and notation, docs/notation/spit.md); this module is the
+game (``GAME``) and names everything they define, so ``cardcore.games.spit.X`` is every public name
+of the game.
 """
 
 from __future__ import annotations
@@ -40,6 +41,32 @@ from typing import Final
 
 from ... import kit
 from ...engine import Game, GameInfo
+from .actions import (
+    PLAY_STARTED,
+    SPIT,
+    CardPlayed,
+    Command,
+    Dealt,
+    Event,
+    Flip,
+    Flipped,
+    Move,
+    Moved,
+    NewLayout,
+    PileClaimed,
+    Play,
+    PlayStarted,
+    Resigned,
+    RoundEnded,
+    Slap,
+    Spat,
+    Spit,
+    SpitCalled,
+    Stack,
+    Stacked,
+    TakePile,
+    narrate,
+)
 from .position import (
     PHASES,
     RESIGNED_FIELD,
@@ -50,38 +77,15 @@ from .position import (
 )
 from .rules import (
     GAME_NAME,
-    PLAY_STARTED,
     RULES_VERSION,
     SEATS,
-    SPIT,
     SPIT_PILES,
     ZONES,
-    CardPlayed,
-    Command,
-    Dealt,
-    Event,
-    Flip,
-    Flipped,
     Layout,
-    Move,
-    Moved,
-    NewLayout,
     Phase,
-    PileClaimed,
-    Play,
-    PlayStarted,
-    Resigned,
-    RoundEnded,
     Rules,
-    Slap,
-    Spat,
-    Spit,
-    SpitCalled,
-    Stack,
-    Stacked,
     State,
     T,
-    TakePile,
     View,
     cards_in_play,
     deal,
@@ -94,7 +98,6 @@ from .rules import (
     is_stuck,
     lay_out,
     legal_commands,
-    narrate,
     outcome,
     redact,
     shuffle_hidden,
