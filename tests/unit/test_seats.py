@@ -23,7 +23,7 @@ AnyGame = Game[Any, Any, Any, Any, Any]
 BAD_SEATS: tuple[object, ...] = (3, -1, True, False, 1.0, "0", None)
 """Not a seat of a three-seat game (two-seat games: 2 and 3 are out of range too)."""
 
-CONVERTED = ("ratscrew", "slapjack", "palace")
+CONVERTED = ("ratscrew", "slapjack", "palace", "spit", "speed")
 """Games whose functions declare the kit's seat check (tests/unit/test_game_modules.py)."""
 
 
@@ -54,8 +54,7 @@ def test_match_refuses_a_bad_seat_on_every_path(game: AnyGame, seat: Any) -> Non
     assert_refused(lambda: match.submit(seat, command, 1), seats, seat)
     assert_refused(lambda: match.check(seat, command), seats, seat)
     assert_refused(lambda: match.legal_commands(seat), seats, seat)
-    # A viewer is the game's own check (kit.viewed), for the games converted so far: Spit, not
-    # yet, shows a viewer 1.0 seat 1's view (1.0 == 1); its conversion refuses it.
+    # A viewer is the game's own check (kit.viewed), for the games converted so far.
     if game.name in CONVERTED and not isinstance(seat, str) and seat is not None:
         assert_refused(lambda: match.view(seat), seats, seat)
     assert (match.state, match.seq, len(match.writer.lines) if match.writer else 0) == before
