@@ -228,8 +228,8 @@ def openapi() -> dict[str, Any]:
     with warnings.catch_warnings():  # Litestar's deprecation notices are not the docs'
         warnings.simplefilter("ignore")
         from cardcore_server.app import Application
-        from cardcore_server.rest import RestApi, openapi_document
         from cardcore_server.store import SqliteStore
+        from cardcore_server.transports.rest import RestApi, openapi_document
 
         app = RestApi(Application(SqliteStore(":memory:"))).build()
         doc = openapi_document(app.openapi_schema.to_schema())

@@ -223,7 +223,8 @@ def service_lines(s: Served) -> list[tuple[str, int, str]]:
         ok = bool(ready) and ready[-1].startswith("cardcore REST on ")
         if ok:
             # once it answers: the server prints its addresses a moment before it handles
-            # SIGTERM (services/cardcore_server/server.py), and a signal in between kills it
+            # SIGTERM (services/cardcore_server/transports/server.py), and a signal in between
+            # kills it
             httpx.get(ready[-1].split()[-1] + "/readyz", timeout=10).raise_for_status()
         proc.send_signal(signal.SIGTERM)  # "SIGTERM stops gracefully"
         rest = proc.communicate(timeout=60)[0]

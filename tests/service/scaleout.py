@@ -14,7 +14,7 @@ processes on one PostgreSQL database, driven and checked from the outside only.
   game per server from ``seq`` 0. Every answer is kept (:class:`Answer`).
 * :class:`PgControl` — restarts the local PostgreSQL cluster (``pg_ctlcluster``).
 * :func:`read_store` — the rows of ``games``, ``entries`` and ``rejections`` (the layout of
-  ``services/cardcore_server/store_postgres.py``), read straight from PostgreSQL.
+  ``services/cardcore_server/store/postgres/backend.py``), read straight from PostgreSQL.
 * The checks return lists of problems (strings) instead of asserting, so one run reports every
   property that fails: :func:`check_log` (hash chain, ``seq``, ``at_ms``,
   :func:`cardcore.log.verify` and a replay from the stored seed and salt compared line by line),

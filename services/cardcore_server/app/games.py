@@ -32,7 +32,7 @@ log = structlog.get_logger("cardcore_server")
 
 LEASE_RENEW_S: Final = 1.0
 """How often a server on a shared store renews its lease and looks for orphaned games (the
-lease lasts :data:`.store_postgres.LEASE_TTL_S`)."""
+lease lasts :data:`..store.postgres.LEASE_TTL_S`)."""
 CLAIM_BATCH: Final = 16
 """Orphaned games one server takes over per look (spreads a dead server's games)."""
 REBUILD_RETRY_S: Final = 5.0
