@@ -28,6 +28,7 @@ from .rules import (
     deck,
     hide_layout,
     is_stuck,
+    lay_out,
     layout_size,
     locked_out,
     tops_up,
@@ -101,16 +102,6 @@ def position(
 
 
 PHASES: Final[tuple[Phase, ...]] = ("READY", "PLAY", "SLAP", "CHOOSE", "OVER")
-
-
-def _layout_sizes(cards: int, n: int) -> tuple[tuple[int, ...], int]:
-    """The pile sizes and spit-card count :func:`lay_out` gives a packet of ``cards`` cards."""
-    sizes = []
-    for i in range(n):
-        take = min(i + 1, cards)
-        sizes.append(take)
-        cards -= take
-    return tuple(sizes), cards
 
 
 def _pair_of(value: object, field: str) -> tuple[object, ...]:
@@ -328,25 +319,8 @@ def _check_over(state: State) -> None:
 
 def _check_ready(state: State) -> None:
     """READY: as :func:`lay_out` leaves a packet; only the start calls (no target) so far."""
-    n = state.setup.rules.num_stock_piles
     for s in range(SEATS):
-        lay = state.layouts[s]
-        total = layout_size(lay) + len(state.spit_cards[s])
-        if not total:
-            raise InvalidPosition(f"layouts[{s}]", f"seat {s}'s packet is empty: it has won")
-        sizes, spits = _layout_sizes(total, n)
-        laid_up = tops_up(lay)
-        for i in range(n):
-            if len(lay[i]) != sizes[i]:
-                raise InvalidPosition(
-                    f"layouts[{s}][{i}]",
-                    f"laid out, {total} cards give stock pile {i} {sizes[i]} cards, "
-                    f"got {len(lay[i])}",
-                )
-            if state.up[s][i] != laid_up[i]:
-                raise InvalidPosition(f"up[{s}][{i}]", "laid out, each top alone is face up")
-        if len(state.spit_cards[s]) != spits:
-            raise InvalidPosition(f"spit_cards[{s}]", f"laid out, {total} cards leave {spits}")
+        _check_laid_out(state, s)
     for j in range(SPIT_PILES):
         if state.spit_piles[j]:
             raise InvalidPosition(f"spit_piles[{j}]", "no spit pile before the start call")
@@ -357,10 +331,30 @@ def _check_ready(state: State) -> None:
         raise InvalidPosition("locked", "the lock belongs to a round in play")
 
 
+def _check_laid_out(state: State, s: int) -> None:
+    """Seat ``s``'s cards as :func:`lay_out` leaves them: each stock pile's size, its top alone
+    face up, the rest spit cards."""
+    lay = state.layouts[s]
+    total = layout_size(lay) + len(state.spit_cards[s])
+    if not total:
+        raise InvalidPosition(f"layouts[{s}]", f"seat {s}'s packet is empty: it has won")
+    piles, rest = lay_out(range(total), state.setup.rules.num_stock_piles)
+    laid_up = tops_up(lay)
+    for i, pile in enumerate(piles):
+        if len(lay[i]) != len(pile):
+            raise InvalidPosition(
+                f"layouts[{s}][{i}]",
+                f"laid out, {total} cards give stock pile {i} {len(pile)} cards, got {len(lay[i])}",
+            )
+        if state.up[s][i] != laid_up[i]:
+            raise InvalidPosition(f"up[{s}][{i}]", "laid out, each top alone is face up")
+    if len(state.spit_cards[s]) != len(rest):
+        raise InvalidPosition(f"spit_cards[{s}]", f"laid out, {total} cards leave {len(rest)}")
+
+
 def _check_round(state: State, stacking: bool) -> None:
     """PLAY, SLAP, CHOOSE: the round in play or just ended (see :func:`check_position`)."""
-    phase = state.phase
-    piles, spits, layouts = state.spit_piles, state.spit_cards, state.layouts
+    piles, spits = state.spit_piles, state.spit_cards
     for p in range(SEATS):
         if spits[p] and not piles[p]:
             raise InvalidPosition(
@@ -372,25 +366,39 @@ def _check_round(state: State, stacking: bool) -> None:
             raise InvalidPosition("locked", f"spit pile {locked} does not exist")
         if spits[0] and spits[1]:
             raise InvalidPosition("locked", "a lock comes from a solo spit: one had no spit cards")
-    no_spits = not spits[0] and not spits[1]
-    if phase == "PLAY":
-        for p in range(SEATS):
-            if not any(layouts[p]):
-                raise InvalidPosition(f"layouts[{p}]", "an empty layout ends the round (A)")
-        stuck = is_stuck(state)
-        if no_spits and stuck and (piles[0] or piles[1]):
-            raise InvalidPosition("phase", "stuck with no spit cards: the round ended (B)")
-        if state.called and not stuck and not stacking:
-            raise InvalidPosition("called", "a stalemate call is recorded only while stuck")
-        for p in range(SEATS):
-            t = state.call_targets[p]
-            if t is None:
-                continue
-            if not piles[t]:
-                raise InvalidPosition(f"call_targets[{p}]", f"spit pile {t} does not exist")
-            if locked_out(state, p, t):
-                raise InvalidPosition(f"call_targets[{p}]", f"the solo spit is locked to {locked}")
-        return
+    if state.phase == "PLAY":
+        _check_play(state, stacking)
+    else:
+        _check_claim(state)
+
+
+def _check_play(state: State, stacking: bool) -> None:
+    """PLAY: no round end pending, a stalemate call only while stuck, and each call target an
+    existing spit pile the lock allows."""
+    piles, spits = state.spit_piles, state.spit_cards
+    for p in range(SEATS):
+        if not any(state.layouts[p]):
+            raise InvalidPosition(f"layouts[{p}]", "an empty layout ends the round (A)")
+    stuck = is_stuck(state)
+    if not spits[0] and not spits[1] and stuck and (piles[0] or piles[1]):
+        raise InvalidPosition("phase", "stuck with no spit cards: the round ended (B)")
+    if state.called and not stuck and not stacking:
+        raise InvalidPosition("called", "a stalemate call is recorded only while stuck")
+    for p in range(SEATS):
+        t = state.call_targets[p]
+        if t is None:
+            continue
+        if not piles[t]:
+            raise InvalidPosition(f"call_targets[{p}]", f"spit pile {t} does not exist")
+        if locked_out(state, p, t):
+            raise InvalidPosition(
+                f"call_targets[{p}]", f"the solo spit is locked to {state.locked}"
+            )
+
+
+def _check_claim(state: State) -> None:
+    """SLAP / CHOOSE: both spit piles, the calls cleared, and the round end that leads there."""
+    phase, piles, layouts = state.phase, state.spit_piles, state.layouts
     for j in range(SPIT_PILES):
         if not piles[j]:
             raise InvalidPosition(f"spit_piles[{j}]", f"phase {phase} follows a two-pile round")
@@ -398,7 +406,6 @@ def _check_round(state: State, stacking: bool) -> None:
         raise InvalidPosition("called", "the round end cleared the calls")
     if state.call_targets != NO_TARGETS:
         raise InvalidPosition("call_targets", "the round end cleared the calls")
-    emptied = not any(layouts[0]) or not any(layouts[1])
     if phase == "CHOOSE":
         if state.setup.rules.pile_claim != "choose":
             raise InvalidPosition("phase", 'CHOOSE needs the rule pile_claim="choose"')
@@ -410,7 +417,9 @@ def _check_round(state: State, stacking: bool) -> None:
                 "chooser", f"the chooser emptied its layout (A); seat {chooser} did not"
             )
         return
+    emptied = not any(layouts[0]) or not any(layouts[1])
     by_layout = emptied and state.setup.rules.pile_claim == "slap"
+    no_spits = not state.spit_cards[0] and not state.spit_cards[1]
     if not by_layout and not (no_spits and is_stuck(state)):
         raise InvalidPosition("phase", "SLAP follows a round end: an empty layout (A) or stuck (B)")
 

@@ -464,9 +464,27 @@ def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[E
 
 
 def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
-    phase = state.phase
+    """The joint call "Spit!": the start call in ``READY`` (docs/games/spit.md#round-start), the
+    stalemate call in ``PLAY`` (docs/games/spit.md#stalemate); recorded, and acted on once both
+    seats have called (docs/games/common.md#joint-calls)."""
     target = command.target
-    piles = state.spit_piles
+    _check_spit_call(state, seat, target)
+    events: list[Event] = [SpitCalled(seat, target)]
+    if not joint_call(state.called, seat, SEATS)[1]:
+        return events  # the effect waits for the other call
+    spits = state.spit_cards
+    if state.phase == "READY":  # each player with spit cards starts their own pile
+        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
+        events.append(PLAY_STARTED)
+        return events
+    events += _stalemate_spits(state, seat, target)
+    return _end_round_if_due(state, seat, events)
+
+
+def _check_spit_call(state: State, seat: int, target: int | None) -> None:
+    """A start call names no pile; a stalemate call needs the game stuck, and names an existing
+    spit pile the lock allows, if any."""
+    phase = state.phase
     if phase == "READY":
         if target is not None:  # no spit pile exists before the start call
             raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target} before the start")
@@ -474,7 +492,7 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
         if not is_stuck(state):
             raise Rejected(RejectCode.NOT_STUCK, "a play, flip or exposing move is still possible")
         if target is not None:
-            if not 0 <= target < SPIT_PILES or not piles[target]:
+            if not 0 <= target < SPIT_PILES or not state.spit_piles[target]:
                 raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {target}")
             if locked_out(state, seat, target):
                 raise Rejected(
@@ -482,30 +500,24 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
                 )
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"spit is not allowed in phase {phase}")
-    events: list[Event] = [SpitCalled(seat, target)]
-    if not joint_call(state.called, seat, SEATS)[1]:
-        return events  # docs/games/common.md#joint-calls: the effect waits for the other call
-    spits = state.spit_cards
-    # docs/games/spit.md#round-start: each player with spit cards starts their own pile
-    if phase == "READY":
-        events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
-        events.append(PLAY_STARTED)
-        return events
-    # both spit onto their own piles (docs/games/spit.md#decisions, item 3)
+
+
+def _stalemate_spits(state: State, seat: int, target: int | None) -> list[Event]:
+    """Both calls in while stuck: both players spit onto their own piles
+    (docs/games/spit.md#decisions, item 3), or one spits alone onto the locked pile, else onto
+    the pile its latest call named (by default its own, else the only one), which it locks."""
+    spits, piles = state.spit_cards, state.spit_piles
     if spits[0] and spits[1]:
-        events += [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
-    else:
-        solo = 0 if spits[0] else 1
-        if spits[solo]:
-            if state.locked is not None:
-                dest = state.locked
-            else:
-                named = target if solo == seat else state.call_targets[solo]
-                if named is None:
-                    named = solo if piles[solo] else (0 if piles[0] else 1)
-                dest = named
-            events.append(Spat(solo, spits[solo][0], dest, state.locked is None))
-    return _end_round_if_due(state, seat, events)
+        return [Spat(0, spits[0][0], 0, False), Spat(1, spits[1][0], 1, False)]
+    solo = 0 if spits[0] else 1
+    if not spits[solo]:
+        return []
+    if state.locked is not None:
+        return [Spat(solo, spits[solo][0], state.locked, False)]
+    named = target if solo == seat else state.call_targets[solo]
+    if named is None:
+        named = solo if piles[solo] else (0 if piles[0] else 1)
+    return [Spat(solo, spits[solo][0], named, True)]
 
 
 def _decide_slap(state: State, seat: int, command: Slap) -> list[Event]:
@@ -564,10 +576,10 @@ def _end_round_if_due(state: State, seat: int, events: list[Event]) -> list[Even
     return [*events, ended, _new_layout(evolve(after, ended), (takers[0], takers[1]))]
 
 
-def lay_out(packet: Sequence[Card], n: int) -> tuple[Layout, tuple[Card, ...]]:
+def lay_out(packet: Sequence[T], n: int) -> tuple[tuple[tuple[T, ...], ...], tuple[T, ...]]:
     """docs/games/spit.md#laying-out: pile i takes the next i+1 cards (bottom→top), filled in order
     until the cards run out; what is left (after 15, or 10 with four piles) are the spit cards."""
-    piles: list[tuple[Card, ...]] = []
+    piles: list[tuple[T, ...]] = []
     at = 0
     for i in range(n):
         piles.append(tuple(packet[at : at + i + 1]))
