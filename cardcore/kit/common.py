@@ -8,7 +8,6 @@ from typing import Final, Literal
 
 from ..cards import Card
 from .records import command
-from .tables import tabulate
 
 # --------------------------------------------------------------------------- leaving
 
@@ -34,7 +33,7 @@ def next_holder(stacks: Sequence[Sequence[Card]], out: Collection[int], p: int) 
     """The first seat after ``p`` (clockwise, wrapping), other than ``p``, not in ``out`` and
     holding a card; None when there is none (docs/games/ratscrew.md#setup,
     docs/games/slapjack.md#playing-a-card)."""
-    for q in _AFTER[len(stacks), p]:
+    for q in _AFTER[len(stacks)][p]:
         if stacks[q] and q not in out:
             return q
     return None
@@ -49,9 +48,14 @@ def _after(n: int, p: int) -> tuple[int, ...]:
     return tuple((p + i) % n for i in range(1, n)) if p < n else ()
 
 
-_AFTER: Final = tabulate(_after, range(1, MAX_SEATS + 1), range(MAX_SEATS))
-"""``_after`` of every seat count and seat: a turn passes once or more per step, and a tuple to
-walk costs 40 ns less than the modular arithmetic (timeit, 3 seats: 137 ns against 176 ns)."""
+_AFTER: Final = ((),) + tuple(
+    tuple(_after(n, p) for p in range(MAX_SEATS)) for n in range(1, MAX_SEATS + 1)
+)
+"""``_after`` of every seat count and seat, as ``_AFTER[n][p]``: a turn passes once or more per
+step, and a tuple to walk costs 40 ns less than the modular arithmetic (timeit, 3 seats: 137 ns
+against 176 ns). A tuple of tuples rather than a :func:`~cardcore.kit.tabulate` table keyed by
+the pair: two small ints index it at C speed, where a look-up by pair builds and hashes the pair
+(``next_holder`` 79 ns against 120 ns, the next seat holding a card)."""
 
 
 def next_in_game(n: int, out: Collection[int], p: int) -> int | None:
