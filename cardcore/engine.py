@@ -271,6 +271,18 @@ def _int_fields(cls: type) -> tuple[str, ...]:
     )
 
 
+MAX_ABORT_BY: Final = 32
+"""The longest name of who aborted a game (:func:`check_abort_by`)."""
+
+
+def check_abort_by(by: object) -> str:
+    """``by`` of a host's abort (docs/games/common.md#abort): a short printable name of who
+    aborted; raises ``ValueError``."""
+    if not isinstance(by, str) or not 0 < len(by) <= MAX_ABORT_BY or not by.isprintable():
+        raise ValueError(f"an abort's by must be 1 to {MAX_ABORT_BY} printable characters")
+    return by
+
+
 def check_command(command: object) -> None:
     """Refuse a command whose integer field holds a ``bool``: ``True == 1`` would pass every
     rule, then the log would record ``true`` where a number belongs and fail ``verify``.

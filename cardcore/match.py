@@ -26,7 +26,6 @@ from .engine import (
     Role,
     S,
     Setup,
-    Termination,
     V,
     Viewer,
     check_command,
@@ -34,7 +33,6 @@ from .engine import (
     with_setup,
 )
 from .errors import CardcoreError, CorruptLog, InvalidPosition, RejectCode, Rejected
-from .kit import trusted
 
 # The log's lower layers only (its lines, its header, its writer): the log's verify and copies
 # re-decide games without a Match, so the log never imports this module.
@@ -44,7 +42,6 @@ from .log.format import (
     LogLine,
     abort_action,
     abort_by,
-    check_abort_by,
     commitment,
 )
 from .log.format import loads as load_lines
@@ -58,6 +55,7 @@ from .log.header import (
     start_of,
 )
 from .log.writer import LogWriter
+from .sequencer import Sequencer
 
 
 def simulation_salt(seed: int) -> bytes:
@@ -82,8 +80,9 @@ class Checkpoint:
     lines: int
 
 
-class Match(Generic[S, C, E, V, R]):
-    """One game in progress: state, sequence numbers, event limit and log."""
+class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
+    """One game in progress: the sequencer's rules (:class:`~cardcore.sequencer.Sequencer`),
+    sequence numbers and the log."""
 
     def __init__(
         self,
@@ -106,16 +105,8 @@ class Match(Generic[S, C, E, V, R]):
         log's header records it). ``server_seed``, ``contributions`` and ``sign``: log format 2
         and the host's signature (:class:`~cardcore.log.LogWriter`); ``setup.seed`` is then
         the deal seed derived from the first two."""
-        self.game = game
-        self.setup = setup
-        # The game's functions and the limits, bound once: submit is every playout's inner loop.
-        self._seats = setup.seats
-        self._event_limit = setup.event_limit
-        # Match checks the seat of every action it decides (submit, check), for every game, so
-        # it asks the rule behind a game's own seat check (kit.seated): one check per action.
-        self._decide = trusted(game.decide)
-        self._evolve = game.evolve
-        self._outcome = game.outcome
+        super().__init__(game, setup, game.initial_state(setup), at_ms)
+        self.game: Game[S, C, E, V, R] = game
         self.writer: LogWriter | None = (
             LogWriter(
                 game,
@@ -130,12 +121,8 @@ class Match(Generic[S, C, E, V, R]):
             if record and deal is None
             else None
         )
-        self.state: S = game.initial_state(setup)
         self.seq = 0
-        self.events_applied = 0
-        self.last_at_ms = at_ms
-        self.outcome: Outcome | None = None
-        self._apply(None, None, game.deal(setup) if deal is None else deal, at_ms)
+        self._advance(None, None, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
     def from_deal(
@@ -332,59 +319,25 @@ class Match(Generic[S, C, E, V, R]):
         self.outcome = None
         if self.writer is not None:
             self.writer.truncate(1)
-        self._apply(None, None, (), at_ms)
+        self._advance(None, None, (), at_ms)
 
-    def _apply(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
-        """Apply and record one action; ``command`` None (with ``seat`` None) is the deal.
+    # The log of a match: an entry per action, numbered (the abort's has no seat, its action
+    # {"kind": "Abort", "by": …} and no events), and the end line once the game is over.
 
-        Nothing changes if an event does not apply or a value does not encode."""
-        state = self.state
-        evolve = self._evolve
-        for event in events:
-            state = evolve(state, event)
-        writer = self.writer
-        if writer is not None:
-            writer.record(self.seq, at_ms, seat, command, events)
-        self.state = state
-        self.events_applied += len(events)
+    def _record(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
+        if self.writer is not None:
+            self.writer.record(self.seq, at_ms, seat, command, events)
         self.seq += 1
-        self.last_at_ms = at_ms
-        outcome = self._outcome(state)
-        if outcome is None:
-            if self.events_applied < self._event_limit:
-                return
-            outcome = Outcome(Termination.EVENT_LIMIT)
+
+    def _record_abort(self, at_ms: int, by: str) -> None:
+        if self.writer is not None:
+            self.writer.entry(self.seq, at_ms, None, abort_action(by), [])
+        self.seq += 1
+
+    def _end(self, outcome: Outcome) -> None:
         self.outcome = outcome
-        if writer is not None:
-            writer.end(self.seq, outcome)
-
-    def abort(self, at_ms: int, by: str) -> None:
-        """End the game at once by the host (docs/games/common.md#leaving-a-game): an entry with no
-        seat whose action is ``{"kind": "Abort", "by": by}`` and no events, then the end with
-        termination ``ABORTED`` (no winners, no losers; the seed is revealed as at any end). ``by``
-        says who (e.g. ``"creator"``, ``"admin"``, ``"timer"``). Raises ``Rejected(GameOver)`` on a
-        game that is over."""
-        if self.outcome is not None:
-            raise Rejected(RejectCode.GAME_OVER, "the game is over")
-        if at_ms < self.last_at_ms:
-            raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        check_abort_by(by)
-        writer = self.writer
-        if writer is not None:
-            writer.entry(self.seq, at_ms, None, abort_action(by), [])
-        self.seq += 1
-        self.last_at_ms = at_ms
-        self.outcome = Outcome(Termination.ABORTED)
-        if writer is not None:
-            writer.end(self.seq, self.outcome)
-
-    def check(self, seat: int, command: C) -> Sequence[E]:
-        """The events ``command`` by ``seat`` would produce now, without applying them."""
-        if self.outcome is not None:
-            raise Rejected(RejectCode.GAME_OVER, "the game is over")
-        check_command(command)
-        check_seat(self._seats, seat)
-        return self._decide(self.state, seat, command)
+        if self.writer is not None:
+            self.writer.end(self.seq, outcome)
 
     def submit(self, seat: int, command: C, at_ms: int) -> Sequence[E]:
         """Sequence one action: decide, apply, record. Returns the events (unredacted).
@@ -398,15 +351,14 @@ class Match(Generic[S, C, E, V, R]):
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         check_command(command)
         events = self._decide(self.state, seat, command)
-        self._apply(seat, command, events, at_ms)
+        self._advance(seat, command, events, at_ms)
         return events
 
     def apply(self, seat: int, command: C, events: Sequence[E], at_ms: int) -> None:
         """Sequence an action whose events were already decided (replaying a log, or
         :meth:`check` followed by a commit). No rules are consulted."""
-        if at_ms < self.last_at_ms:
-            raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        self._apply(seat, command, events, at_ms)
+        self._check_time(at_ms)
+        self._advance(seat, command, events, at_ms)
 
     def checkpoint(self) -> Checkpoint:
         """The match as it stands now, to :meth:`rewind` to: a host that sequences actions

@@ -35,6 +35,7 @@ what a header says, :mod:`~cardcore.log.replay_log` replays, :mod:`~cardcore.log
 from __future__ import annotations
 
 from .. import codec  # noqa: F401 - tests/forgeries.py reaches the codec as log.codec
+from ..engine import MAX_ABORT_BY, check_abort_by  # the abort's rule is the sequencer's
 from . import chain as _chain
 from . import format as _format
 from . import viewers as _viewers
@@ -47,13 +48,11 @@ from .format import (
     FORMAT,
     FORMAT_2,
     FORMATS,
-    MAX_ABORT_BY,
     RECEIPTS_TYPE,
     SALT_BYTES,
     LogLine,
     abort_action,
     abort_by,
-    check_abort_by,
     commitment,
     decode_outcome,
     dumps,

@@ -40,7 +40,6 @@ DEAL_ACTION: Final = {"kind": "Deal"}
 ABORT_KIND: Final = "Abort"
 """The kind of the host's action that ends a game at once (:meth:`Match.abort`): an entry
 with no seat, action ``{"kind": "Abort", "by": ...}`` and no events."""
-MAX_ABORT_BY: Final = 32
 COPY_KEY: Final = "copy"
 """The header key that marks a viewer's copy (:func:`redact_log`): ``{"viewer": "0"}`` for a
 seat, ``{"viewer": "spectator"}``. :func:`header_hash` leaves it out, so the copy's header still
@@ -61,13 +60,6 @@ _TYPED_END: Final = ',"type":"entry"}'
 def abort_action(by: str) -> dict[str, Any]:
     """The logged action of a host's abort."""
     return {"kind": ABORT_KIND, "by": by}
-
-
-def check_abort_by(by: object) -> str:
-    """``by`` of an abort: a short printable name of who aborted; raises ``ValueError``."""
-    if not isinstance(by, str) or not 0 < len(by) <= MAX_ABORT_BY or not by.isprintable():
-        raise ValueError(f"an abort's by must be 1 to {MAX_ABORT_BY} printable characters")
-    return by
 
 
 def abort_by(line: LogLine) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from .. import codec
-from ..engine import Game, Role, Setup, Viewer, union_of
+from ..engine import Game, Role, Setup, Viewer, check_abort_by, union_of
 from ..errors import CorruptLog, DecodeError, InvalidSeat, Rejected
 from .chain import Report, check_outcome, count, in_place, listed_events, ordered_time, walk
 from .format import (
@@ -17,7 +17,6 @@ from .format import (
     DEAL_ACTION,
     LogLine,
     abort_by,
-    check_abort_by,
     header_hash,
     is_digest,
     json_eq,
