@@ -31,7 +31,7 @@ from ...notation import (
     seats_text,
     split,
 )
-from .rules import NAME, ZONES, Phase, Rules, State, deck, is_stuck, outcome, view
+from .rules import NAME, ZONES, Phase, Rules, State, deck, ends_game, is_stuck, outcome, view
 
 T = TypeVar("T")
 
@@ -240,34 +240,46 @@ def _check_totals(state: State) -> None:
     # Who won by emptying hand and draw pile: nobody, when a resignation ended the game first.
     champion = state.winner if state.resigned is None else None
     if champion is not None:
-        loser = 1 - champion
-        if state.hands[champion] or state.draws[champion]:
-            raise InvalidPosition(f"hands[{champion}]", "the winner emptied hand and draw pile")
-        if not state.hands[loser] and not state.draws[loser]:
-            raise InvalidPosition(f"hands[{loser}]", "only the winner has emptied its cards")
-        if not wins[champion]:
-            raise InvalidPosition(f"wins[{champion}]", "the winner won the last round")
+        _check_champion(state, champion)
     rules = state.setup.rules
-    target, best_of = rules.target_score, rules.best_of
-    if target is not None:
-        for p in (0, 1):
-            if (scores[p] >= target) != (p == champion):
-                raise InvalidPosition(
-                    f"scores[{p}]",
-                    f"{scores[p]} points: the game ends when (and only when) a total reaches "
-                    f"target_score {target}",
-                )
-    elif best_of is not None:
-        need = best_of // 2 + 1
-        for p in (0, 1):
-            if (wins[p] >= need) != (p == champion):
-                raise InvalidPosition(
-                    f"wins[{p}]",
-                    f"{wins[p]} wins: the best-of-{best_of} series ends when (and only when) a "
-                    f"seat has {need}",
-                )
-    elif sum(wins) != over:
-        raise InvalidPosition("wins", "without target_score or best_of the first won round ends it")
+    if rules.target_score is None and rules.best_of is None:
+        if sum(wins) != over:
+            raise InvalidPosition(
+                "wins", "without target_score or best_of the first won round ends it"
+            )
+        return
+    for p in (0, 1):
+        if ends_game(rules, scores[p], wins[p]) != (p == champion):
+            raise _not_ended_as_scored(rules, p, scores[p], wins[p])
+
+
+def _check_champion(state: State, champion: int) -> None:
+    """The round's winner emptied hand and draw pile, the other did not, and the last round is
+    among the winner's."""
+    loser = 1 - champion
+    if state.hands[champion] or state.draws[champion]:
+        raise InvalidPosition(f"hands[{champion}]", "the winner emptied hand and draw pile")
+    if not state.hands[loser] and not state.draws[loser]:
+        raise InvalidPosition(f"hands[{loser}]", "only the winner has emptied its cards")
+    if not state.wins[champion]:
+        raise InvalidPosition(f"wins[{champion}]", "the winner won the last round")
+
+
+def _not_ended_as_scored(rules: Rules, p: int, score: int, wins: int) -> InvalidPosition:
+    """Seat ``p``'s totals disagree with who won: in the words of the rule that ends the game."""
+    if rules.target_score is not None:
+        return InvalidPosition(
+            f"scores[{p}]",
+            f"{score} points: the game ends when (and only when) a total reaches "
+            f"target_score {rules.target_score}",
+        )
+    assert rules.best_of is not None
+    need = rules.best_of // 2 + 1
+    return InvalidPosition(
+        f"wins[{p}]",
+        f"{wins} wins: the best-of-{rules.best_of} series ends when (and only when) a seat has "
+        f"{need}",
+    )
 
 
 # --------------------------------------------------------------------------- notation

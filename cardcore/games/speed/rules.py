@@ -219,7 +219,7 @@ Event = (
     | Resigned
 )
 
-RoundEvent = RoundWon | Dealt | SidePileRebuilt | RoundVoided | Resigned
+_RoundEvent = RoundWon | Dealt | SidePileRebuilt | RoundVoided | Resigned
 """The events that deal, rebuild a side pile, end a round or end the game: the rarer ones."""
 
 _ALL_CARDS: Final = (*standard_deck(), JOKER)
@@ -363,25 +363,30 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
             )
         return _decide_call(state, seat, True)
     if t is Draw:
-        rules = state.setup.rules
-        if phase != "PLAY" or rules.auto_refill:
-            raise Rejected(
-                RejectCode.INVALID_PHASE,
-                "draw is only allowed during play with auto_refill off"
-                if phase == "PLAY"
-                else "no draw before both players flip to start",
-            )
-        hand = state.hands[seat]
-        if len(hand) >= rules.hand_size:
-            raise Rejected(RejectCode.HAND_FULL, f"the hand already holds {len(hand)} cards")
-        draw = state.draws[seat]
-        if not draw:
-            raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
-        return [CardDrawn(seat, draw[0])]
+        return _decide_draw(state, seat)
     # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
     if t is kit.Resign:
         return [Resigned(seat)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
+
+
+def _decide_draw(state: State, seat: int) -> list[Event]:
+    """(``auto_refill=False``) Draw the top card of the draw pile into a hand not yet full."""
+    phase, rules = state.phase, state.setup.rules
+    if phase != "PLAY" or rules.auto_refill:
+        raise Rejected(
+            RejectCode.INVALID_PHASE,
+            "draw is only allowed during play with auto_refill off"
+            if phase == "PLAY"
+            else "no draw before both players flip to start",
+        )
+    hand = state.hands[seat]
+    if len(hand) >= rules.hand_size:
+        raise Rejected(RejectCode.HAND_FULL, f"the hand already holds {len(hand)} cards")
+    draw = state.draws[seat]
+    if not draw:
+        raise Rejected(RejectCode.NO_CARDS, "the draw pile is empty")
+    return [CardDrawn(seat, draw[0])]
 
 
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
@@ -478,6 +483,16 @@ def _is_dead(state: State) -> bool:
     return not any(table[a][x.rank] for zone in (*sides, *centre) for x in zone for a in held)
 
 
+def ends_game(rules: Rules, score: int, wins: int) -> bool:
+    """Whether a seat with these totals has won the game (docs/games/speed.md#scoring): its total
+    reached ``target_score``, it won the best-of series, or, with neither, it won a round."""
+    if rules.target_score is not None:
+        return score >= rules.target_score
+    if rules.best_of is not None:
+        return wins >= rules.best_of // 2 + 1
+    return wins > 0
+
+
 def _round_won(state: State, seat: int) -> list[Event]:
     """Round end and scoring (docs/games/speed.md#scoring); a re-deal follows unless the game is
     over."""
@@ -490,12 +505,7 @@ def _round_won(state: State, seat: int) -> list[Event]:
     scores[seat] += points
     wins = list(state.wins)
     wins[seat] += 1
-    if rules.target_score is not None:
-        final = scores[seat] >= rules.target_score
-    elif rules.best_of is not None:
-        final = wins[seat] >= rules.best_of // 2 + 1
-    else:
-        final = True
+    final = ends_game(rules, scores[seat], wins[seat])
     events: list[Event] = [RoundWon(seat, points, tuple(scores), tuple(wins), final)]
     if not final:
         events.append(_deal_event(state.setup, state.round + 1, state.shuffles + 1))
@@ -547,7 +557,7 @@ def evolve(state: State, event: Event) -> State:
     return _evolve_rarely(s, event)
 
 
-def _evolve_rarely(s: State, event: RoundEvent) -> State:
+def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that deal, rebuild, end rounds and end the game."""
     if isinstance(event, RoundWon):
         final = event.final

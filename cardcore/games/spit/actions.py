@@ -210,7 +210,7 @@ Event = (
     | Resigned
 )
 
-RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resigned
+_RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resigned
 """The events that start, end and lay out rounds, or end the game: the rarer ones."""
 
 PLAY_STARTED: Final = PlayStarted()

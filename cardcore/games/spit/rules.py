@@ -41,7 +41,6 @@ from .actions import (
     PlayStarted,
     Resigned,
     RoundEnded,
-    RoundEvent,
     Slap,
     Spat,
     Spit,
@@ -49,6 +48,7 @@ from .actions import (
     Stack,
     Stacked,
     TakePile,
+    _RoundEvent,
 )
 
 RULES_VERSION: Final = "2"
@@ -168,7 +168,7 @@ class View:
 
 # --------------------------------------------------------------------------- rules helpers
 
-DECK: Final = tuple(standard_deck())
+_DECK: Final = tuple(standard_deck())
 _FLAGS: Final = (False, True)
 
 
@@ -182,12 +182,12 @@ def _fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bo
 
 def _fitting(top: Card, wrap: bool, equal: bool, alternate: bool) -> frozenset[Card]:
     """The cards that may go on ``top`` (:func:`_fits`)."""
-    return frozenset(c for c in DECK if _fits(c, top, wrap, equal, alternate))
+    return frozenset(c for c in _DECK if _fits(c, top, wrap, equal, alternate))
 
 
 def _fitting_by_top(wrap: bool, equal: bool, alternate: bool) -> tuple[frozenset[Card], ...]:
     """:func:`_fitting` of each top card, by ``Card.index``."""
-    return tuple(_fitting(top, wrap, equal, alternate) for top in DECK)
+    return tuple(_fitting(top, wrap, equal, alternate) for top in _DECK)
 
 
 _FITTING: Final = kit.tabulate(_fitting_by_top, _FLAGS, _FLAGS, _FLAGS)
@@ -686,7 +686,7 @@ def evolve(state: State, event: Event) -> State:
     return _evolve_rarely(s, event)
 
 
-def _evolve_rarely(s: State, event: RoundEvent) -> State:
+def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that start, end and lay out rounds."""
     match event:
         case PlayStarted():
@@ -854,7 +854,7 @@ _STOCK_PILES: Final = range(5)
 _SPIT_PILES: Final = range(SPIT_PILES)
 
 
-class PileCommands(NamedTuple):
+class _PileCommands(NamedTuple):
     """The commands that take from one stock pile, built once (:data:`_PILE_COMMANDS`)."""
 
     flip: Flip
@@ -866,8 +866,8 @@ class PileCommands(NamedTuple):
     """Onto each stock pile."""
 
 
-def _pile_commands(i: int) -> PileCommands:
-    return PileCommands(
+def _pile_commands(i: int) -> _PileCommands:
+    return _PileCommands(
         Flip(i),
         tuple(Play(i, j) for j in _SPIT_PILES),
         tuple(Move(i, k) for k in _STOCK_PILES),
