@@ -107,6 +107,25 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
       or an empty pile; the add-drawn window belongs to another unfinished seat whose rank is on
       top, with at most its hand's cards drawn; ``opening`` means nothing was played yet;
       ``revealed`` is a card in a hand, the pile, the burned or the set-aside cards."""
+    decks = _check_zones(state)
+    _check_flags(state)
+    _check_seats(state)
+    revealed: object = state.revealed
+    if revealed is not None:
+        if not isinstance(revealed, Card):
+            raise InvalidPosition("revealed", f"must be a card or None, got {revealed!r:.20}")
+        nt.check_cards((revealed,), decks, "revealed")
+    n, k = state.setup.seats, state.setup.rules.cards_per_area
+    if state.phase == "setup":
+        _check_setup_phase(state, n, k, allow_over)
+    else:
+        _check_play_phase(state, n, k, allow_over)
+
+
+def _check_zones(state: State) -> Sequence[Card]:
+    """The setup is Palace's, the zones are tuples of cards (one row per seat where a seat has
+    its own), and no card of the setup's decks appears more often than they hold it; returns
+    those decks."""
     setup = state.setup
     if not isinstance(setup, Setup) or not isinstance(setup.rules, Rules):
         raise InvalidPosition("setup", "must be a Setup of Palace rules")
@@ -115,8 +134,6 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
         raise InvalidPosition(
             "setup", f"Palace takes {seats_phrase(MIN_SEATS, MAX_SEATS)}, got {n!r}"
         )
-    rules = setup.rules
-    k = rules.cards_per_area
     for name in ("hands", "up", "down"):
         rows = getattr(state, name)
         if type(rows) is not tuple or len(rows) != n:
@@ -129,6 +146,11 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
             raise InvalidPosition(name, "must be a tuple of cards")
     decks = deck(setup)
     ZONES.check_cards(state, decks)  # names the zone where a card first appears once too often
+    return decks
+
+
+def _check_flags(state: State) -> None:
+    """The phase, the follow-up and opening flags, and the direction (reversed by jokers only)."""
     phase: object = state.phase
     if type(phase) is not str or phase not in _PHASES:
         raise InvalidPosition("phase", f"must be setup or play, got {phase!r:.20}")
@@ -138,8 +160,14 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     direction = state.direction
     if type(direction) is not int or direction not in (1, -1):
         raise InvalidPosition("direction", f"must be 1 or -1, got {direction!r:.20}")
-    if direction == -1 and not rules.jokers:
+    if direction == -1 and not state.setup.rules.jokers:
         raise InvalidPosition("direction", "only jokers reverse the direction (rules.jokers is 0)")
+
+
+def _check_seats(state: State) -> None:
+    """``ready`` and ``finished`` are seats of the game (each once in ``finished``), and the
+    resigned seats are consistent with them (:func:`_check_resigned`)."""
+    n = state.setup.seats
     ready = state.ready
     if type(ready) is not frozenset:
         raise InvalidPosition("ready", "must be a frozenset of seats")
@@ -153,15 +181,6 @@ def check_position(state: State, *, allow_over: bool = False) -> None:
     if len(set(finished)) != len(finished):
         raise InvalidPosition("finished", f"a seat went out twice: {finished}")
     _check_resigned(state, n)
-    revealed: object = state.revealed
-    if revealed is not None:
-        if not isinstance(revealed, Card):
-            raise InvalidPosition("revealed", f"must be a card or None, got {revealed!r:.20}")
-        nt.check_cards((revealed,), decks, "revealed")
-    if state.phase == "setup":
-        _check_setup_phase(state, n, k, allow_over)
-    else:
-        _check_play_phase(state, n, k, allow_over)
 
 
 def _check_resigned(state: State, n: int) -> None:
@@ -225,60 +244,19 @@ def _check_setup_phase(state: State, n: int, k: int, allow_over: bool) -> None:
 
 
 def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
+    """After the first play: every seat called ready; the turn; each seat's holding; the pile,
+    the follow-up, the add-drawn window, the opening and the revealed card."""
     rules = state.setup.rules
-    finished = state.finished
-    resigned = state.resigned
-    if len(state.ready.union(resigned)) != n:
+    if len(state.ready.union(state.resigned)) != n:
         raise InvalidPosition(
             "ready", "in the play phase every seat has called ready (or resigned in the setup)"
         )
-    over = len(finished) >= n - 1
-    if len(finished) >= n:
-        raise InvalidPosition("finished", "the game ends when one seat is left in it")
-    current = state.current
-    if over:
-        if not allow_over:
-            raise InvalidPosition(
-                "finished", "the game is already over (one seat is left holding cards)"
-            )
-        if current is not None or state.follow_up or state.window is not None:
-            field = (
-                "current" if current is not None else "follow_up" if state.follow_up else "window"
-            )
-            raise InvalidPosition(field, "nobody is to play once the game is over")
-    else:
-        nt.check_seat_field(current, n, "current")
-        if current in finished:
-            raise InvalidPosition("current", f"seat {current} has gone out")
-    stock = state.stock
-    went_out = [q for q in finished if q not in resigned] if resigned else finished
-    if stock and went_out:
+    _check_turn(state, n, allow_over)
+    went_out = [q for q in state.finished if q not in state.resigned]
+    if state.stock and went_out:
         raise InvalidPosition("stock", "a seat went out, so the stock is exhausted")
     for q in range(n):
-        hand, up, down = state.hands[q], state.up[q], state.down[q]
-        if q in finished:
-            gone = "resigned" if q in resigned else "has gone out"
-            for name, row in (("hands", hand), ("up", up), ("down", down)):
-                if row:
-                    raise InvalidPosition(f"{name}[{q}]", f"seat {q} {gone}: it holds no cards")
-            continue
-        if not (hand or up or down):
-            raise InvalidPosition(f"hands[{q}]", f"seat {q} holds no card but has not gone out")
-        if len(up) > k:
-            raise InvalidPosition(
-                f"up[{q}]", f"at most {k} face-up cards (cards_per_area), got {len(up)}"
-            )
-        if len(down) > k:
-            raise InvalidPosition(
-                f"down[{q}]", f"at most {k} face-down cards (cards_per_area), got {len(down)}"
-            )
-        if stock and not hand:
-            # A hand is refilled after every play while the stock lasts, so it is never empty
-            # then. (It holds k cards at least, too; that is not checked, so that a test may
-            # hand-write a short hand beside a stock.)
-            raise InvalidPosition(
-                f"hands[{q}]", "a hand is refilled after every play while the stock lasts"
-            )
+        _check_holding(state, q, k)
     _check_pile(state.pile, rules)
     if state.follow_up and state.pile and not (state.pile[-1].rank == 2 and rules.two_follow_up):
         raise InvalidPosition(
@@ -296,6 +274,52 @@ def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
         raise InvalidPosition(
             "revealed",
             f"{revealed} was turned up: it is in a hand, the pile, burned or set aside",
+        )
+
+
+def _check_turn(state: State, n: int, allow_over: bool) -> None:
+    """Once one seat is left holding cards the game is over and nobody is to play; until then
+    ``current`` is a seat still in the game."""
+    finished, current = state.finished, state.current
+    if len(finished) >= n:
+        raise InvalidPosition("finished", "the game ends when one seat is left in it")
+    if len(finished) < n - 1:
+        nt.check_seat_field(current, n, "current")
+        if current in finished:
+            raise InvalidPosition("current", f"seat {current} has gone out")
+        return
+    if not allow_over:
+        raise InvalidPosition(
+            "finished", "the game is already over (one seat is left holding cards)"
+        )
+    if current is not None or state.follow_up or state.window is not None:
+        field = "current" if current is not None else "follow_up" if state.follow_up else "window"
+        raise InvalidPosition(field, "nobody is to play once the game is over")
+
+
+def _check_holding(state: State, q: int, k: int) -> None:
+    """Seat ``q``'s cards: none once it is out; some while it is in, at most ``k`` in each table
+    area, and a hand while the stock lasts."""
+    hand, up, down = state.hands[q], state.up[q], state.down[q]
+    if q in state.finished:
+        gone = "resigned" if q in state.resigned else "has gone out"
+        for name, row in (("hands", hand), ("up", up), ("down", down)):
+            if row:
+                raise InvalidPosition(f"{name}[{q}]", f"seat {q} {gone}: it holds no cards")
+        return
+    if not (hand or up or down):
+        raise InvalidPosition(f"hands[{q}]", f"seat {q} holds no card but has not gone out")
+    for name, row, where in (("up", up, "face-up"), ("down", down, "face-down")):
+        if len(row) > k:
+            raise InvalidPosition(
+                f"{name}[{q}]", f"at most {k} {where} cards (cards_per_area), got {len(row)}"
+            )
+    if state.stock and not hand:
+        # A hand is refilled after every play while the stock lasts, so it is never empty then.
+        # (It holds k cards at least, too; that is not checked, so that a test may hand-write a
+        # short hand beside a stock.)
+        raise InvalidPosition(
+            f"hands[{q}]", "a hand is refilled after every play while the stock lasts"
         )
 
 

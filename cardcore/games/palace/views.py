@@ -160,15 +160,8 @@ def narrate(event: Event) -> str:
             return f"seat {seat} is ready"
         case PlayStarted(starter):
             return f"everybody is ready: seat {starter} starts"
-        case CardsPlayed(seat, from_hand, from_up, out_of_turn):
-            cards = from_hand + from_up
-            if out_of_turn:
-                return (
-                    f"seat {seat} completed four {rank_name(cards[0].rank)}s out of turn with "
-                    f"{_cards_text(cards)}"
-                )
-            where = "hand" if not from_up else "face-up cards" if not from_hand else "hand and up"
-            return f"seat {seat} played {_cards_text(cards)} from {where}"
+        case CardsPlayed():
+            return _played_text(event)
         case FaceDownTurned(seat, index, card):
             return f"seat {seat} turned up face-down card {index}: {card.symbol}"
         case CardsAdded(seat, cards):
@@ -177,7 +170,7 @@ def narrate(event: Event) -> str:
             why = "a 10" if by == "ten" else "four of a kind"
             return f"{why}: the pile burns ({cards} cards), by seat {seat}"
         case CardsDrawn(seat, drawn):
-            if drawn and drawn[0] is HIDDEN:
+            if drawn and drawn[0] is HIDDEN:  # another seat's draw: how many, not which
                 return f"seat {seat} drew {len(drawn)} card{'s' if len(drawn) != 1 else ''}"
             return f"seat {seat} drew {_cards_text(drawn)}"
         case PileTaken(seat, cards, reason):
@@ -195,14 +188,32 @@ def narrate(event: Event) -> str:
             return f"{who}; its {cards} {leave} the game face down"
         case DirectionReversed(direction):
             return "play reverses: now " + ("clockwise" if direction == 1 else "anticlockwise")
-        case TurnPassed(current, follow_up, window, skipped):
-            if current is None:
-                return "one player is left holding cards: the game is over"
-            text = f"seat {current} {'plays again' if follow_up else 'to play'}"
-            if skipped:
-                text += " (skipped " + ", ".join(f"seat {q}" for q in skipped) + ")"
-            if window is not None:
-                text += f"; seat {window[0]} may add just-drawn {rank_name(window[1])}s"
-            return text
+        case TurnPassed():
+            return _turn_text(event)
         case _:
             assert_never(event)
+
+
+def _played_text(event: CardsPlayed) -> str:
+    seat, cards = event.seat, event.from_hand + event.from_up
+    if event.out_of_turn:
+        return (
+            f"seat {seat} completed four {rank_name(cards[0].rank)}s out of turn with "
+            f"{_cards_text(cards)}"
+        )
+    if not event.from_up:
+        where = "hand"
+    else:
+        where = "face-up cards" if not event.from_hand else "hand and up"
+    return f"seat {seat} played {_cards_text(cards)} from {where}"
+
+
+def _turn_text(event: TurnPassed) -> str:
+    if event.current is None:
+        return "one player is left holding cards: the game is over"
+    text = f"seat {event.current} {'plays again' if event.follow_up else 'to play'}"
+    if event.skipped:
+        text += " (skipped " + ", ".join(f"seat {q}" for q in event.skipped) + ")"
+    if event.window is not None:
+        text += f"; seat {event.window[0]} may add just-drawn {rank_name(event.window[1])}s"
+    return text
