@@ -18,7 +18,8 @@ it declares what it wants fast and the kit makes it so, by one mechanism each:
   cards, the seats), declared next to the readable rule it speeds up; a table of a command class is
   the game's interned commands;
 * :func:`seated` / :func:`viewed` — the one check of the seat or viewer a rule function is given,
-  so the rule below trusts it;
+  so the rule below trusts it (a seat check is compiled in as the rule's first statement, where
+  the rule's source allows, so that it costs no call of its own);
 * :func:`union_types` — ``command_types`` and ``event_types`` read from the ``Command`` and
   ``Event`` unions, never repeated by hand.
 
@@ -27,10 +28,10 @@ how the kit makes them fast without touching a game.
 
 A game imports the package (``from cardcore import kit``, then ``kit.state``, ``kit.Resign``),
 never its modules, one job each: :mod:`.records` (events, views, commands and their unions),
-:mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the one ``exec``: a
-record's ``__init__`` and a state's ``_replace``), :mod:`.states` (the state and its derived
-values), :mod:`.tables`, :mod:`.seats`, :mod:`.common` (leaving, turn order, slap patterns and
-joint calls) and :mod:`.zones`.
+:mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the generated code: a
+record's ``__init__``, a state's ``_replace``, a rule compiled with its seat check first),
+:mod:`.states` (the state and its derived values), :mod:`.tables`, :mod:`.seats`,
+:mod:`.common` (leaving, turn order, slap patterns and joint calls) and :mod:`.zones`.
 """
 
 from __future__ import annotations

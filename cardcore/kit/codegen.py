@@ -1,22 +1,162 @@
-"""The kit's one ``exec``: functions generated from a class's field names, as :mod:`dataclasses`
-and :func:`collections.namedtuple` build theirs (tests/unit/test_purity.py allows it here and
-nowhere else).
+"""The kit's generated code, in one place: functions built from a class's field names (the one
+``exec``, as :mod:`dataclasses` and :func:`collections.namedtuple` build theirs;
+tests/unit/test_purity.py allows it here and nowhere else), and a rule function compiled again
+from its own source with a check as its first statement.
 
-Two mechanisms of the kit need a function whose parameters are a class's fields: a record's
-``__init__`` (:func:`cardcore.kit.record`) and a state's ``_replace``
-(:func:`cardcore.kit.state`). Both are built here, so a compiled build of the engine (mypyc,
-issue 24), which cannot compile generated code, has one module to keep interpreted or to replace.
+The kit's mechanisms that need them: a record's ``__init__`` (:func:`cardcore.kit.record`), a
+state's ``_replace`` and a derived value's ``__get__`` and ``read`` (:mod:`.states`), and the
+seat check of :func:`cardcore.kit.seated`. A compiled build of the engine (mypyc, issue 24),
+which cannot compile generated code, has this one module to keep interpreted or to replace.
 """
 
 from __future__ import annotations
+import __future__
 
-from collections.abc import Sequence
-from typing import Any
+import ast
+import functools
+import linecache
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
 
 def function(name: str, params: Sequence[str], body: Sequence[str], ns: dict[str, Any]) -> Any:
     """The function ``def name(params): body`` compiled in the namespace ``ns``. Every source
-    passed here is made of field identifiers (a class's own annotations) and names bound in
-    ``ns``: nothing else, so it reads nothing and writes nothing."""
+    passed here is made of identifiers (a class's fields, a derived value's name, quoted or not)
+    and names bound in ``ns``: nothing else, so it reads nothing and writes nothing."""
     exec(f"def {name}({', '.join(params)}):\n" + "\n".join(body), ns)
     return ns[name]
+
+
+_FUTURE_FLAGS: Final = functools.reduce(
+    int.__or__, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names), 0
+)
+"""The compiler flags of every ``from __future__ import``: a rule compiles again with its own."""
+_PLAIN: Final = 0x0001 | 0x0002 | 0x0004 | 0x0008  # CO_OPTIMIZED, CO_NEWLOCALS, *args, **kwargs
+
+
+def with_prologue(
+    rule: Callable[..., Any], prologue: Sequence[str], bound: Mapping[str, Any]
+) -> Callable[..., Any] | None:
+    """``rule`` compiled again from its own source with the statements ``prologue`` first (after
+    its docstring), which may use the names of ``bound``; the same function in every other way
+    (name, docstring, defaults, globals, line numbers, ``__wrapped__`` for its signature), in one
+    frame. None where that cannot be done: a function that is not a plain function of its
+    module (a method, a closure, a generator), whose source cannot be read (a compiled build),
+    or whose source, compiled again as it is, is not the code that runs (a file changed since it
+    was imported).
+
+    The source is read as tracebacks read it (:mod:`linecache`), once, when the rule is
+    decorated; the prologue is the kit's own text, of identifiers and names in ``bound``."""
+    code = getattr(rule, "__code__", None)
+    if not isinstance(code, types.CodeType) or not _is_plain(rule, code, bound):
+        return None
+    tree = _source_of(code, rule.__globals__)
+    if tree is None:
+        return None
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef)  # _source_of checked it
+    tree.body[:0] = _imports_of(rule, code)
+    if _compiled(tree, code, rule.__name__) != code:
+        return None
+    node.decorator_list = []  # applied already: the result replaces the decorated function
+    first = ast.parse("\n".join(prologue)).body
+    for statement in first:
+        ast.increment_lineno(statement, node.lineno - 1)  # a fault in the check: the def line
+    has_doc = isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    node.body[has_doc:has_doc] = first
+    # Nested in a function whose parameters are the names bound, which the rule reads as closure
+    # cells: nothing is added to the rule's module, and every other name it reads is read as it
+    # was (its own name, for one, stays a global).
+    outer = ast.FunctionDef(
+        name="_kit_prologue",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=n) for n in bound],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        ),
+        body=[ast.Global(names=[node.name]), node],  # the rule's name stays a global in it
+        decorator_list=[],
+    )
+    tree.body[-1:] = [outer]
+    ast.fix_missing_locations(tree)
+    outer_code = _compiled(tree, code, "_kit_prologue")
+    assert outer_code is not None  # the tree defines it
+    inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
+    if not set(inner.co_freevars) <= set(bound):
+        return None
+    inner = inner.replace(co_qualname=code.co_qualname)
+    cells = tuple(types.CellType(bound[n]) for n in inner.co_freevars)
+    made = types.FunctionType(inner, rule.__globals__, rule.__name__, rule.__defaults__, cells)
+    made.__kwdefaults__ = rule.__kwdefaults__
+    return functools.update_wrapper(made, rule)
+
+
+def _is_plain(rule: Callable[..., Any], code: types.CodeType, bound: Mapping[str, Any]) -> bool:
+    """A function of its module's top level, not a generator, and not using the names bound."""
+    return (
+        rule.__qualname__ == rule.__name__ == code.co_name
+        and not code.co_freevars
+        and code.co_flags & ~_FUTURE_FLAGS & ~_PLAIN == 0
+        and not set(bound) & {*code.co_names, *code.co_varnames, *code.co_cellvars}
+    )
+
+
+def _imports_of(rule: Callable[..., Any], code: types.CodeType) -> list[ast.stmt]:
+    """``import name`` for each global the rule reads that its module imported (as far as can be
+    told from the value: a module, or a class or function of another module). CPython 3.11
+    compiles ``name.f(x)`` one way when ``name`` was bound by an import at the top of the module,
+    another otherwise: the rule compiles alone as it did in its module with these declared (the
+    statements are compiled, never run)."""
+    names: set[str] = set()
+    todo = [code]
+    while todo:
+        current = todo.pop()
+        names.update(current.co_names)
+        todo += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+    module = rule.__globals__
+    imported = [
+        n
+        for n in sorted(names)
+        if n in module
+        and (
+            isinstance(module[n], types.ModuleType)
+            or (
+                isinstance(module[n], type | types.FunctionType)
+                and module[n].__module__ != rule.__module__
+            )
+        )
+    ]
+    return [ast.parse(f"import {n}").body[0] for n in imported]
+
+
+def _source_of(code: types.CodeType, module: dict[str, Any]) -> ast.Module | None:
+    """The module holding the source of ``code`` alone (its decorators included), at its lines
+    in its file; None if it cannot be read or is not one function definition."""
+    if not hasattr(code, "co_positions"):  # CPython 3.11 and later
+        return None
+    lines = linecache.getlines(code.co_filename, module)
+    last = max((end for _, end, _, _ in code.co_positions() if end is not None), default=0)
+    first = code.co_firstlineno
+    if not lines or not 0 < first <= last <= len(lines):
+        return None
+    try:
+        tree = ast.parse("".join(lines[first - 1 : last]))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    ast.increment_lineno(tree, first - 1)
+    return tree
+
+
+def _compiled(tree: ast.Module, code: types.CodeType, name: str) -> types.CodeType | None:
+    """The code of the function ``name`` defined by ``tree``, compiled as ``code`` was (its file,
+    its ``from __future__`` flags)."""
+    module = compile(
+        tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True
+    )
+    found = [c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
+    return found[0] if len(found) == 1 else None

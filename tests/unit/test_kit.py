@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import linecache
 import pickle
+import traceback
 from collections import Counter
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -12,6 +18,7 @@ from cardcore import kit
 from cardcore.cards import Card, parse_cards
 from cardcore.engine import Role, Setup, Viewer, check_seat
 from cardcore.errors import InvalidPosition, InvalidSeat
+from cardcore.kit import codegen
 from cardcore.rng import Rng
 
 
@@ -182,6 +189,7 @@ def test_a_derived_value_is_worked_out_once_per_state() -> None:
     assert (
         Position.pile_size.__doc__ == "How many cards the pile holds (counted once per position)."
     )
+    assert isinstance(Position.pile_size, kit.derived)
 
 
 # --------------------------------------------------------------------------- speed: tables
@@ -258,6 +266,83 @@ def test_seated_passes_a_seat_and_the_rule_behind_trusts_it() -> None:
     assert kit.trusted(len) is len  # a function that checks nothing is its own rule
     with pytest.raises(TypeError, match="rule"):
         kit.seated(lambda state, seat, a, b: None)
+
+
+@kit.seated
+def _play(state: Position, seat: int, card: str) -> Card:
+    """Seat ``seat`` plays ``card`` (the check goes after this docstring)."""
+    if card == "??":
+        raise ValueError(f"seat {seat} cannot play a hidden card")  # the line a traceback names
+    return Card.parse(card)
+
+
+def _frames(call: Callable[[], object]) -> list[traceback.FrameSummary]:
+    """The frames of the exception ``call`` raises, from the call's own on."""
+    try:
+        call()
+    except Exception as exc:
+        return traceback.extract_tb(exc.__traceback__)[2:]  # past _frames and the lambda
+    raise AssertionError("nothing raised")
+
+
+def test_seated_checks_in_the_rules_own_frame() -> None:
+    """kit.seated compiles a rule of its module's top level again with the check as its first
+    statement: the check and the rule are one frame; the rule's words, lines and signature are
+    as they were."""
+    rule = kit.trusted(_play)
+    assert _play.__code__ is not rule.__code__ and _play.__code__.co_filename == __file__
+    assert (_play.__name__, _play.__qualname__, _play.__doc__) == ("_play", "_play", rule.__doc__)
+    assert inspect.signature(_play) == inspect.signature(rule)
+    assert _play(POSITION, 1, "QS") is Card.parse("QS")
+    fault = _frames(lambda: _play(POSITION, 1, "??"))
+    assert [f.name for f in fault] == ["_play"]
+    assert fault[0].lineno == rule.__code__.co_firstlineno + 4
+    assert fault[0].line is not None and fault[0].line.endswith("# the line a traceback names")
+    refused = _frames(lambda: _play(POSITION, 2, "QS"))
+    assert [f.name for f in refused] == ["_play", "check_seat"]
+
+
+def test_seated_wraps_a_rule_it_cannot_compile_again() -> None:
+    """A closure (or a rule whose source cannot be read, or whose source is not the code that
+    runs) is wrapped in a function that checks the seat, then calls it: the same answers."""
+    offset = 10
+
+    @kit.seated
+    def commands(state: Position, seat: int) -> tuple[int, ...]:
+        return (seat + offset,)
+
+    assert commands(POSITION, 1) == (11,) and kit.trusted(commands)(POSITION, 5) == (15,)
+    with pytest.raises(InvalidSeat):
+        commands(POSITION, True)  # type: ignore[arg-type]
+    assert [Path(f.filename).parts[-2:] for f in _frames(lambda: commands(POSITION, 7))][:1] == [
+        ("kit", "seats.py")
+    ]
+
+
+def _numbers() -> Iterator[int]:
+    yield 1
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [len, lambda state, seat: seat, _numbers, Position._replace],
+    ids=["builtin", "lambda", "generator", "generated"],
+)
+def test_with_prologue_declines_what_is_not_a_plain_function(rule: Callable[..., Any]) -> None:
+    assert codegen.with_prologue(rule, ["pass"], {}) is None
+
+
+def test_with_prologue_declines_a_source_changed_since_import(tmp_path: Path) -> None:
+    path = tmp_path / "changed_rules.py"
+    path.write_text("def rule(state, seat):\n    return seat\n")
+    spec = importlib.util.spec_from_file_location("changed_rules", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert codegen.with_prologue(module.rule, ["pass"], {}) is not None
+    path.write_text("def rule(state, seat):\n    return -seat\n")
+    linecache.checkcache(str(path))
+    assert codegen.with_prologue(module.rule, ["pass"], {}) is None  # not the code that runs
 
 
 def test_viewed_and_check_viewer_let_roles_and_seats_through() -> None:
