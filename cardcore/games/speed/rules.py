@@ -261,11 +261,14 @@ class State(NamedTuple):
     (any phase but ``OVER``), ``winner`` the other seat."""
 
     @kit.derived
-    def plays(self) -> tuple[tuple[Play, ...], tuple[Play, ...]]:
-        """Each seat's :func:`plays_of`: what both seats' ``legal_commands`` and :func:`is_stuck`
-        ask of a position."""
+    def options(self) -> PlayOptions:
+        """In phase ``PLAY``, each seat's legal commands (its :func:`plays_of`, then a draw when
+        its hand may take one, or the stalemate flip when stuck), and whether the game is stuck:
+        what both seats' ``legal_commands`` and :func:`is_stuck` ask of a position."""
         table = fit_table(self.setup.rules)
-        return plays_of(self, 0, table), plays_of(self, 1, table)
+        plays0, plays1 = plays_of(self, 0, table), plays_of(self, 1, table)
+        stuck = not plays0 and not plays1 and _hands_full(self)
+        return (_calls_after(self, 0, plays0, stuck), _calls_after(self, 1, plays1, stuck)), stuck
 
 
 # --------------------------------------------------------------------------- view
@@ -329,8 +332,11 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
 def is_stuck(state: State) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
     is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
-    if state.phase != "PLAY" or state.plays[0] or state.plays[1]:
-        return False
+    return state.phase == "PLAY" and state.options[1]
+
+
+def _hands_full(state: State) -> bool:
+    """Each hand is as full as its draw pile allows (``|H| = min(hand_size, |H| + |D|)``)."""
     size = state.setup.rules.hand_size
     (h0, h1), (d0, d1) = state.hands, state.draws
     return not (d0 and len(h0) < size) and not (d1 and len(h1) < size)
@@ -756,13 +762,22 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return [FLIP]
     if phase != "PLAY":
         return []
-    rules, hand = state.setup.rules, state.hands[seat]
-    out: list[Command] = list(state.plays[seat])
-    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
-        out.append(DRAW)
-    elif not out and is_stuck(state):
-        out.append(FLIP)  # no card of this hand fits, nor of the other: stuck
-    return out
+    return list(state.options[0][seat])
+
+
+PlayOptions = tuple[tuple[tuple[Command, ...], tuple[Command, ...]], bool]
+"""Each seat's legal commands in phase ``PLAY``, and whether the game is stuck."""
+
+
+def _calls_after(
+    state: State, seat: int, plays: tuple[Play, ...], stuck: bool
+) -> tuple[Command, ...]:
+    """``seat``'s plays, then a draw if its hand may take one (``auto_refill=False``), else the
+    stalemate flip if the game is stuck (docs/games/speed.md#stalemate)."""
+    rules = state.setup.rules
+    if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
+        return (*plays, DRAW)
+    return (FLIP,) if stuck else plays
 
 
 def plays_of(state: State, seat: int, table: Table) -> tuple[Play, ...]:
