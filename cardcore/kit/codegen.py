@@ -60,28 +60,17 @@ def with_prologue(
     if _compiled(tree, code, rule.__name__) != code:
         return None
     node.decorator_list = []  # applied already: the result replaces the decorated function
-    first = ast.parse("\n".join(prologue)).body
-    for statement in first:
-        ast.increment_lineno(statement, node.lineno - 1)  # a fault in the check: the def line
+    at_def = "\n" * (node.lineno - 1)  # a fault in the check is reported at the def line
     has_doc = isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
-    node.body[has_doc:has_doc] = first
+    node.body[has_doc:has_doc] = ast.parse(at_def + "\n".join(prologue)).body
     # Nested in a function whose parameters are the names bound, which the rule reads as closure
     # cells: nothing is added to the rule's module, and every other name it reads is read as it
     # was (its own name, for one, stays a global).
-    outer = ast.FunctionDef(
-        name="_kit_prologue",
-        args=ast.arguments(
-            posonlyargs=[],
-            args=[ast.arg(arg=n) for n in bound],
-            kwonlyargs=[],
-            kw_defaults=[],
-            defaults=[],
-        ),
-        body=[ast.Global(names=[node.name]), node],  # the rule's name stays a global in it
-        decorator_list=[],
-    )
-    tree.body[-1:] = [outer]
-    ast.fix_missing_locations(tree)
+    outer = ast.parse(f"{at_def}def _kit_prologue({', '.join(bound)}):\n global {node.name}")
+    outer_def = outer.body[0]
+    assert isinstance(outer_def, ast.FunctionDef)
+    outer_def.body.append(node)
+    tree.body[-1:] = [outer_def]
     outer_code = _compiled(tree, code, "_kit_prologue")
     assert outer_code is not None  # the tree defines it
     inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
@@ -142,13 +131,12 @@ def _source_of(code: types.CodeType, module: dict[str, Any]) -> ast.Module | Non
     first = code.co_firstlineno
     if not lines or not 0 < first <= last <= len(lines):
         return None
-    try:
-        tree = ast.parse("".join(lines[first - 1 : last]))
+    try:  # at its own lines: the lines before it, blank
+        tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1 : last]))
     except SyntaxError:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
         return None
-    ast.increment_lineno(tree, first - 1)
     return tree
 
 
