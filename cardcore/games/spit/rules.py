@@ -652,23 +652,26 @@ def evolve(state: State, event: Event) -> State:
     s = state
     if isinstance(event, CardPlayed):
         p, i, j = event.seat, event.source, event.target
-        piles, ups = list(s.layouts[p]), list(s.up[p])
+        layouts, up, spit_piles = s.layouts, s.up, s.spit_piles
+        piles, ups = list(layouts[p]), list(up[p])
         piles[i], ups[i] = piles[i][:-1], ups[i] - 1
         return s._replace(
-            layouts=_pair(s.layouts, p, tuple(piles)),
-            up=_pair(s.up, p, tuple(ups)),
-            spit_piles=_pair(s.spit_piles, j, s.spit_piles[j] + (event.card,)),
+            layouts=_pair(layouts, p, tuple(piles)),
+            up=_pair(up, p, tuple(ups)),
+            spit_piles=_pair(spit_piles, j, spit_piles[j] + (event.card,)),
         )
     if isinstance(event, Flipped):
-        ups = list(s.up[event.seat])
+        up = s.up
+        ups = list(up[event.seat])
         ups[event.pile] = 1
-        return s._replace(up=_pair(s.up, event.seat, tuple(ups)))
+        return s._replace(up=_pair(up, event.seat, tuple(ups)))
     if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
-        piles, ups = list(s.layouts[p]), list(s.up[p])
+        layouts, up = s.layouts, s.up
+        piles, ups = list(layouts[p]), list(up[p])
         piles[i], piles[k] = piles[i][:-1], piles[k] + (event.card,)
         ups[i], ups[k] = ups[i] - 1, ups[k] + 1
-        return s._replace(layouts=_pair(s.layouts, p, tuple(piles)), up=_pair(s.up, p, tuple(ups)))
+        return s._replace(layouts=_pair(layouts, p, tuple(piles)), up=_pair(up, p, tuple(ups)))
     if isinstance(event, SpitCalled):
         p = event.seat
         called, done = joint_call(s.called, p, SEATS)  # done: the effect's events follow
