@@ -95,6 +95,11 @@ def test_the_readme_table_walk_through_plays_and_resigns(tmp_path: Path) -> None
     try:
         env = dict(os.environ)
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-        check_walk_through(walk_through(server.url, tmp_path, env))
+        terminals = walk_through(server.url, tmp_path, env)
+        refused = [r for r in server.log_records() if r.get("code") not in (None, "OK")]
+        try:
+            check_walk_through(terminals)
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nthe server refused: {refused}") from None
     finally:
         assert server.stop() == 0
