@@ -107,7 +107,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         the deal seed derived from the first two."""
         super().__init__(game, setup, game.initial_state(setup), at_ms)
         self.game: Game[S, C, E, V, R] = game
-        self.writer: LogWriter | None = (
+        self.writer = (
             LogWriter(
                 game,
                 setup,
@@ -121,7 +121,6 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
             if record and deal is None
             else None
         )
-        self.seq = 0
         self._advance(None, None, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
@@ -321,18 +320,23 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
             self.writer.truncate(1)
         self._advance(None, None, (), at_ms)
 
-    # The log of a match: an entry per action, numbered (the abort's has no seat, its action
-    # {"kind": "Abort", "by": …} and no events), and the end line once the game is over.
+    @property
+    def writer(self) -> LogWriter | None:
+        """The match's log (None: it records none), the sequencer's recorder."""
+        return self._writer
 
-    def _record(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
-        if self.writer is not None:
-            self.writer.record(self.seq, at_ms, seat, command, events)
-        self.seq += 1
+    @writer.setter
+    def writer(self, writer: LogWriter | None) -> None:
+        self._writer = self.recorder = writer
+
+    # The log of a match: an entry per action, numbered (the writer records them as the
+    # sequencer applies them; the abort's has no seat, its action {"kind": "Abort", "by": …} and
+    # no events), and the end line once the game is over.
 
     def _record_abort(self, at_ms: int, by: str) -> None:
         if self.writer is not None:
             self.writer.entry(self.seq, at_ms, None, abort_action(by), [])
-        self.seq += 1
+        super()._record_abort(at_ms, by)
 
     def _end(self, outcome: Outcome) -> None:
         self.outcome = outcome

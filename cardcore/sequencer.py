@@ -5,16 +5,17 @@ docs/games/common.md#order-of-checks), the seat is checked once here (the game's
 asked through :func:`cardcore.kit.trusted`), time never goes backwards, the setup's event limit
 ends a game that would not end, and the host's abort ends it at once.
 
-Two classes build on it: :class:`~cardcore.match.Match`, which also numbers, records and rewinds
-a game being played, and the log's :class:`~cardcore.log.redecide.Redecider`, which decides a
-logged game again to verify it. They differ only in what they record (the hooks
-:meth:`Sequencer._record`, :meth:`Sequencer._record_abort` and :meth:`Sequencer._end`).
+Two classes build on it: :class:`~cardcore.match.Match`, which also records and rewinds a game
+being played, and the log's :class:`~cardcore.log.redecide.Redecider`, which decides a logged
+game again to verify it. They differ only in what they record: a match's log writer is the
+sequencer's :attr:`Sequencer.recorder` (None: nothing is recorded), and the hooks
+:meth:`Sequencer._record_abort` and :meth:`Sequencer._end` tell it the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic
+from typing import Any, Generic, Protocol
 
 from .engine import (
     C,
@@ -32,6 +33,16 @@ from .errors import RejectCode, Rejected
 from .kit import trusted
 
 
+class Recorder(Protocol):
+    """What records each action a sequencer applies (a :class:`~cardcore.log.LogWriter`)."""
+
+    def record(
+        self, seq: int, at_ms: int, seat: int | None, command: Any, events: Sequence[Any]
+    ) -> object:
+        """Action ``seq`` is about to be applied; raising refuses it (nothing changes). What it
+        returns is not read."""
+
+
 class Sequencer(Generic[S, C, E]):
     """One game's state under the sequencer's rules; no log."""
 
@@ -45,6 +56,11 @@ class Sequencer(Generic[S, C, E]):
         self._evolve = game.evolve
         self._outcome = game.outcome
         self.state: S = state
+        self.seq = 0
+        """The number of actions sequenced: the next one's entry number (0, the deal)."""
+        self.recorder: Recorder | None = None
+        """Records each action before it is applied (an attribute, not a hook: deciding is every
+        playout's inner loop, and a match without a log calls nothing)."""
         self.events_applied = 0
         self.last_at_ms = at_ms
         self.outcome: Outcome | None = None
@@ -79,13 +95,15 @@ class Sequencer(Generic[S, C, E]):
         self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int
     ) -> None:
         """Apply one action's events (``command`` None: the deal). Nothing changes if an event
-        does not apply or :meth:`_record` refuses it: both happen before the state moves."""
+        does not apply or the :attr:`recorder` refuses it: both happen before the state moves."""
         state = self.state
         evolve = self._evolve
         for event in events:
             state = evolve(state, event)
-        self._record(seat, command, events, at_ms)
+        if self.recorder is not None:
+            self.recorder.record(self.seq, at_ms, seat, command, events)
         self.state = state
+        self.seq += 1
         self.events_applied += len(events)
         self.last_at_ms = at_ms
         outcome = self._outcome(state)
@@ -95,11 +113,9 @@ class Sequencer(Generic[S, C, E]):
             outcome = Outcome(Termination.EVENT_LIMIT)
         self._end(outcome)
 
-    def _record(self, seat: int | None, command: C | None, events: Sequence[E], at_ms: int) -> None:
-        """An action about to be applied (a match writes its log line here)."""
-
     def _record_abort(self, at_ms: int, by: str) -> None:
-        """The host's abort about to end the game."""
+        """The host's abort about to end the game (its entry number is :attr:`seq`)."""
+        self.seq += 1
 
     def _end(self, outcome: Outcome) -> None:
         """The game ended with ``outcome``."""

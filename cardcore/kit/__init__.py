@@ -9,8 +9,9 @@ cites, kept small enough to read beside it. (Positions' notation and checks are 
 **Speed lives here, and only here** (design.md, "Speed of the core"). A game's module is rule text:
 it declares what it wants fast and the kit makes it so, by one mechanism each:
 
-* :func:`state` — a game's ``State`` (a ``NamedTuple``) whose ``s._replace(field=...)`` is about
-  as fast as a hand-written positional tuple build, so ``evolve`` names the fields it changes and
+* :func:`state` and :func:`builds` — a game's ``State`` (a ``NamedTuple``) whose
+  ``s._replace(field=...)`` is as fast as a hand-written positional tuple build in the functions
+  declared ``@kit.builds(State)`` (``evolve``), so ``evolve`` names the fields it changes and
   nothing else;
 * :class:`derived` — a value of a state (is the game over? what would a slap match?) worked out
   once per state and kept with it, for the questions asked of one position for every seat;
@@ -50,7 +51,7 @@ from .common import (
 )
 from .records import command, record, union_types, view
 from .seats import check_viewer, seated, trusted, viewed
-from .states import derived, state
+from .states import builds, derived, state
 from .tables import subsets, tabulate
 from .zones import Visibility, Zone, Zones
 
@@ -64,6 +65,7 @@ __all__ = [
     "Visibility",
     "Zone",
     "Zones",
+    "builds",
     "check_viewer",
     "command",
     "derived",

@@ -39,7 +39,24 @@ def with_prologue(
     rule: Callable[..., Any], prologue: Sequence[str], bound: Mapping[str, Any]
 ) -> Callable[..., Any] | None:
     """``rule`` compiled again from its own source with the statements ``prologue`` first (after
-    its docstring), which may use the names of ``bound``; the same function in every other way
+    its docstring), which may use the names of ``bound``: :func:`recompiled`, which says when it
+    cannot be done (None). The prologue is the kit's own text, of identifiers and names in
+    ``bound``; a fault in it is reported at the ``def`` line."""
+
+    def insert(node: ast.FunctionDef) -> None:
+        at_def = "\n" * (node.lineno - 1)
+        body = node.body
+        has_doc = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+        body[has_doc:has_doc] = ast.parse(at_def + "\n".join(prologue)).body
+
+    return recompiled(rule, insert, bound)
+
+
+def recompiled(
+    rule: Callable[..., Any], edit: Callable[[ast.FunctionDef], None], bound: Mapping[str, Any]
+) -> Callable[..., Any] | None:
+    """``rule`` compiled again from its own source after ``edit`` has changed its definition in
+    place, the code it adds reading the names of ``bound``; the same function in every other way
     (name, docstring, defaults, globals, line numbers, ``__wrapped__`` for its signature), in one
     frame. None where that cannot be done: a function that is not a plain function of its
     module (a method, a closure, a generator), whose source cannot be read (a compiled build),
@@ -47,7 +64,7 @@ def with_prologue(
     was imported).
 
     The source is read as tracebacks read it (:mod:`linecache`), once, when the rule is
-    decorated; the prologue is the kit's own text, of identifiers and names in ``bound``."""
+    decorated."""
     code = getattr(rule, "__code__", None)
     if not isinstance(code, types.CodeType) or not _is_plain(rule, code, bound):
         return None
@@ -60,12 +77,12 @@ def with_prologue(
     if _compiled(tree, code, rule.__name__) != code:
         return None
     node.decorator_list = []  # applied already: the result replaces the decorated function
-    at_def = "\n" * (node.lineno - 1)  # a fault in the check is reported at the def line
-    has_doc = isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
-    node.body[has_doc:has_doc] = ast.parse(at_def + "\n".join(prologue)).body
+    edit(node)
+    ast.fix_missing_locations(node)
     # Nested in a function whose parameters are the names bound, which the rule reads as closure
     # cells: nothing is added to the rule's module, and every other name it reads is read as it
     # was (its own name, for one, stays a global).
+    at_def = "\n" * (node.lineno - 1)
     outer = ast.parse(f"{at_def}def _kit_prologue({', '.join(bound)}):\n global {node.name}")
     outer_def = outer.body[0]
     assert isinstance(outer_def, ast.FunctionDef)

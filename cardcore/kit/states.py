@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Any, Final, Generic, Self, TypeVar, overload
 
@@ -11,6 +12,7 @@ from . import codegen
 
 _S = TypeVar("_S")
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _Unset:
@@ -85,6 +87,80 @@ def state(cls: type[_S]) -> type[_S]:
     replace.__doc__ = f"A new {cls.__name__} with the fields given changed (kit.state)."
     made._replace = replace
     return made  # type: ignore[no-any-return]
+
+
+def builds(cls: type[Any]) -> Callable[[_F], _F]:
+    """Declares that a rule function builds states of ``cls`` (a :func:`state`) with
+    ``s._replace(field=...)``, as a game's ``evolve`` does for every event; the kit compiles
+    each such call as the positional build a hand-written engine would write::
+
+        @kit.builds(State)
+        def evolve(state: State, event: Event) -> State:
+            s = state
+            ...
+            return s._replace(pile=s.pile + (event.card,), current=event.current)
+
+    runs as ``tuple.__new__(State, (s[0], s[1], s.pile + (event.card,), event.current, ...))``
+    when ``s`` is a ``State`` (else the call as written: another ``NamedTuple``'s
+    ``_replace``). The rule text names only what an event changes; the fields are computed in
+    the state's order rather than the call's (rule text is pure: the values are the same).
+    The function is the rule in every other way (name, docstring, signature, line numbers), and
+    stays as written where its source cannot be compiled again (a compiled build, a closure).
+
+    Why, by measurement (CPython 3.11, timeit, a 12-field state, three fields changed): the
+    positional build 232 ns, the generated ``_replace`` 355 ns (a call of thirteen parameters,
+    whatever the way the fields are passed); evolve builds one state per event."""
+    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    if not fields or getattr(cls, "_replace", None) is None or "_replace" not in vars(cls):
+        raise TypeError(f"kit.builds takes a kit.state class, not {cls!r}")
+
+    def decorate(rule: _F) -> _F:
+        bound = {"_kit_new": tuple.__new__, "_kit_type": type, "_kit_state": cls}
+        made = codegen.recompiled(rule, _PositionalBuilds(fields).visit, bound)
+        return rule if made is None else made  # type: ignore[return-value]
+
+    return decorate
+
+
+class _PositionalBuilds(ast.NodeTransformer):
+    """``x._replace(f=v, …)`` (``x`` a name, keywords only) as
+    ``_kit_new(_kit_state, (x[0], v, …)) if _kit_type(x) is _kit_state else x._replace(…)``."""
+
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self.fields = fields
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "_replace"
+            and isinstance(func.value, ast.Name)
+            and not node.args
+            and all(k.arg in self.fields for k in node.keywords)
+            and len({k.arg for k in node.keywords}) == len(node.keywords)
+            and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+        ):
+            return node
+        name = func.value.id
+        given = {k.arg: k.value for k in node.keywords}
+        items: list[ast.expr] = [
+            given.get(f)
+            or ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(i), ast.Load())
+            for i, f in enumerate(self.fields)
+        ]
+        build = ast.Call(
+            ast.Name("_kit_new", ast.Load()),
+            [ast.Name("_kit_state", ast.Load()), ast.Tuple(items, ast.Load())],
+            [],
+        )
+        is_state = ast.Compare(
+            ast.Call(ast.Name("_kit_type", ast.Load()), [ast.Name(name, ast.Load())], []),
+            [ast.Is()],
+            [ast.Name("_kit_state", ast.Load())],
+        )
+        made = ast.IfExp(is_state, build, node)
+        return ast.copy_location(made, node)
 
 
 class derived(Generic[_S, _T]):  # lower case: a decorator, as property is

@@ -643,6 +643,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
 # --------------------------------------------------------------------------- evolve
 
 
+@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
@@ -691,6 +692,7 @@ _RarerEvent = (
 """The events ``evolve`` does not test first (those it does are ``@final``: mypy knows the rest)."""
 
 
+@kit.builds(State)
 def _evolve_rarely(s: State, event: _RarerEvent) -> State:
     """The events of the setup, of a player going out or resigning, and the rare effects."""
     match event:

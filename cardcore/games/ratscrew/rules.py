@@ -660,6 +660,7 @@ def _zero_card_eliminations(state: State, events: list[Event]) -> list[Event]:
 # --------------------------------------------------------------------------- evolve
 
 
+@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 

@@ -515,6 +515,7 @@ def _cards_of(stack: tuple[SeenCard, ...]) -> tuple[Card, ...] | None:
     return cast("tuple[Card, ...]", stack)
 
 
+@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 

@@ -526,6 +526,7 @@ def _pair(pair: Piles, i: int, pile: tuple[Card, ...]) -> Piles:
     return (pile, pair[1]) if i == 0 else (pair[0], pile)
 
 
+@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
@@ -563,6 +564,7 @@ def evolve(state: State, event: Event) -> State:
     return _evolve_rarely(s, event)
 
 
+@kit.builds(State)
 def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that deal, rebuild, end rounds and end the game."""
     if isinstance(event, RoundWon):

@@ -644,6 +644,7 @@ def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     return (v, pair[1]) if i == 0 else (pair[0], v)
 
 
+@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
@@ -689,6 +690,7 @@ def evolve(state: State, event: Event) -> State:
     return _evolve_rarely(s, event)
 
 
+@kit.builds(State)
 def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that start, end and lay out rounds."""
     match event:
