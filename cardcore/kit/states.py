@@ -145,8 +145,7 @@ class _PositionalBuilds(ast.NodeTransformer):
         name = func.value.id
         given = {k.arg: k.value for k in node.keywords}
         items: list[ast.expr] = [
-            given.get(f)
-            or ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(i), ast.Load())
+            given.get(f) or ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(i), ast.Load())
             for i, f in enumerate(self.fields)
         ]
         build = ast.Call(
