@@ -261,14 +261,11 @@ class State(NamedTuple):
     (any phase but ``OVER``), ``winner`` the other seat."""
 
     @kit.derived
-    def options(self) -> PlayOptions:
-        """In phase ``PLAY``, each seat's legal commands (its :func:`plays_of`, then a draw when
-        its hand may take one, or the stalemate flip when stuck), and whether the game is stuck:
-        what both seats' ``legal_commands`` and :func:`is_stuck` ask of a position."""
+    def stuck(self) -> bool:
+        """:func:`is_stuck` in phase ``PLAY``, worked out once per position: asked by the legal
+        commands of each seat with no play of its own, by the flip call and by the view."""
         table = fit_table(self.setup.rules)
-        plays0, plays1 = plays_of(self, 0, table), plays_of(self, 1, table)
-        stuck = not plays0 and not plays1 and _hands_full(self)
-        return (_calls_after(self, 0, plays0, stuck), _calls_after(self, 1, plays1, stuck)), stuck
+        return not plays_of(self, 0, table) and not plays_of(self, 1, table) and _hands_full(self)
 
 
 # --------------------------------------------------------------------------- view
@@ -332,7 +329,7 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
 def is_stuck(state: State) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
     is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
-    return state.phase == "PLAY" and state.options[1]
+    return state.phase == "PLAY" and state.stuck
 
 
 def _hands_full(state: State) -> bool:
@@ -764,36 +761,27 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return [FLIP]
     if phase != "PLAY":
         return []
-    return list(state.options[0][seat])
-
-
-PlayOptions = tuple[tuple[tuple[Command, ...], tuple[Command, ...]], bool]
-"""Each seat's legal commands in phase ``PLAY``, and whether the game is stuck."""
-
-
-def _calls_after(
-    state: State, seat: int, plays: tuple[Play, ...], stuck: bool
-) -> tuple[Command, ...]:
-    """``seat``'s plays, then a draw if its hand may take one (``auto_refill=False``), else the
-    stalemate flip if the game is stuck (docs/games/speed.md#stalemate)."""
+    plays = plays_of(state, seat, fit_table(state.setup.rules))
     rules = state.setup.rules
     if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
-        return (*plays, DRAW)
-    return (FLIP,) if stuck else plays
+        plays.append(DRAW)  # its hand may take a card (auto_refill off)
+    elif not plays and state.stuck:
+        plays.append(FLIP)  # the stalemate flip (docs/games/speed.md#stalemate)
+    return plays
 
 
-def plays_of(state: State, seat: int, table: Table) -> tuple[Play, ...]:
+def plays_of(state: State, seat: int, table: Table) -> list[Command]:
     """Every play of ``seat``'s hand now: each card onto each centre pile it fits, in hand order
     (a card held twice, such as a joker, once), or with ``multi_card_play`` every run of distinct
     hand cards, each fitting the last (docs/games/speed.md#playing,
     docs/games/speed.md#variant-flags); ``table``: the rules' :func:`fit_table`."""
     rules, hand = state.setup.rules, state.hands[seat]
-    out: list[Play] = []
+    out: list[Command] = []
     if rules.multi_card_play:
         for j, pile in enumerate(state.centre):
             for first, *then in _runs(table, pile[-1], hand):
                 out.append(Play(first, j, then=tuple(then)) if then else _PLAYS[first, j])
-        return tuple(out)
+        return out
     top0, top1 = state.centre[0][-1].rank, state.centre[1][-1].rank
     for card in hand:
         fits_on = table[card.rank]
@@ -801,7 +789,7 @@ def plays_of(state: State, seat: int, table: Table) -> tuple[Play, ...]:
             out.append(_PLAYS[card, 0])
         if fits_on[top1]:
             out.append(_PLAYS[card, 1])
-    return tuple(dict.fromkeys(out)) if rules.jokers else tuple(out)
+    return list(dict.fromkeys(out)) if rules.jokers else out
 
 
 def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, ...]]:

@@ -880,7 +880,8 @@ def _pile_commands(i: int) -> _PileCommands:
     )
 
 
-_PILE_COMMANDS: Final = kit.tabulate(_pile_commands, _STOCK_PILES)
+_PILE_COMMANDS: Final = tuple(_pile_commands(i) for i in _STOCK_PILES)
+"""By stock pile (a tuple: a pile's number is its index)."""
 
 
 def _moves_into(filled: tuple[bool, ...]) -> tuple[tuple[Move, ...], ...]:
