@@ -9,7 +9,8 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any, Concatenate, Final, ParamSpec, TypeVar
 
-from ..engine import Viewer, check_seat
+from ..engine import Role, Viewer, check_seat
+from ..errors import InvalidSeat
 from . import codegen
 
 _S = TypeVar("_S")
@@ -97,10 +98,19 @@ def trusted(rule: Callable[_P, _T]) -> Callable[_P, _T]:
     return rule if inner is None else inner
 
 
+_ROLES: Final = frozenset(Role)
+
+
 def check_viewer(viewer: object, seats: int) -> None:
-    """A :class:`~cardcore.engine.Role` (a ``str``) passes; anything else must be a seat of a
-    ``seats``-seat game, else :class:`~cardcore.errors.InvalidSeat`."""
-    if not isinstance(viewer, str):
+    """A :class:`~cardcore.engine.Role` (``"spectator"``, ``"referee"``) or a seat of a
+    ``seats``-seat game passes; anything else is :class:`~cardcore.errors.InvalidSeat` (a
+    misspelt role is refused, not shown the table as a spectator)."""
+    if isinstance(viewer, str):
+        if viewer not in _ROLES:
+            raise InvalidSeat(
+                f"not a viewer: {viewer!r:.40} (a seat number, 'spectator' or 'referee')"
+            )
+    else:
         check_seat(seats, viewer)
 
 

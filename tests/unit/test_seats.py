@@ -84,3 +84,18 @@ def test_match_checks_once_and_asks_the_rule_behind_the_games_check(name: str) -
     match = started(game)
     assert kit.trusted(game.decide) is not game.decide  # the game declares kit.seated
     assert match._decide is kit.trusted(game.decide)  # Match's own check is the one it needs
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.name for g in GAMES])
+@pytest.mark.parametrize("viewer", ["bogus", "Referee", "0", ""], ids=repr)
+def test_a_string_that_is_no_role_is_refused_as_a_viewer(game: AnyGame, viewer: str) -> None:
+    """``kit.check_viewer``: a misspelt role is an error naming what a viewer may be, never the
+    table shown as to a spectator; the roles themselves (as their enum or their text) pass."""
+    state = started(game).state
+    with pytest.raises(InvalidSeat, match="a seat number, 'spectator' or 'referee'"):
+        game.view(state, viewer)  # type: ignore[arg-type]
+    assert game.format_position is not None
+    with pytest.raises(InvalidSeat, match="not a viewer"):
+        game.format_position(state, viewer)  # type: ignore[arg-type]
+    for role in Role:
+        assert game.view(state, role.value) == game.view(state, role)  # type: ignore[arg-type]
