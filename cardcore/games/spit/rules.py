@@ -131,18 +131,6 @@ class State(NamedTuple):
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood,
     ``winner`` the other seat."""
 
-    @kit.derived
-    def options(self) -> PlayOptions:
-        """Each seat's legal commands in phase ``PLAY`` (its :func:`layout_actions`; when stuck,
-        the stalemate call too, naming any spit pile it may name), and whether the game is stuck:
-        what both seats' ``legal_commands`` and :func:`is_stuck` ask of a position."""
-        fit = playable(self)
-        commands0, unstuck0 = layout_actions(self, 0, fit)
-        commands1, unstuck1 = layout_actions(self, 1, fit)
-        if unstuck0 or unstuck1:
-            return (commands0, commands1), False
-        return (commands0 + _stalemate_calls(self, 0), commands1 + _stalemate_calls(self, 1)), True
-
 
 # --------------------------------------------------------------------------- view
 
@@ -207,7 +195,7 @@ def fits(card: Card, top: Card, rules: Rules) -> bool:
     return card in fitting(rules)[top.index]
 
 
-def playable(state: State) -> tuple[frozenset[Card], frozenset[Card]]:
+def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on a pile that does not
     exist)."""
     fit = fitting(state.setup.rules)
@@ -229,71 +217,79 @@ def _can_stack(layout: Layout, ups: tuple[int, ...], i: int, k: int) -> bool:
     return k != i and bool(dest) and bool(ups[k]) and dest[-1].rank == layout[i][-1].rank
 
 
-LayoutActions = tuple[tuple[Command, ...], bool]
-"""What one seat may do with its layout now: its plays, flips, moves and stacks, pile by pile,
-and whether one of them counts against being stuck (docs/games/spit.md#stuck): a play, a flip,
-or a move or stack that :func:`exposes` a face-down card."""
+Fit = tuple[frozenset[Card], frozenset[Card]]
+"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
-def layout_actions(
-    state: State, seat: int, fit: tuple[frozenset[Card], frozenset[Card]]
-) -> LayoutActions:
-    """The plays, flips, moves and stacks ``seat``'s layout allows (docs/games/spit.md#playing),
-    and whether one counts against being stuck; ``fit``: the cards :func:`playable` on each spit
-    pile."""
+def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) -> bool:
+    """Whether ``seat`` has an action that counts against being stuck
+    (docs/games/spit.md#stuck): (a) a play of a face-up layout top onto an existing spit pile,
+    (b) a flip of a face-down layout top, (c) a move of a face-up top into an empty space that
+    exposes a face-down card or, with stacking, (d) a stack of such a top on an equal face-up top.
+
+    Given a list ``out``, it also appends the seat's plays, flips, moves and stacks to it, pile by
+    pile (docs/games/spit.md#playing: ``legal_commands``); without one, it answers at the first
+    action that counts (:func:`is_stuck`). One pass, one definition of "stuck"."""
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
     stacking = state.setup.rules.stack_equal_in_layout
-    moves = _MOVES_INTO[tuple(map(bool, layout))] if () in layout else None
-    out: list[Command] = []
-    unstuck = False
+    space = () in layout
+    moves = _MOVES_INTO[tuple(map(bool, layout))] if space and out is not None else None
+    counts = False
     for i, pile in enumerate(layout):
         if not pile:
             continue
         commands = _PILE_COMMANDS[i]
-        if not ups[i]:
+        if not ups[i]:  # (b)
+            if out is None:
+                return True
             out.append(commands.flip)
-            unstuck = True
+            counts = True
             continue
         top = pile[-1]
-        if top in fit0:
-            out.append(commands.plays[0])
-            unstuck = True
-        if top in fit1:
-            out.append(commands.plays[1])
-            unstuck = True
-        if moves:
+        on0, on1 = top in fit0, top in fit1
+        if on0 or on1:  # (a)
+            if out is None:
+                return True
+            counts = True
+            out += commands.plays if on0 and on1 else (commands.plays[0 if on0 else 1],)
+        if space and exposes(pile, ups[i]):  # (c)
+            if out is None:
+                return True
+            counts = True
+        if out is not None and moves:
             out += moves[i]
-            unstuck = unstuck or exposes(pile, ups[i])
         if stacking:
-            stacks = [
-                commands.stacks[k] for k in range(len(layout)) if _can_stack(layout, ups, i, k)
-            ]
-            out += stacks
-            unstuck = unstuck or (bool(stacks) and exposes(pile, ups[i]))
-    return tuple(out), unstuck
+            stacks = _stacks_from(layout, ups, i)
+            if stacks and exposes(pile, ups[i]):  # (d)
+                if out is None:
+                    return True
+                counts = True
+            if out is not None:
+                out += stacks
+    return counts
 
 
-PlayOptions = tuple[tuple[tuple[Command, ...], tuple[Command, ...]], bool]
-"""Each seat's legal commands in phase ``PLAY``, and whether the game is stuck."""
+def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
+    """(``stack_equal_in_layout``) The stacks of pile ``i``'s face-up top (:func:`_can_stack`)."""
+    return [
+        _PILE_COMMANDS[i].stacks[k] for k in range(len(layout)) if _can_stack(layout, ups, i, k)
+    ]
 
 
-def _stalemate_calls(state: State, seat: int) -> tuple[Spit, ...]:
+def is_stuck(state: State, fit: Fit | None = None) -> bool:
+    """Stuck (docs/games/spit.md#stuck): neither player has an action that counts against it
+    (:func:`scan_layout`). ``fit``: :func:`playable`, if the caller has it."""
+    fit = playable(state) if fit is None else fit
+    return not scan_layout(state, 0, fit, None) and not scan_layout(state, 1, fit, None)
+
+
+def stalemate_calls(state: State, seat: int) -> list[Command]:
     """``Spit`` and ``Spit(j)`` for every spit pile ``j`` the call may name
     (docs/games/spit.md#stalemate)."""
     piles = state.spit_piles
-    named = tuple(
-        _SPITS_ONTO[j] for j in _SPIT_PILES if piles[j] and not locked_out(state, seat, j)
-    )
-    return (SPIT, *named)
-
-
-def is_stuck(state: State) -> bool:
-    """Stuck (docs/games/spit.md#stuck): neither player can (a) play a face-up layout top onto an
-    existing spit pile, (b) flip a face-down layout top, (c) move a face-up top into an empty space
-    so as to expose a face-down card or, with stacking, (d) stack such a top on an equal face-up
-    top."""
-    return state.options[1]
+    named = [_SPITS_ONTO[j] for j in _SPIT_PILES if piles[j] and not locked_out(state, seat, j)]
+    return [SPIT, *named]
 
 
 def spits_alone(state: State, seat: int) -> bool:
@@ -910,7 +906,11 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return []
     phase = state.phase
     if phase == "PLAY":  # the common case, first
-        return list(state.options[0][seat])
+        fit = playable(state)
+        commands: list[Command] = []
+        if scan_layout(state, seat, fit, commands) or scan_layout(state, 1 - seat, fit, None):
+            return commands  # not stuck
+        return commands + stalemate_calls(state, seat)
     piles = state.spit_piles
     if phase == "READY":
         return [SPIT]
