@@ -127,6 +127,7 @@ def _imports_of(rule: Callable[..., Any], code: types.CodeType) -> list[ast.stmt
         n
         for n in sorted(names)
         if n in module
+        and n.isidentifier()  # not a name a tool put in the module (pytest's @py_builtins)
         and (
             isinstance(module[n], types.ModuleType)
             or (

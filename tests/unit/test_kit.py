@@ -192,6 +192,55 @@ def test_a_derived_value_is_worked_out_once_per_state() -> None:
     assert isinstance(Position.pile_size, kit.derived)
 
 
+class _Other(NamedTuple):
+    current: int | None = 0
+    pile: tuple[Card, ...] = ()
+
+
+def _step(s: Position, card: Card, other: _Other) -> tuple[Position, _Other, Position]:
+    """A rule that builds states: the next, another NamedTuple's next, and one made in a call."""
+    t = s._replace(pile=s.pile + (card,), current=None if s.current else 1)
+    o = other._replace(pile=other.pile + (card,))  # not a Position: its own _replace
+    nested = t._replace(stacks=t._replace(current=0).stacks[:1] + ((card,),))
+    if card.rank == 13:
+        raise ValueError("no kings")  # the line a traceback names
+    return t, o, nested
+
+
+_built = kit.builds(Position)(_step)
+
+
+def test_builds_compiles_replace_as_the_positional_build_with_the_same_results() -> None:
+    """kit.builds: each ``x._replace(...)`` on a Position runs as ``tuple.__new__(Position, ...)``
+    (no call of ``_replace``), on anything else as written; the same values, the same types, the
+    rule's name, words and lines."""
+    assert _built is not _step and _built.__code__.co_name == "_step"
+    assert "_replace" not in _built.__code__.co_names or "_kit_new" in _built.__code__.co_freevars
+    assert _built.__wrapped__ is _step and _built.__doc__ == _step.__doc__  # type: ignore[attr-defined]
+    for card in parse_cards("QS 2H"):
+        for other in (_Other(), _Other(None, parse_cards("3S"))):
+            for position in (POSITION, POSITION._replace(current=None, pile=())):
+                got, want = _built(position, card, other), _step(position, card, other)
+                assert got == want and [type(x) for x in got] == [type(x) for x in want]
+                assert [type(x) for x in got] == [Position, _Other, Position]
+    with pytest.raises(ValueError, match="no kings") as info:
+        _built(POSITION, Card.parse("KS"), _Other())
+    frame = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert frame.name == "_step" and frame.line is not None and "traceback names" in frame.line
+
+
+def test_builds_takes_a_state_class_and_leaves_what_it_cannot_compile() -> None:
+    with pytest.raises(TypeError, match=r"kit\.state class"):
+        kit.builds(_Other)
+    offset = 1
+
+    def closure(s: Position) -> Position:
+        return s._replace(current=offset)
+
+    assert kit.builds(Position)(closure) is closure  # a closure stays as written
+    assert closure(POSITION).current == 1
+
+
 # --------------------------------------------------------------------------- speed: tables
 
 
@@ -313,7 +362,7 @@ def test_seated_wraps_a_rule_it_cannot_compile_again() -> None:
 
     assert commands(POSITION, 1) == (11,) and kit.trusted(commands)(POSITION, 5) == (15,)
     with pytest.raises(InvalidSeat):
-        commands(POSITION, True)  # type: ignore[arg-type]
+        commands(POSITION, True)  # a bool is no seat (mypy lets it through as an int)
     assert [Path(f.filename).parts[-2:] for f in _frames(lambda: commands(POSITION, 7))][:1] == [
         ("kit", "seats.py")
     ]
