@@ -260,13 +260,6 @@ class State(NamedTuple):
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood
     (any phase but ``OVER``), ``winner`` the other seat."""
 
-    @kit.derived
-    def stuck(self) -> bool:
-        """:func:`is_stuck` in phase ``PLAY``, worked out once per position: asked by the legal
-        commands of each seat with no play of its own, by the flip call and by the view."""
-        table = fit_table(self.setup.rules)
-        return not plays_of(self, 0, table) and not plays_of(self, 1, table) and _hands_full(self)
-
 
 # --------------------------------------------------------------------------- view
 
@@ -329,7 +322,15 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
 def is_stuck(state: State) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
     is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
-    return state.phase == "PLAY" and state.stuck
+    if state.phase != "PLAY":
+        return False
+    table = fit_table(state.setup.rules)
+    top0, top1 = state.centre[0][-1].rank, state.centre[1][-1].rank
+    for hand in state.hands:
+        for card in hand:
+            if table[card.rank][top0] or table[card.rank][top1]:
+                return False
+    return _hands_full(state)
 
 
 def _hands_full(state: State) -> bool:
@@ -765,7 +766,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     rules = state.setup.rules
     if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
         plays.append(DRAW)  # its hand may take a card (auto_refill off)
-    elif not plays and state.stuck:
+    elif not plays and is_stuck(state):
         plays.append(FLIP)  # the stalemate flip (docs/games/speed.md#stalemate)
     return plays
 
