@@ -85,18 +85,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     if log.copy_of(lines) is not None:
         return _replay_copy(game, lines, args, out)
     viewer = Role.REFEREE if asked is None else asked
-    start_ms: int | None = None
+    start_ms: int | None = None  # the first entry's, once the replay has checked it
     last_state = None
     for step in log.replay(lines):
-        entry = step.entry
-        seq, at_ms = entry["seq"], entry["at_ms"]
-        if args.at is not None and seq > args.at:
+        if args.at is not None and step.entry["seq"] > args.at:
             break
-        if start_ms is None:
-            start_ms = at_ms
-        print(f"seq {seq} +{at_ms - start_ms} ms {_who(game, entry)}", file=out)
-        for raw in entry["events"]:
-            print("    " + _shown(game, raw, viewer), file=out)
+        start_ms = step.entry["at_ms"] if start_ms is None else start_ms
+        _narrate(game, step.entry, start_ms, viewer, out)
         last_state = step.state
     if last_state is not None:
         try:
@@ -121,6 +116,16 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _narrate(
+    game: AnyGame, entry: log.LogLine, start_ms: int, viewer: Viewer | None, out: TextIO
+) -> None:
+    """One entry: its seq, its time since the first entry's, who did what, then each event as
+    ``viewer`` sees it (None: as the copy holds it)."""
+    print(f"seq {entry['seq']} +{entry['at_ms'] - start_ms} ms {_who(game, entry)}", file=out)
+    for raw in entry["events"]:
+        print("    " + _shown(game, raw, viewer), file=out)
+
+
 def _replay_copy(
     game: AnyGame, lines: list[log.LogLine], args: argparse.Namespace, out: TextIO
 ) -> int:
@@ -137,16 +142,10 @@ def _replay_copy(
                 file=sys.stderr,
             )
             return EXIT_USAGE
-    start_ms: int | None = None
     for entry in lines[1:]:
-        seq, at_ms = entry["seq"], entry["at_ms"]
-        if args.at is not None and seq > args.at:
+        if args.at is not None and entry["seq"] > args.at:
             break
-        if start_ms is None:
-            start_ms = at_ms
-        print(f"seq {seq} +{at_ms - start_ms} ms {_who(game, entry)}", file=out)
-        for raw in entry["events"]:
-            print("    " + _shown(game, raw, None), file=out)
+        _narrate(game, entry, lines[1]["at_ms"], None, out)
     print(
         f"\n{whose} copy of a game in progress ({report.entries} entries), as its viewer was "
         "shown it: the state is not rebuilt (the cards hidden from the viewer are not in the "
