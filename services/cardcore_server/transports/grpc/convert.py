@@ -52,6 +52,7 @@ _OPEN_OF: Final = {
 _SEAT_OPENS: Final = {v: k for k, v in _OPEN_OF.items()}
 _ENTRY: Final = "grpc"
 _STREAMED: Final = "grpc-stream"
+_SUBMITTED: Final = "grpc-submitted"
 """The keys of this transport's encodings of an entry (``RedactedEntry.wire``)."""
 
 
@@ -187,12 +188,21 @@ def stream_response(batch: StreamBatch) -> bytes:
     return b"".join(parts)
 
 
-def submitted(result: SubmitResult) -> pb.SubmitActionResponse:
-    return pb.SubmitActionResponse(
-        entry=entry(result.entry),
+def submitted(result: SubmitResult) -> bytes:
+    """A SubmitActionResponse, serialized: its entry's part made once per entry and view (a
+    resubmit answers with the same), then the outcome and ``replayed``, if any (serialized
+    messages one after another parse as one message, their merge, as a stream's do)."""
+    e = result.entry
+    found: bytes | None = e.wire.get(_SUBMITTED)
+    if found is None:
+        found = e.wire[_SUBMITTED] = pb.SubmitActionResponse(entry=entry(e)).SerializeToString()
+    if result.outcome is None and not result.replayed:
+        return found
+    rest = pb.SubmitActionResponse(
         outcome=outcome(result.outcome) if result.outcome is not None else None,
         replayed=result.replayed,
     )
+    return found + rest.SerializeToString()
 
 
 def created(made: CreatedGame) -> pb.CreateGameResponse:

@@ -204,9 +204,7 @@ class GameServiceHandlers:
         )
         return convert.created(made)
 
-    async def submit_action(
-        self, request: pb.SubmitActionRequest, context: Context
-    ) -> pb.SubmitActionResponse:
+    async def submit_action(self, request: pb.SubmitActionRequest, context: Context) -> bytes:
         result = await self.app.submit(
             _token(context),
             request.game_id,
