@@ -195,6 +195,10 @@ def fits(card: Card, top: Card, rules: Rules) -> bool:
     return card in fitting(rules)[top.index]
 
 
+Fit = tuple[frozenset[Card], frozenset[Card]]
+"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
+
+
 def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on a pile that does not
     exist)."""
@@ -215,10 +219,6 @@ def _can_stack(layout: Layout, ups: tuple[int, ...], i: int, k: int) -> bool:
     pile, whose top is face up and of the same rank."""
     dest = layout[k]
     return k != i and bool(dest) and bool(ups[k]) and dest[-1].rank == layout[i][-1].rank
-
-
-Fit = tuple[frozenset[Card], frozenset[Card]]
-"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
 def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) -> bool:
