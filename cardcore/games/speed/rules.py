@@ -319,18 +319,25 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
     return fit_table(rules)[card.rank][top.rank]
 
 
-def is_stuck(state: State) -> bool:
+def is_stuck(state: State, table: Table | None = None) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
-    is as full as it can be (``|H| = min(hand_size, |H| + |D|)``)."""
+    is as full as it can be (``|H| = min(hand_size, |H| + |D|)``). ``table``: the rules'
+    :func:`fit_table`, if the caller has it."""
     if state.phase != "PLAY":
         return False
-    table = fit_table(state.setup.rules)
-    top0, top1 = state.centre[0][-1].rank, state.centre[1][-1].rank
+    table = fit_table(state.setup.rules) if table is None else table
+    on0, on1 = _fitting_on(table, state)
     for hand in state.hands:
         for card in hand:
-            if table[card.rank][top0] or table[card.rank][top1]:
+            if on0[card.rank] or on1[card.rank]:
                 return False
     return _hands_full(state)
+
+
+def _fitting_on(table: Table, state: State) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """By rank, whether a card of that rank fits on each centre top: the tops' rows of the
+    table (the rule is symmetric, tests/unit/test_speed_rules.py)."""
+    return table[state.centre[0][-1].rank], table[state.centre[1][-1].rank]
 
 
 def _hands_full(state: State) -> bool:
@@ -762,11 +769,12 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return [FLIP]
     if phase != "PLAY":
         return []
-    plays = plays_of(state, seat, fit_table(state.setup.rules))
     rules = state.setup.rules
+    table = fit_table(rules)
+    plays = plays_of(state, seat, table)
     if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
         plays.append(DRAW)  # its hand may take a card (auto_refill off)
-    elif not plays and is_stuck(state):
+    elif not plays and is_stuck(state, table):
         plays.append(FLIP)  # the stalemate flip (docs/games/speed.md#stalemate)
     return plays
 
@@ -783,12 +791,11 @@ def plays_of(state: State, seat: int, table: Table) -> list[Command]:
             for first, *then in _runs(table, pile[-1], hand):
                 out.append(Play(first, j, then=tuple(then)) if then else _PLAYS[first, j])
         return out
-    top0, top1 = state.centre[0][-1].rank, state.centre[1][-1].rank
+    on0, on1 = _fitting_on(table, state)
     for card in hand:
-        fits_on = table[card.rank]
-        if fits_on[top0]:
+        if on0[card.rank]:
             out.append(_PLAYS[card, 0])
-        if fits_on[top1]:
+        if on1[card.rank]:
             out.append(_PLAYS[card, 1])
     return list(dict.fromkeys(out)) if rules.jokers else out
 
