@@ -305,7 +305,7 @@ def locked_out(state: State, seat: int, j: int) -> bool:
 
 
 def layout_size(layout: Layout) -> int:
-    return sum(len(pile) for pile in layout)
+    return sum(map(len, layout))
 
 
 # --------------------------------------------------------------------------- decide
