@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
@@ -269,6 +269,13 @@ def _int_fields(cls: type) -> tuple[str, ...]:
         for f in dataclasses.fields(cls)
         if hints[f.name] is int or int in getattr(hints[f.name], "__args__", ())
     )
+
+
+def needs_no_check(command_types: Iterable[type]) -> frozenset[type]:
+    """The classes of ``command_types`` in which :func:`check_command` has nothing to check (no
+    ``int`` field, or a :func:`cardcore.kit.command`, which checked its fields when built): a
+    sequencer skips the call for their commands, as it would find nothing."""
+    return frozenset(t for t in command_types if not _int_fields(t))
 
 
 MAX_ABORT_BY: Final = 32

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Generic, Protocol
 
-from .commands import syntax_of
 from .engine import (
     C,
     E,
@@ -29,6 +28,7 @@ from .engine import (
     check_abort_by,
     check_command,
     check_seat,
+    needs_no_check,
 )
 from .errors import RejectCode, Rejected
 from .kit import trusted
@@ -56,9 +56,9 @@ class Sequencer(Generic[S, C, E]):
         self._decide = trusted(game.decide)  # the seat is checked here, once
         self._evolve = game.evolve
         self._outcome = game.outcome
-        # A kit.command checks its fields' types when it is built: check_command (is there a
-        # bool where an int belongs?) has nothing to find in one, and would cost a call an action.
-        self._typed = frozenset(t for t in game.command_types if syntax_of(t) is not None)
+        # check_command (is there a bool where an int belongs?) is a call an action: skipped
+        # where it has nothing to find (a kit.command checked its fields when it was built).
+        self._typed = needs_no_check(game.command_types)
         self.state: S = state
         self.seq = 0
         """The number of actions sequenced: the next one's entry number (0, the deal)."""

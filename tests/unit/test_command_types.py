@@ -18,7 +18,7 @@ import pytest
 from cardcore import kit
 from cardcore.cards import HIDDEN, Card
 from cardcore.commands import FieldTypeError
-from cardcore.engine import check_command
+from cardcore.engine import check_command, needs_no_check
 from cardcore.errors import DecodeError
 from cardcore.games import palace, ratscrew
 from cardcore.registry import GAMES
@@ -134,3 +134,5 @@ def test_a_plain_record_command_is_still_checked_by_the_sequencer() -> None:
     with pytest.raises(DecodeError, match=r"command\.pile"):
         check_command(Move(True))
     check_command(palace.PlayFaceDown(1))
+    skipped = needs_no_check((Move, palace.PlayFaceDown))  # what a sequencer does not ask
+    assert Move not in skipped and palace.PlayFaceDown in skipped
