@@ -21,13 +21,15 @@ Nothing here knows any particular game.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from cardcore import codec
 from cardcore.engine import Game, Viewer
 from cardcore.log import LogLine, redact_log
+
+_T = TypeVar("_T")
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
@@ -51,7 +53,7 @@ class Value:
 
 @dataclass(frozen=True)
 class RedactedEntry:
-    """One accepted action as a viewer sees it. ``wire`` lets each transport cache its own
+    """One accepted action as a viewer sees it. :meth:`encoded` lets each transport cache its own
     encoding of the entry (it is sent to every subscriber with the same viewer)."""
 
     seq: int
@@ -65,6 +67,14 @@ class RedactedEntry:
     """The hash of the line before it."""
     wire: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Each transport's encoding of the entry, made once for every subscriber of this view."""
+
+    def encoded(self, key: str, make: Callable[[RedactedEntry], _T]) -> _T:
+        """``make(self)``, a transport's encoding of the entry under ``key``: made the first
+        time it is asked, then kept in :attr:`wire`."""
+        found: _T | None = self.wire.get(key)
+        if found is None:
+            found = self.wire[key] = make(self)
+        return found
 
 
 def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:

@@ -153,26 +153,32 @@ def outcome(o: Outcome) -> pb.Outcome:
 
 def entry(e: RedactedEntry) -> pb.Entry:
     """The entry as a message, made once per entry and view."""
-    found: pb.Entry | None = e.wire.get(_ENTRY)
-    if found is None:
-        found = e.wire[_ENTRY] = pb.Entry(
-            seq=e.seq,
-            at_ms=e.at_ms,
-            seat=e.seat,
-            action=value(e.action),
-            events=[value(x) for x in e.events],
-            hash=e.hash,
-            prev=e.prev,
-        )
-    return found
+    return e.encoded(_ENTRY, _entry_message)
+
+
+def _entry_message(e: RedactedEntry) -> pb.Entry:
+    return pb.Entry(
+        seq=e.seq,
+        at_ms=e.at_ms,
+        seat=e.seat,
+        action=value(e.action),
+        events=[value(x) for x in e.events],
+        hash=e.hash,
+        prev=e.prev,
+    )
 
 
 def _streamed(e: RedactedEntry) -> bytes:
     """The StreamEventsResponse of this one entry, serialized once per entry and view."""
-    found: bytes | None = e.wire.get(_STREAMED)
-    if found is None:
-        found = e.wire[_STREAMED] = pb.StreamEventsResponse(entries=[entry(e)]).SerializeToString()
-    return found
+    return e.encoded(_STREAMED, _stream_bytes)
+
+
+def _stream_bytes(e: RedactedEntry) -> bytes:
+    return pb.StreamEventsResponse(entries=[entry(e)]).SerializeToString()
+
+
+def _submitted_bytes(e: RedactedEntry) -> bytes:
+    return pb.SubmitActionResponse(entry=entry(e)).SerializeToString()
 
 
 def stream_response(batch: StreamBatch) -> bytes:
@@ -192,10 +198,7 @@ def submitted(result: SubmitResult) -> bytes:
     """A SubmitActionResponse, serialized: its entry's part made once per entry and view (a
     resubmit answers with the same), then the outcome and ``replayed``, if any (serialized
     messages one after another parse as one message, their merge, as a stream's do)."""
-    e = result.entry
-    found: bytes | None = e.wire.get(_SUBMITTED)
-    if found is None:
-        found = e.wire[_SUBMITTED] = pb.SubmitActionResponse(entry=entry(e)).SerializeToString()
+    found = result.entry.encoded(_SUBMITTED, _submitted_bytes)
     if result.outcome is None and not result.replayed:
         return found
     rest = pb.SubmitActionResponse(

@@ -115,20 +115,21 @@ def outcome(o: GameOutcome | None) -> wire.Outcome | None:
 def entry_json(e: RedactedEntry) -> bytes:
     """The entry as its viewer sees it, in the log's own words (the log writes an entry so, its
     ``type`` aside): its canonical JSON, made once per entry and view."""
-    cached: bytes | None = e.wire.get(_WIRE)
-    if cached is None:
-        text = entry_text(
-            e.seq,
-            e.at_ms,
-            e.seat,
-            e.action.json,
-            [x.json for x in e.events],
-            prev=codec.canonical_text(e.prev),
-            digest=codec.canonical_text(e.hash),
-            typed=False,
-        )
-        cached = e.wire[_WIRE] = text.encode()
-    return cached
+    return e.encoded(_WIRE, _entry_bytes)
+
+
+def _entry_bytes(e: RedactedEntry) -> bytes:
+    text = entry_text(
+        e.seq,
+        e.at_ms,
+        e.seat,
+        e.action.json,
+        [x.json for x in e.events],
+        prev=codec.canonical_text(e.prev),
+        digest=codec.canonical_text(e.hash),
+        typed=False,
+    )
+    return text.encode()
 
 
 def submitted(result: SubmitResult) -> wire.Submitted:
