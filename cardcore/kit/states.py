@@ -142,8 +142,7 @@ class _PositionalBuilds(ast.NodeTransformer):
             and func.attr == "_replace"
             and isinstance(func.value, ast.Name)
             and not node.args
-            and all(k.arg in self.fields for k in node.keywords)
-            and len({k.arg for k in node.keywords}) == len(node.keywords)
+            and all(k.arg in self.fields for k in node.keywords)  # a repeated one: SyntaxError
             and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
         ):
             return node
