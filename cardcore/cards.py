@@ -13,6 +13,7 @@ first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -156,6 +157,18 @@ HIDDEN: Final = Hidden()
 
 SeenCard = Card | Hidden
 """A card as one viewer sees it: its face, or :data:`HIDDEN`."""
+
+_CARDS_ONLY: Final = frozenset({Card})
+
+
+def known(seen: Iterable[SeenCard]) -> tuple[Card, ...]:
+    """The known cards of ``seen`` (those that are not :data:`HIDDEN`), in order: how a game's
+    ``evolve`` reads the cards of an event it is given. That event is the full one (every card
+    known), so ``seen`` itself is returned when it is a tuple of cards, found in C by their types
+    (a Python step per card costs twice as much, and a deal reads every card)."""
+    if type(seen) is tuple and _CARDS_ONLY.issuperset(map(type, seen)):
+        return seen  # every entry is a Card
+    return tuple(c for c in seen if isinstance(c, Card))
 
 
 def standard_deck(num_decks: int = 1, jokers_per_deck: int = 0) -> list[Card]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
@@ -271,7 +271,8 @@ def _int_fields(cls: type) -> tuple[str, ...]:
     )
 
 
-def needs_no_check(command_types: Iterable[type]) -> frozenset[type]:
+@functools.cache  # asked by every match a game starts: a playout's setup
+def needs_no_check(command_types: tuple[type, ...]) -> frozenset[type]:
     """The classes of ``command_types`` in which :func:`check_command` has nothing to check (no
     ``int`` field, or a :func:`cardcore.kit.command`, which checked its fields when built): a
     sequencer skips the call for their commands, as it would find nothing."""

@@ -21,6 +21,8 @@ it declares what it wants fast and the kit makes it so, by one mechanism each:
 * :func:`seated` / :func:`viewed` — the one check of the seat or viewer a rule function is given,
   so the rule below trusts it (a seat check is compiled in as the rule's first statement, where
   the rule's source allows, so that it costs no call of its own);
+* :func:`inline` / :func:`hot` — a one-expression helper written into the rules that call it on a
+  playout's every step, so that rule text may name what it asks without paying a call for it;
 * :func:`union_types` — ``command_types`` and ``event_types`` read from the ``Command`` and
   ``Event`` unions, never repeated by hand.
 
@@ -31,7 +33,7 @@ A game imports the package (``from cardcore import kit``, then ``kit.state``, ``
 never its modules, one job each: :mod:`.records` (events, views, commands and their unions),
 :mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the generated code: a
 record's ``__init__``, a state's ``_replace``, a rule compiled with its seat check first),
-:mod:`.states` (the state and its derived values), :mod:`.tables`, :mod:`.seats`,
+:mod:`.states` (the state and its derived values), :mod:`.tables`, :mod:`.inline`, :mod:`.seats`,
 :mod:`.common` (leaving, turn order, slap patterns and joint calls) and :mod:`.zones`.
 """
 
@@ -49,6 +51,7 @@ from .common import (
     next_holder,
     next_in_game,
 )
+from .inline import hot, inline
 from .records import command, record, union_types, view
 from .seats import check_viewer, seated, trusted, viewed
 from .states import builds, derived, state
@@ -70,6 +73,8 @@ __all__ = [
     "command",
     "derived",
     "double_or_sandwich",
+    "hot",
+    "inline",
     "joint_call",
     "next_holder",
     "next_in_game",

@@ -1,18 +1,21 @@
 """The kit's generated code, in one place: functions built from a class's field names (the one
 ``exec``, as :mod:`dataclasses` and :func:`collections.namedtuple` build theirs;
 tests/unit/test_purity.py allows it here and nowhere else), and a rule function compiled again
-from its own source with a check as its first statement.
+from its own source, edited: with a check as its first statement, or its one-expression helpers
+written in where it calls them.
 
 The kit's mechanisms that need them: a record's ``__init__`` (:func:`cardcore.kit.record`), a
-state's ``_replace`` and a derived value's ``__get__`` and ``read`` (:mod:`.states`), and the
-seat check of :func:`cardcore.kit.seated`. A compiled build of the engine (mypyc, issue 24),
-which cannot compile generated code, has this one module to keep interpreted or to replace.
+state's ``_replace`` and a derived value's ``__get__`` and ``read`` (:mod:`.states`), the
+seat check of :func:`cardcore.kit.seated`, and :func:`cardcore.kit.inline`. A compiled build of
+the engine (mypyc, issue 24), which cannot compile generated code, has this one module to keep
+interpreted or to replace.
 """
 
 from __future__ import annotations
 import __future__
 
 import ast
+import copy
 import functools
 import linecache
 import types
@@ -56,7 +59,8 @@ def recompiled(
     rule: Callable[..., Any], edit: Callable[[ast.FunctionDef], None], bound: Mapping[str, Any]
 ) -> Callable[..., Any] | None:
     """``rule`` compiled again from its own source after ``edit`` has changed its definition in
-    place, the code it adds reading the names of ``bound``; the same function in every other way
+    place, the code it adds reading the names of ``bound``, and with the calls of its module's
+    :func:`inlinable` helpers written in (:class:`_Inliner`); the same function in every other way
     (name, docstring, defaults, globals, line numbers, ``__wrapped__`` for its signature), in one
     frame. None where that cannot be done: a function that is not a plain function of its
     module (a method, a closure, a generator), whose source cannot be read (a compiled build),
@@ -78,6 +82,7 @@ def recompiled(
         return None
     node.decorator_list = []  # applied already: the result replaces the decorated function
     edit(node)
+    _Inliner(rule.__globals__, {*_local_names(code), *bound}).visit(node)
     ast.fix_missing_locations(node)
     # Nested in a function whose parameters are the names bound, which the rule reads as closure
     # cells: nothing is added to the rule's module, and every other name it reads is read as it
@@ -98,6 +103,17 @@ def recompiled(
     made = types.FunctionType(inner, rule.__globals__, rule.__name__, rule.__defaults__, cells)
     made.__kwdefaults__ = rule.__kwdefaults__
     return functools.update_wrapper(made, rule)
+
+
+def _local_names(code: types.CodeType) -> set[str]:
+    """Every name bound in ``code`` or in the code nested in it (a comprehension's variables)."""
+    names: set[str] = set()
+    todo = [code]
+    while todo:
+        current = todo.pop()
+        names.update(current.co_varnames, current.co_cellvars, current.co_freevars)
+        todo += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+    return names
 
 
 def _is_plain(rule: Callable[..., Any], code: types.CodeType, bound: Mapping[str, Any]) -> bool:
@@ -166,3 +182,132 @@ def _compiled(tree: ast.Module, code: types.CodeType, name: str) -> types.CodeTy
     )
     found = [c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
     return found[0] if len(found) == 1 else None
+
+
+# ------------------------------------------------------------------------------ inlining
+
+INLINE: Final = "__kit_inline__"
+"""The attribute an :func:`inlinable` helper carries: its parameters and its expression."""
+
+_NEW_SCOPES: Final = (ast.Lambda, ast.comprehension, ast.NamedExpr, ast.Await, ast.Yield)
+
+
+def inlinable(helper: Callable[..., Any]) -> tuple[tuple[str, ...], ast.expr] | None:
+    """A helper's parameters and the expression it returns, when it is a plain function of its
+    module whose body (after a docstring) is ``return EXPR``, with positional parameters only;
+    None where its source cannot be read (a compiled build). Raises ``TypeError`` for a helper
+    of any other shape: written otherwise, it cannot be inlined."""
+    code = getattr(helper, "__code__", None)
+    if not isinstance(code, types.CodeType) or not _is_plain(helper, code, {}):
+        raise TypeError(f"{helper!r}: kit.inline takes a plain function of its module")
+    tree = _source_of(code, helper.__globals__)
+    if tree is None:
+        return None
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef)  # _source_of checked it
+    args = node.args
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    if (
+        len(body) != 1
+        or not isinstance(body[0], ast.Return)
+        or body[0].value is None
+        or args.posonlyargs
+        or args.vararg
+        or args.kwonlyargs
+        or args.kwarg
+        or args.defaults
+        or any(isinstance(n, _NEW_SCOPES) for n in ast.walk(body[0].value))
+    ):
+        raise TypeError(
+            f"{helper.__qualname__}: kit.inline takes a function whose body is one "
+            "'return EXPR' (no lambda, comprehension, ':=', await or yield in it), with plain "
+            "positional parameters"
+        )
+    return tuple(a.arg for a in args.args), body[0].value
+
+
+class _Inliner(ast.NodeTransformer):
+    """Each call ``helper(a, b)`` of an :func:`inlinable` helper of the rule's own module written
+    as the helper's expression with ``a`` and ``b`` in place of its parameters: where every
+    argument is a pure read (a name, a constant, an attribute or an item of one: a value of the
+    immutable state, which reading twice or not at all cannot change), and no global the helper
+    reads is a local of the rule. Any other call stays a call."""
+
+    _DEPTH: Final = 8  # helpers written into helpers; a helper that calls itself stops here
+
+    def __init__(self, module: dict[str, Any], local_names: set[str]) -> None:
+        self.module = module
+        self.local_names = local_names
+        self.depth = 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        spec = self._spec(node)
+        if spec is None or self.depth >= self._DEPTH:
+            return node
+        params, expr = spec
+        given = dict(zip(params, node.args, strict=True))
+        body = _Substitute(given).visit(_copy(expr))
+        for part in ast.walk(body):
+            ast.copy_location(part, node)
+        self.depth += 1
+        try:
+            inlined: ast.AST = self.visit(body)
+        finally:
+            self.depth -= 1
+        return inlined
+
+    def _spec(self, node: ast.Call) -> tuple[tuple[str, ...], ast.expr] | None:
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id in self.local_names:
+            return None
+        helper = self.module.get(func.id)
+        spec: tuple[tuple[str, ...], ast.expr] | None = getattr(helper, INLINE, None)
+        if (
+            spec is None
+            or getattr(helper, "__globals__", None) is not self.module
+            or node.keywords
+            or len(node.args) != len(spec[0])
+            or not all(_is_pure_read(a) for a in node.args)
+        ):
+            return None
+        params, expr = spec
+        reads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} - set(params)
+        return None if reads & self.local_names else spec
+
+
+def _is_pure_read(node: ast.expr) -> bool:
+    """A name, a constant, or an attribute or an item of a pure read (the item's index may be
+    arithmetic of them, ``hands[1 - seat]``): a value read, never computed, so that a helper may
+    read it twice at the cost of a read."""
+    if isinstance(node, ast.Name | ast.Constant):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _is_pure_read(node.value)
+    if isinstance(node, ast.Subscript):
+        return _is_pure_read(node.value) and _is_index(node.slice)
+    return False
+
+
+def _is_index(node: ast.expr) -> bool:
+    if isinstance(node, ast.BinOp):
+        return _is_index(node.left) and _is_index(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _is_index(node.operand)
+    return _is_pure_read(node)
+
+
+class _Substitute(ast.NodeTransformer):
+    """A helper's expression with its parameters replaced by the call's arguments."""
+
+    def __init__(self, given: dict[str, ast.expr]) -> None:
+        self.given = given
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        value = self.given.get(node.id)
+        return node if value is None else _copy(value)
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    copied: ast.expr = copy.deepcopy(node)
+    return copied

@@ -26,8 +26,11 @@ import io
 import tokenize
 from pathlib import Path
 from types import MappingProxyType, ModuleType
+from typing import Any
 
 import pytest
+
+from cardcore.kit import codegen
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "cardcore" / "games"
 
@@ -160,6 +163,45 @@ def test_every_converted_game_is_a_game() -> None:
     from cardcore.registry import _MODULES
 
     assert set(CONVERTED) <= set(_MODULES), "CONVERTED names the games' modules"
+
+
+def _compiled_rules(module: ModuleType) -> list[tuple[Any, Any]]:
+    """``(rule as written, rule as it runs)`` for each rule of ``module`` the kit compiled again
+    (kit.hot, kit.seated, kit.builds), the trusted form of a seated rule included."""
+    found = []
+    for value in vars(module).values():
+        written = getattr(value, "__wrapped__", None)
+        if getattr(value, "__module__", None) != module.__name__ or written is None:
+            continue
+        for runs in (value, getattr(value, "trusted", None)):
+            if runs is not None and runs.__code__ is not written.__code__:
+                found.append((written, runs))
+    return found
+
+
+def _reads(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _reads(const)
+    return names
+
+
+@pytest.mark.parametrize("game", CONVERTED)
+def test_each_inline_helper_is_defined_above_the_rules_that_call_it(game: str) -> None:
+    """kit.inline helpers are written into a rule when it is compiled (at its decorator): one
+    defined below the rule stays a call there. A call left for another reason (an argument that
+    is computed, such as ``tuple(piles)``) is allowed."""
+    for name in module_names(game):
+        module = importlib.import_module(name)
+        helpers = {n: f for n, f in vars(module).items() if hasattr(f, codegen.INLINE)}
+        compiled = _compiled_rules(module)
+        if name.endswith(".rules"):
+            assert compiled, f"{name}: no compiled rule found (the check would pass on none)"
+        for written, runs in compiled:
+            for called in _reads(runs.__code__) & set(helpers):
+                below = helpers[called].__code__.co_firstlineno > written.__code__.co_firstlineno
+                assert not below, f"{name}: {called} is defined below {written.__name__}"
 
 
 # --------------------------------------------------------------------------- the checks can fail

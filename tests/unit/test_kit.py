@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dis
 import importlib.util
 import inspect
 import linecache
@@ -241,6 +242,133 @@ def test_builds_takes_a_state_class_and_leaves_what_it_cannot_compile() -> None:
     assert closure(POSITION).current == 1
 
 
+def _next(s: Position, card: Card) -> Position:
+    """The statement form of a build: ``return x._replace(...)``."""
+    return s._replace(pile=s.pile + (card,), current=None if s.current else 1)
+
+
+_next_built = kit.builds(Position)(_next)
+
+
+def test_builds_unpacks_the_state_of_a_returned_build() -> None:
+    """``return s._replace(...)`` runs as one unpacking of ``s`` and a positional build; on
+    another NamedTuple, as written."""
+    assert "UNPACK_SEQUENCE" in {i.opname for i in dis.get_instructions(_next_built)}
+    for position in (POSITION, POSITION._replace(current=None, pile=())):
+        got = _next_built(position, Card.parse("QS"))
+        assert got == _next(position, Card.parse("QS")) and type(got) is Position
+    other = _Other(None, parse_cards("3S"))
+    assert _next_built(other, Card.parse("QS")) == _Other(1, parse_cards("3S QS"))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- speed: inline
+
+
+@kit.inline
+def _top_rank(pile: tuple[Card, ...], empty: int) -> int:
+    """A one-expression helper."""
+    return pile[-1].rank if pile else empty
+
+
+@kit.inline
+def _tops(s: Position) -> tuple[int, int]:
+    return _top_rank(s.pile, 0), _top_rank(s.stacks[0], -1)  # a helper in a helper
+
+
+def _pile_size_plus(s: Position, n: int) -> int:
+    return len(s.pile) + n
+
+
+@kit.hot
+def _hot_rule(s: Position, extra: tuple[Card, ...]) -> tuple[int, ...]:
+    """Its calls of _tops with pure reads are written in; a call with a computed argument, or
+    one whose helper reads a global the rule has a local of, stays a call."""
+    written = _tops(s)
+    computed = _top_rank(s.pile + extra, 0)  # not a pure read: a call
+    if not s.stacks[1]:
+        raise ValueError("no second stack")  # the line a traceback names
+    return (*written, computed)
+
+
+def _shadowing(s: Position, _top_rank: int) -> int:
+    return _tops(s)[0] + _top_rank
+
+
+_hot_shadowing = kit.hot(_shadowing)
+
+
+def _names(code: Any) -> set[str]:
+    """The global names ``code`` and the code nested in it read."""
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _names(const)
+    return found
+
+
+def test_inline_writes_one_expression_helpers_into_hot_rules() -> None:
+    """kit.inline / kit.hot: the same answers, without calling the helpers it could write in;
+    the rule's name, words and lines as they were; the helpers themselves unchanged."""
+    names = _names(_hot_rule.__code__)
+    assert "_tops" not in names and "_top_rank" in names  # the computed argument's call stays
+    assert _hot_rule.__wrapped__.__code__ is not _hot_rule.__code__  # type: ignore[attr-defined]
+    assert _hot_rule.__name__ == "_hot_rule" and _hot_rule.__doc__ == _hot_rule.__wrapped__.__doc__  # type: ignore[attr-defined]
+    for position in (POSITION, POSITION._replace(pile=()), POSITION._replace(stacks=((), ("x",)))):
+        for extra in ((), parse_cards("KS")):
+            assert _hot_rule(position, extra) == _hot_rule.__wrapped__(position, extra)  # type: ignore[attr-defined]
+    assert _top_rank(parse_cards("2S 5S"), 0) == 5 and _tops(POSITION) == (5, 2)
+    fault = _frames(lambda: _hot_rule(POSITION._replace(stacks=(parse_cards("AS"), ())), ()))
+    assert [f.name for f in fault] == ["_hot_rule"]
+    assert fault[0].line is not None and fault[0].line.endswith("# the line a traceback names")
+
+
+def test_inline_leaves_a_call_whose_helper_reads_a_name_the_rule_binds() -> None:
+    """``_tops`` reads the global ``_top_rank``; in ``_shadowing`` that name is a parameter, so
+    writing ``_tops`` in would read the parameter: the call stays."""
+    assert "_tops" in _names(_hot_shadowing.__code__)
+    assert _hot_shadowing(POSITION, 10) == _shadowing(POSITION, 10) == 15
+
+
+def _module_from(source: str, folder: Path, name: str) -> Any:
+    """A module of its own file holding ``source`` (a rule the kit reads the source of)."""
+    path = folder / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_inline_takes_only_a_one_expression_function(tmp_path: Path) -> None:
+    def body(x: int) -> int:
+        return x
+
+    with pytest.raises(TypeError, match="plain function of its module"):
+        kit.inline(body)  # a closure
+    for i, source in enumerate(
+        [
+            "def f(x):\n    y = x\n    return y\n",
+            "def f(x=1):\n    return x\n",
+            "def f(*xs):\n    return xs\n",
+            "def f(xs):\n    return [x for x in xs]\n",
+        ]
+    ):
+        module = _module_from(source, tmp_path, f"helper_{i}")
+        with pytest.raises(TypeError, match="one 'return EXPR'"):
+            kit.inline(module.f)
+    assert kit.inline(_pile_size_plus) is _pile_size_plus  # the helper itself, marked
+
+
+def test_seated_rules_trusted_form_is_hot() -> None:
+    """Match asks ``kit.trusted(decide)``: it is compiled with its helpers written in too."""
+    from cardcore.games.speed import rules
+
+    trusted = kit.trusted(rules.decide)
+    assert trusted is not inspect.unwrap(rules.decide)
+    assert "fit_table" not in _names(kit.trusted(rules._decide_play).__code__)
+
+
 # --------------------------------------------------------------------------- speed: tables
 
 
@@ -345,7 +473,7 @@ def test_seated_checks_in_the_rules_own_frame() -> None:
     assert _play(POSITION, 1, "QS") is Card.parse("QS")
     fault = _frames(lambda: _play(POSITION, 1, "??"))
     assert [f.name for f in fault] == ["_play"]
-    assert fault[0].lineno == rule.__code__.co_firstlineno + 4
+    assert fault[0].lineno == inspect.unwrap(rule).__code__.co_firstlineno + 4
     assert fault[0].line is not None and fault[0].line.endswith("# the line a traceback names")
     refused = _frames(lambda: _play(POSITION, 2, "QS"))
     assert [f.name for f in refused] == ["_play", "check_seat"]

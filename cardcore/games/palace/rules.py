@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, final
 
 from ... import kit
-from ...cards import JOKER_RANK, Card, SeenCard, rank_name, standard_deck
+from ...cards import JOKER_RANK, Card, SeenCard, known, rank_name, standard_deck
 from ...engine import Outcome, Setup, Termination, check_rules, flag
 from ...errors import InvalidSetup
 from ...rng import shuffled
@@ -733,7 +733,7 @@ def _evolve_rarely(s: State, event: _RarerEvent) -> State:
                 hands=_real(hands),
                 up=tuple(tuple(row) for row in up),
                 down=_real(down),
-                stock=tuple(c for c in stock if isinstance(c, Card)),
+                stock=known(stock),
             )
         case _:
             assert_never(event)
@@ -756,7 +756,7 @@ def _put(
 
 
 def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:
-    return tuple(tuple(c for c in row if isinstance(c, Card)) for row in rows)
+    return tuple(known(row) for row in rows)
 
 
 # --------------------------------------------------------------------------- setup, deal

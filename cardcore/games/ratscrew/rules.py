@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, standard_deck
+from ...cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, known, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -719,9 +719,7 @@ def evolve(state: State, event: Event) -> State:
     if isinstance(event, GameResigned):
         return s._replace(resigned=s.resigned | {event.seat})
     if isinstance(event, Dealt):
-        return State(
-            s.setup, tuple(tuple(c for c in st if isinstance(c, Card)) for st in event.stacks)
-        )
+        return State(s.setup, tuple(known(st) for st in event.stacks))
     assert_never(event)
 
 

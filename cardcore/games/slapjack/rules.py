@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never, cast
 
 from ... import kit
-from ...cards import HIDDEN, Card, Hidden, SeenCard, standard_deck
+from ...cards import HIDDEN, Card, Hidden, SeenCard, known, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -568,9 +568,7 @@ def evolve(state: State, event: Event) -> State:
             resigned=p if event.winner is not None else s.resigned,
         )
     if isinstance(event, Dealt):
-        return State(
-            s.setup, tuple(tuple(c for c in st if isinstance(c, Card)) for st in event.stacks)
-        )
+        return State(s.setup, tuple(known(st) for st in event.stacks))
     assert_never(event)
 
 

@@ -5,12 +5,12 @@ adjudications in plain words (``narrate``). The game itself is :mod:`cardcore.ga
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, JOKER, JOKER_RANK, Card, SeenCard, ranks_adjacent, standard_deck
+from ...cards import HIDDEN, JOKER, JOKER_RANK, Card, SeenCard, known, ranks_adjacent, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -309,6 +309,7 @@ _FIT_TABLES: Final = kit.tabulate(_fit_table, _FLAGS, _FLAGS)
 """:func:`_fit_table` of each (``wrap``, ``allow_equal_rank``)."""
 
 
+@kit.inline
 def fit_table(rules: Rules) -> Table:
     """``table[a][b]``: may a card of rank ``a`` go on a top of rank ``b``? (:func:`rank_fits`)"""
     return _FIT_TABLES[rules.wrap, rules.allow_equal_rank]
@@ -319,6 +320,25 @@ def fits(rules: Rules, card: Card, top: Card) -> bool:
     return fit_table(rules)[card.rank][top.rank]
 
 
+@kit.inline
+def _fitting_on(table: Table, state: State) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """By rank, whether a card of that rank fits on each centre top: the tops' rows of the
+    table (the rule is symmetric, tests/unit/test_speed_rules.py)."""
+    return table[state.centre[0][-1].rank], table[state.centre[1][-1].rank]
+
+
+@kit.inline
+def _hands_full(state: State) -> bool:
+    """Each hand is as full as its draw pile allows (``|H| = min(hand_size, |H| + |D|)``)."""
+    return _hand_full(state, 0) and _hand_full(state, 1)
+
+
+@kit.inline
+def _hand_full(state: State, seat: int) -> bool:
+    return not state.draws[seat] or len(state.hands[seat]) >= state.setup.rules.hand_size
+
+
+@kit.hot
 def is_stuck(state: State, table: Table | None = None) -> bool:
     """docs/games/speed.md#stalemate: no card in either hand fits either centre top, and each hand
     is as full as it can be (``|H| = min(hand_size, |H| + |D|)``). ``table``: the rules'
@@ -326,25 +346,19 @@ def is_stuck(state: State, table: Table | None = None) -> bool:
     if state.phase != "PLAY":
         return False
     table = fit_table(state.setup.rules) if table is None else table
+    h0, h1 = state.hands
+    return not _has_play(table, state, h0 + h1) and _hands_full(state)
+
+
+@kit.hot
+def _has_play(table: Table, state: State, hand: tuple[Card, ...]) -> bool:
+    """Some card of ``hand`` fits a centre top."""
     on0, on1 = _fitting_on(table, state)
-    for hand in state.hands:
-        for card in hand:
-            if on0[card.rank] or on1[card.rank]:
-                return False
-    return _hands_full(state)
-
-
-def _fitting_on(table: Table, state: State) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
-    """By rank, whether a card of that rank fits on each centre top: the tops' rows of the
-    table (the rule is symmetric, tests/unit/test_speed_rules.py)."""
-    return table[state.centre[0][-1].rank], table[state.centre[1][-1].rank]
-
-
-def _hands_full(state: State) -> bool:
-    """Each hand is as full as its draw pile allows (``|H| = min(hand_size, |H| + |D|)``)."""
-    size = state.setup.rules.hand_size
-    (h0, h1), (d0, d1) = state.hands, state.draws
-    return not (d0 and len(h0) < size) and not (d1 and len(h1) < size)
+    for card in hand:
+        rank = card.rank
+        if on0[rank] or on1[rank]:
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- decide
@@ -400,6 +414,7 @@ def _decide_draw(state: State, seat: int) -> list[Event]:
     return [CardDrawn(seat, draw[0])]
 
 
+@kit.hot
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     """docs/games/speed.md#playing: a hand card (or, with ``multi_card_play``, a run of them, each
     fitting the last) onto a centre pile it fits; the hand is refilled (``auto_refill``) and a
@@ -414,23 +429,28 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         )
     if not valid_target:
         raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
-    hand, rules = state.hands[seat], state.setup.rules
-    run = (command.card,) + command.then
-    _check_held(hand, run)
-    if command.then and not rules.multi_card_play:
-        raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
+    hand, rules, card, then = state.hands[seat], state.setup.rules, command.card, command.then
+    if not then:  # one card: most plays
+        if card not in hand:
+            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
+        run: tuple[Card, ...] = (card,)
+    else:
+        run = (card, *then)
+        _check_held(hand, run)
+        if not rules.multi_card_play:
+            raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
     table, top = fit_table(rules), centre[to][-1]
     events: list[Event] = []
-    for card in run:  # docs/games/speed.md#variant-flags multi_card_play: each fits the last
-        if not table[card.rank][top.rank]:
-            raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
-        events.append(CardPlayed(seat, card, to))
-        top = card
+    for played in run:  # docs/games/speed.md#variant-flags multi_card_play: each fits the last
+        if not table[played.rank][top.rank]:
+            raise Rejected(RejectCode.ILLEGAL_CARD, f"{played} does not fit on {top}")
+        events.append(CardPlayed(seat, played, to))
+        top = played
     held, draw = len(hand) - len(run), state.draws[seat]
     if rules.auto_refill:  # docs/games/speed.md#playing: refill to a full hand after every play
         drawn = draw[: max(rules.hand_size - held, 0)]
-        for card in drawn:
-            events.append(CardDrawn(seat, card))
+        for taken in drawn:
+            events.append(CardDrawn(seat, taken))
         if drawn:
             return events  # the hand holds cards again: the round goes on
     if held == 0 and not draw:
@@ -440,10 +460,6 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
 
 def _check_held(hand: tuple[Card, ...], run: tuple[Card, ...]) -> None:
     """Every card of ``run`` is in ``hand``, a card twice only if the hand holds it twice."""
-    if len(run) == 1:  # the common case, by itself
-        if run[0] not in hand:
-            raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{run[0]} is not in the hand")
-        return
     left = list(hand)
     for card in run:
         if card not in left:
@@ -584,10 +600,10 @@ def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     if isinstance(event, Dealt):
         return s._replace(
             phase="READY",
-            hands=tuple(map(_known, event.hands)),
-            draws=tuple(map(_known, event.draws)),
-            sides=tuple(map(_known, event.sides)),
-            centre=tuple((c,) for c in _known(event.centre)),
+            hands=tuple(map(known, event.hands)),
+            draws=tuple(map(known, event.draws)),
+            sides=tuple(map(known, event.sides)),
+            centre=tuple((c,) for c in known(event.centre)),
             calls=frozenset(),
             round=event.round,
             shuffles=event.stream,
@@ -596,7 +612,7 @@ def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     if isinstance(event, SidePileRebuilt):  # the cards under the centre top became the side pile
         j = event.pile
         return s._replace(
-            sides=_pair(s.sides, j, _known(event.cards)),
+            sides=_pair(s.sides, j, known(event.cards)),
             centre=_pair(s.centre, j, (s.centre[j][-1],)),
             shuffles=event.stream,
         )
@@ -607,11 +623,6 @@ def _evolve_rarely(s: State, event: _RoundEvent) -> State:
         # effect any more.
         return s._replace(calls=frozenset(), winner=1 - event.seat, resigned=event.seat)
     assert_never(event)
-
-
-def _known(cards: tuple[SeenCard, ...]) -> tuple[Card, ...]:
-    """The cards of an unredacted event (evolve applies the full, referee's events)."""
-    return tuple(c for c in cards if isinstance(c, Card))
 
 
 # --------------------------------------------------------------------------- setup, deal
@@ -753,8 +764,13 @@ def outcome(state: State) -> Outcome | None:
     )
 
 
-_PLAYS: Final = kit.tabulate(Play, _ALL_CARDS, (0, 1))
-"""Every single-card play, by card and centre pile."""
+def _plays_onto(pile: int) -> Mapping[Card, Play]:
+    return kit.tabulate(lambda card: Play(card, pile), _ALL_CARDS)
+
+
+_PLAYS_ONTO: Final = (_plays_onto(0), _plays_onto(1))
+"""Every single-card play, by centre pile, then card (a look-up by one card is a quarter of one by
+a ``(card, pile)`` tuple: it is made for every fitting card of every hand at every step)."""
 
 
 @kit.seated
@@ -774,11 +790,12 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     plays = plays_of(state, seat, table)
     if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
         plays.append(DRAW)  # its hand may take a card (auto_refill off)
-    elif not plays and is_stuck(state, table):
-        plays.append(FLIP)  # the stalemate flip (docs/games/speed.md#stalemate)
+    elif not plays and not _has_play(table, state, state.hands[1 - seat]) and _hands_full(state):
+        plays.append(FLIP)  # stuck (is_stuck, where this hand is known to have no play)
     return plays
 
 
+@kit.hot
 def plays_of(state: State, seat: int, table: Table) -> list[Command]:
     """Every play of ``seat``'s hand now: each card onto each centre pile it fits, in hand order
     (a card held twice, such as a joker, once), or with ``multi_card_play`` every run of distinct
@@ -789,14 +806,16 @@ def plays_of(state: State, seat: int, table: Table) -> list[Command]:
     if rules.multi_card_play:
         for j, pile in enumerate(state.centre):
             for first, *then in _runs(table, pile[-1], hand):
-                out.append(Play(first, j, then=tuple(then)) if then else _PLAYS[first, j])
+                out.append(Play(first, j, then=tuple(then)) if then else _PLAYS_ONTO[j][first])
         return out
     on0, on1 = _fitting_on(table, state)
+    onto0, onto1 = _PLAYS_ONTO
     for card in hand:
-        if on0[card.rank]:
-            out.append(_PLAYS[card, 0])
-        if on1[card.rank]:
-            out.append(_PLAYS[card, 1])
+        rank = card.rank
+        if on0[rank]:
+            out.append(onto0[card])
+        if on1[rank]:
+            out.append(onto1[card])
     return list(dict.fromkeys(out)) if rules.jokers else out
 
 

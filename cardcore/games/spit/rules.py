@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, Card, SeenCard, ranks_adjacent, standard_deck
+from ...cards import HIDDEN, Card, SeenCard, known, ranks_adjacent, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -183,11 +183,13 @@ _FITTING: Final = kit.tabulate(_fitting_by_top, _FLAGS, _FLAGS, _FLAGS)
 candidate play."""
 
 
+@kit.inline
 def fitting(rules: Rules) -> tuple[frozenset[Card], ...]:
     """The cards that may go on each spit pile top (by ``Card.index``) under ``rules``."""
     return _FITTING[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
 
 
+@kit.inline
 def fits(card: Card, top: Card, rules: Rules) -> bool:
     """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
     with ``allow_equal_rank``; of the other colour with ``alternate_colours``
@@ -199,6 +201,7 @@ Fit = tuple[frozenset[Card], frozenset[Card]]
 """The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
+@kit.hot
 def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on a pile that does not
     exist)."""
@@ -207,6 +210,7 @@ def playable(state: State) -> Fit:
     return fit[p0[-1].index] if p0 else frozenset(), fit[p1[-1].index] if p1 else frozenset()
 
 
+@kit.inline
 def exposes(pile: Sequence[Card], up: int) -> bool:
     """Taking the top off this stock pile uncovers a face-down card: the top is its one face-up
     card and a card lies under it (docs/games/spit.md#stuck, docs/games/spit.md#decisions,
@@ -221,6 +225,7 @@ def _can_stack(layout: Layout, ups: tuple[int, ...], i: int, k: int) -> bool:
     return k != i and bool(dest) and bool(ups[k]) and dest[-1].rank == layout[i][-1].rank
 
 
+@kit.hot
 def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) -> bool:
     """Whether ``seat`` has an action that counts against being stuck
     (docs/games/spit.md#stuck): (a) a play of a face-up layout top onto an existing spit pile,
@@ -270,6 +275,7 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     return counts
 
 
+@kit.hot
 def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     """(``stack_equal_in_layout``) The stacks of pile ``i``'s face-up top (:func:`_can_stack`)."""
     return [
@@ -277,6 +283,7 @@ def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     ]
 
 
+@kit.hot
 def is_stuck(state: State, fit: Fit | None = None) -> bool:
     """Stuck (docs/games/spit.md#stuck): neither player has an action that counts against it
     (:func:`scan_layout`). ``fit``: :func:`playable`, if the caller has it."""
@@ -284,6 +291,21 @@ def is_stuck(state: State, fit: Fit | None = None) -> bool:
     return not scan_layout(state, 0, fit, None) and not scan_layout(state, 1, fit, None)
 
 
+@kit.inline
+def spits_alone(state: State, seat: int) -> bool:
+    """``seat`` has spit cards and the other seat has none: it spits alone
+    (docs/games/spit.md#stalemate)."""
+    return bool(state.spit_cards[seat]) and not state.spit_cards[1 - seat]
+
+
+@kit.inline
+def locked_out(state: State, seat: int, j: int) -> bool:
+    """Whether a stalemate call of ``seat`` may not name spit pile ``j``: it spits alone, and the
+    lone spits of this round are locked to the other pile (docs/games/spit.md#stalemate)."""
+    return state.locked is not None and j != state.locked and spits_alone(state, seat)
+
+
+@kit.hot
 def stalemate_calls(state: State, seat: int) -> list[Command]:
     """``Spit`` and ``Spit(j)`` for every spit pile ``j`` the call may name
     (docs/games/spit.md#stalemate)."""
@@ -292,18 +314,7 @@ def stalemate_calls(state: State, seat: int) -> list[Command]:
     return [SPIT, *named]
 
 
-def spits_alone(state: State, seat: int) -> bool:
-    """``seat`` has spit cards and the other seat has none: it spits alone
-    (docs/games/spit.md#stalemate)."""
-    return bool(state.spit_cards[seat]) and not state.spit_cards[1 - seat]
-
-
-def locked_out(state: State, seat: int, j: int) -> bool:
-    """Whether a stalemate call of ``seat`` may not name spit pile ``j``: it spits alone, and the
-    lone spits of this round are locked to the other pile (docs/games/spit.md#stalemate)."""
-    return state.locked is not None and j != state.locked and spits_alone(state, seat)
-
-
+@kit.inline
 def layout_size(layout: Layout) -> int:
     return sum(map(len, layout))
 
@@ -362,6 +373,7 @@ def _face_up_top(state: State, seat: int, i: int) -> Card:
     return pile[-1]
 
 
+@kit.hot
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     """docs/games/spit.md#playing: a face-up layout top onto a spit pile it fits."""
     if state.phase != "PLAY":
@@ -393,6 +405,7 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
+@kit.hot
 def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
     """docs/games/spit.md#playing: turn up a face-down layout top."""
     if state.phase != "PLAY":
@@ -407,6 +420,7 @@ def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
     return _after_layout_change(state, seat, events)
 
 
+@kit.hot
 def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
     """docs/games/spit.md#playing: a face-up layout top into an empty space."""
     if state.phase != "PLAY":
@@ -419,6 +433,7 @@ def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
     return _after_layout_change(state, seat, events)
 
 
+@kit.hot
 def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
     """(``stack_equal_in_layout``) A face-up layout top onto a face-up top of equal rank."""
     if not state.setup.rules.stack_equal_in_layout:
@@ -442,6 +457,7 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
     return _after_layout_change(state, seat, events)
 
 
+@kit.hot
 def _auto_flip(state: State, seat: int, i: int) -> list[Event]:
     """(``auto_flip``) Taking the top off stock pile ``i`` turns up the card it exposes
     (docs/games/spit.md#variant-flags)."""
@@ -622,7 +638,7 @@ def _new_layout(state: State, takers: tuple[int | None, int | None]) -> NewLayou
 def _as_cards(
     layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...],
 ) -> tuple[Layout, ...]:
-    return tuple(tuple(tuple(c for c in p if isinstance(c, Card)) for p in lay) for lay in layouts)
+    return tuple(tuple(known(p) for p in lay) for lay in layouts)
 
 
 def tops_up(layout: Sequence[Sequence[SeenCard]]) -> tuple[int, ...]:
@@ -635,6 +651,7 @@ _NO_CALLS: Final[frozenset[int]] = frozenset()
 NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
 
 
+@kit.inline
 def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     """``pair`` (one entry per seat, or per spit pile) with entry ``i`` replaced by ``v``."""
     return (v, pair[1]) if i == 0 else (pair[0], v)
@@ -710,7 +727,7 @@ def _evolve_rarely(s: State, event: _RoundEvent) -> State:
                 phase="READY" if winner is None else "OVER",
                 layouts=dealt,
                 up=tuple(tops_up(layout) for layout in dealt),
-                spit_cards=tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                spit_cards=tuple(known(sc) for sc in spit_cards),
                 spit_piles=((), ()),
                 called=_NO_CALLS,
                 call_targets=NO_TARGETS,
@@ -727,7 +744,7 @@ def _evolve_rarely(s: State, event: _RoundEvent) -> State:
                 "READY",
                 dealt,
                 tuple(tops_up(layout) for layout in dealt),
-                tuple(tuple(c for c in sc if isinstance(c, Card)) for sc in spit_cards),
+                tuple(known(sc) for sc in spit_cards),
                 ((), ()),
             )
         case Resigned(resigner):
