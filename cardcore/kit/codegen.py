@@ -105,15 +105,25 @@ def recompiled(
     return functools.update_wrapper(made, rule)
 
 
+def names_read(code: types.CodeType) -> set[str]:
+    """The global and attribute names ``code`` and the code nested in it read (what a rule still
+    calls, for one)."""
+    return {n for c in _nested(code) for n in c.co_names}
+
+
 def _local_names(code: types.CodeType) -> set[str]:
     """Every name bound in ``code`` or in the code nested in it (a comprehension's variables)."""
-    names: set[str] = set()
-    todo = [code]
+    return {n for c in _nested(code) for n in (*c.co_varnames, *c.co_cellvars, *c.co_freevars)}
+
+
+def _nested(code: types.CodeType) -> list[types.CodeType]:
+    """``code`` and every code object nested in it."""
+    found, todo = [], [code]
     while todo:
         current = todo.pop()
-        names.update(current.co_varnames, current.co_cellvars, current.co_freevars)
+        found.append(current)
         todo += [c for c in current.co_consts if isinstance(c, types.CodeType)]
-    return names
+    return found
 
 
 def _is_plain(rule: Callable[..., Any], code: types.CodeType, bound: Mapping[str, Any]) -> bool:
@@ -132,12 +142,7 @@ def _imports_of(rule: Callable[..., Any], code: types.CodeType) -> list[ast.stmt
     compiles ``name.f(x)`` one way when ``name`` was bound by an import at the top of the module,
     another otherwise: the rule compiles alone as it did in its module with these declared (the
     statements are compiled, never run)."""
-    names: set[str] = set()
-    todo = [code]
-    while todo:
-        current = todo.pop()
-        names.update(current.co_names)
-        todo += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+    names = names_read(code)
     module = rule.__globals__
     imported = [
         n

@@ -179,14 +179,6 @@ def _compiled_rules(module: ModuleType) -> list[tuple[Any, Any]]:
     return found
 
 
-def _reads(code: Any) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _reads(const)
-    return names
-
-
 @pytest.mark.parametrize("game", CONVERTED)
 def test_each_inline_helper_is_defined_above_the_rules_that_call_it(game: str) -> None:
     """kit.inline helpers are written into a rule when it is compiled (at its decorator): one
@@ -199,7 +191,7 @@ def test_each_inline_helper_is_defined_above_the_rules_that_call_it(game: str) -
         if name.endswith(".rules"):
             assert compiled, f"{name}: no compiled rule found (the check would pass on none)"
         for written, runs in compiled:
-            for called in _reads(runs.__code__) & set(helpers):
+            for called in codegen.names_read(runs.__code__) & set(helpers):
                 below = helpers[called].__code__.co_firstlineno > written.__code__.co_firstlineno
                 assert not below, f"{name}: {called} is defined below {written.__name__}"
 

@@ -297,19 +297,10 @@ def _shadowing(s: Position, _top_rank: int) -> int:
 _hot_shadowing = kit.hot(_shadowing)
 
 
-def _names(code: Any) -> set[str]:
-    """The global names ``code`` and the code nested in it read."""
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            found |= _names(const)
-    return found
-
-
 def test_inline_writes_one_expression_helpers_into_hot_rules() -> None:
     """kit.inline / kit.hot: the same answers, without calling the helpers it could write in;
     the rule's name, words and lines as they were; the helpers themselves unchanged."""
-    names = _names(_hot_rule.__code__)
+    names = codegen.names_read(_hot_rule.__code__)
     assert "_tops" not in names and "_top_rank" in names  # the computed argument's call stays
     assert _hot_rule.__wrapped__.__code__ is not _hot_rule.__code__  # type: ignore[attr-defined]
     assert _hot_rule.__name__ == "_hot_rule" and _hot_rule.__doc__ == _hot_rule.__wrapped__.__doc__  # type: ignore[attr-defined]
@@ -325,7 +316,7 @@ def test_inline_writes_one_expression_helpers_into_hot_rules() -> None:
 def test_inline_leaves_a_call_whose_helper_reads_a_name_the_rule_binds() -> None:
     """``_tops`` reads the global ``_top_rank``; in ``_shadowing`` that name is a parameter, so
     writing ``_tops`` in would read the parameter: the call stays."""
-    assert "_tops" in _names(_hot_shadowing.__code__)
+    assert "_tops" in codegen.names_read(_hot_shadowing.__code__)
     assert _hot_shadowing(POSITION, 10) == _shadowing(POSITION, 10) == 15
 
 
@@ -366,7 +357,7 @@ def test_seated_rules_trusted_form_is_hot() -> None:
 
     trusted = kit.trusted(rules.decide)
     assert trusted is not inspect.unwrap(rules.decide)
-    assert "fit_table" not in _names(kit.trusted(rules._decide_play).__code__)
+    assert "fit_table" not in codegen.names_read(kit.trusted(rules._decide_play).__code__)
 
 
 # --------------------------------------------------------------------------- speed: tables
