@@ -45,6 +45,7 @@ class ServerProcess:
             str(self.port),
             "--db",
             self.db,
+            *self._rest_port_again(),
             *self.args,
         ]
         err = open(self.log_path, "ab")  # noqa: SIM115 — owned by the child
@@ -60,6 +61,18 @@ class ServerProcess:
         self._ready([line.decode() for line in lines])
         self.starts += 1
         return self
+
+    def _rest_port_again(self) -> list[str]:
+        """On a restart, the REST port the server had (by default it would take the gRPC port
+        + 1, which another test's server may hold by now); none on the first start."""
+        if not self.starts or "--rest-port" in self.args:
+            return []
+        listening = [
+            json.loads(line)
+            for line in self.log_text().splitlines()
+            if '"event": "listening"' in line
+        ]
+        return ["--rest-port", str(listening[-1]["rest_port"])] if listening else []
 
     READY: tuple[bytes, ...] = (b"cardcore serving on",)
     """What the server prints on stdout, one line each, once it accepts calls (server.py)."""
