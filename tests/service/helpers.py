@@ -64,7 +64,8 @@ class ServerProcess:
 
     def _rest_port_again(self) -> list[str]:
         """On a restart, the REST port the server had (by default it would take the gRPC port
-        + 1, which another test's server may hold by now); none on the first start."""
+        + 1, which another test's server may hold by now); none on the first start or for a
+        server without REST."""
         if not self.starts or "--rest-port" in self.args:
             return []
         listening = [
@@ -72,7 +73,8 @@ class ServerProcess:
             for line in self.log_text().splitlines()
             if '"event": "listening"' in line
         ]
-        return ["--rest-port", str(listening[-1]["rest_port"])] if listening else []
+        port = listening[-1].get("rest_port") if listening else None
+        return ["--rest-port", str(port)] if isinstance(port, int) else []  # None: --no-rest
 
     READY: tuple[bytes, ...] = (b"cardcore serving on",)
     """What the server prints on stdout, one line each, once it accepts calls (server.py)."""
