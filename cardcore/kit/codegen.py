@@ -36,6 +36,11 @@ _FUTURE_FLAGS: Final = functools.reduce(
 )
 """The compiler flags of every ``from __future__ import``: a rule compiles again with its own."""
 _PLAIN: Final = 0x0001 | 0x0002 | 0x0004 | 0x0008  # CO_OPTIMIZED, CO_NEWLOCALS, *args, **kwargs
+"""The code flags of a plain function; one with any other (a generator, a coroutine, or a flag
+another interpreter adds, such as CPython 3.14's ``CO_HAS_DOCSTRING`` in Pyodide, where the page
+verifies logs) is left as it is: the kit's compiling again is written for, and tested on, the
+interpreter the engine runs on (3.11, 3.12, 3.13), and a rule left as written gives the same
+answers."""
 
 
 def with_prologue(
@@ -95,7 +100,9 @@ def recompiled(
     tree.body[-1:] = [outer_def]
     outer_code = _compiled(tree, code, "_kit_prologue")
     assert outer_code is not None  # the tree defines it
-    inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
+    inner = next(
+        c for c in outer_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name
+    )
     if not set(inner.co_freevars) <= set(bound):
         return None
     inner = inner.replace(co_qualname=code.co_qualname)
@@ -200,11 +207,14 @@ _NEW_SCOPES: Final = (ast.Lambda, ast.comprehension, ast.NamedExpr, ast.Await, a
 def inlinable(helper: Callable[..., Any]) -> tuple[tuple[str, ...], ast.expr] | None:
     """A helper's parameters and the expression it returns, when it is a plain function of its
     module whose body (after a docstring) is ``return EXPR``, with positional parameters only;
-    None where its source cannot be read (a compiled build). Raises ``TypeError`` for a helper
+    None where its source cannot be read (a compiled build) or its code is not known to be plain
+    (:data:`_PLAIN`). Raises ``TypeError`` for a helper
     of any other shape: written otherwise, it cannot be inlined."""
     code = getattr(helper, "__code__", None)
-    if not isinstance(code, types.CodeType) or not _is_plain(helper, code, {}):
+    if not isinstance(code, types.CodeType) or not helper.__qualname__ == helper.__name__:
         raise TypeError(f"{helper!r}: kit.inline takes a plain function of its module")
+    if not _is_plain(helper, code, {}):
+        return None  # flags this kit does not know (another interpreter's): left a call
     tree = _source_of(code, helper.__globals__)
     if tree is None:
         return None

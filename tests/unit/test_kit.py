@@ -8,6 +8,7 @@ import inspect
 import linecache
 import pickle
 import traceback
+import types
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -349,6 +350,21 @@ def test_inline_takes_only_a_one_expression_function(tmp_path: Path) -> None:
         with pytest.raises(TypeError, match="one 'return EXPR'"):
             kit.inline(module.f)
     assert kit.inline(_pile_size_plus) is _pile_size_plus  # the helper itself, marked
+
+
+def test_a_function_of_unknown_code_flags_is_left_as_written() -> None:
+    """CPython 3.14 (Pyodide, where the page verifies logs) marks a function with a docstring by
+    a code flag 3.11 does not have: the kit leaves such a helper a call and such a rule as
+    written (the same answers), rather than refusing to import."""
+    code = _top_rank.__code__
+    unknown = code.replace(co_flags=code.co_flags | 0x4000000)  # CO_HAS_DOCSTRING in 3.14
+    helper = types.FunctionType(unknown, _top_rank.__globals__, "_top_rank")
+    assert kit.inline(helper) is helper and not hasattr(helper, codegen.INLINE)
+    written = _hot_rule.__wrapped__.__code__  # type: ignore[attr-defined]
+    rule = types.FunctionType(
+        written.replace(co_flags=written.co_flags | 0x4000000), _hot_rule.__globals__, "_hot_rule"
+    )
+    assert kit.hot(rule) is rule and rule(POSITION, ()) == _hot_rule(POSITION, ())
 
 
 def test_seated_rules_trusted_form_is_hot() -> None:

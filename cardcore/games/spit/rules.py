@@ -244,11 +244,10 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     for i, pile in enumerate(layout):
         if not pile:
             continue
-        commands = _PILE_COMMANDS[i]
         if not ups[i]:  # (b)
             if out is None:
                 return True
-            out.append(commands.flip)
+            out.append(_PILE_COMMANDS[i].flip)
             counts = True
             continue
         top = pile[-1]
@@ -257,7 +256,11 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
             if out is None:
                 return True
             counts = True
-            out += commands.plays if on0 and on1 else (commands.plays[0 if on0 else 1],)
+            plays = _PILE_COMMANDS[i].plays
+            if on0:
+                out.append(plays[0])
+            if on1:
+                out.append(plays[1])
         if space and exposes(pile, ups[i]):  # (c)
             if out is None:
                 return True
