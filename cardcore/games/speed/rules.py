@@ -347,7 +347,7 @@ def is_stuck(state: State, table: Table | None = None) -> bool:
         return False
     table = fit_table(state.setup.rules) if table is None else table
     h0, h1 = state.hands
-    return not _has_play(table, state, h0 + h1) and _hands_full(state)
+    return _hands_full(state) and not _has_play(table, state, h0 + h1)
 
 
 @kit.hot
@@ -430,23 +430,16 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     if not valid_target:
         raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
     hand, rules, card, then = state.hands[seat], state.setup.rules, command.card, command.then
+    table, top = fit_table(rules), centre[to][-1]
     if not then:  # one card: most plays
         if card not in hand:
             raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
-        run: tuple[Card, ...] = (card,)
+        if not table[card.rank][top.rank]:
+            raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
+        events: list[Event] = [CardPlayed(seat, card, to)]
     else:
-        run = (card, *then)
-        _check_held(hand, run)
-        if not rules.multi_card_play:
-            raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
-    table, top = fit_table(rules), centre[to][-1]
-    events: list[Event] = []
-    for played in run:  # docs/games/speed.md#variant-flags multi_card_play: each fits the last
-        if not table[played.rank][top.rank]:
-            raise Rejected(RejectCode.ILLEGAL_CARD, f"{played} does not fit on {top}")
-        events.append(CardPlayed(seat, played, to))
-        top = played
-    held, draw = len(hand) - len(run), state.draws[seat]
+        events = _run_played(state, seat, command)
+    held, draw = len(hand) - len(events), state.draws[seat]
     if rules.auto_refill:  # docs/games/speed.md#playing: refill to a full hand after every play
         drawn = draw[: max(rules.hand_size - held, 0)]
         for taken in drawn:
@@ -458,13 +451,26 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
-def _check_held(hand: tuple[Card, ...], run: tuple[Card, ...]) -> None:
-    """Every card of ``run`` is in ``hand``, a card twice only if the hand holds it twice."""
-    left = list(hand)
+@kit.hot
+def _run_played(state: State, seat: int, command: Play) -> list[Event]:
+    """(``multi_card_play``) The plays of a run: every card held (a card twice only if the hand
+    holds it twice), each fitting the last (docs/games/speed.md#variant-flags)."""
+    rules, to, run = state.setup.rules, command.to, (command.card, *command.then)
+    left, top = list(state.hands[seat]), state.centre[to][-1]
     for card in run:
         if card not in left:
             raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
         left.remove(card)
+    if not rules.multi_card_play:
+        raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
+    table = fit_table(rules)
+    events: list[Event] = []
+    for card in run:
+        if not table[card.rank][top.rank]:
+            raise Rejected(RejectCode.ILLEGAL_CARD, f"{card} does not fit on {top}")
+        events.append(CardPlayed(seat, card, to))
+        top = card
+    return events
 
 
 def _decide_call(state: State, seat: int, stalemate: bool) -> list[Event]:
@@ -785,38 +791,37 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return [FLIP]
     if phase != "PLAY":
         return []
-    rules = state.setup.rules
+    rules, hand = state.setup.rules, state.hands[seat]
     table = fit_table(rules)
-    plays = plays_of(state, seat, table)
-    if not rules.auto_refill and len(state.hands[seat]) < rules.hand_size and state.draws[seat]:
+    if rules.multi_card_play:
+        plays = _run_plays(state, hand, table)
+    else:  # docs/games/speed.md#playing: each card onto each centre pile it fits, in hand order
+        plays = []
+        on0, on1 = _fitting_on(table, state)
+        onto0, onto1 = _PLAYS_ONTO
+        for card in hand:
+            rank = card.rank
+            if on0[rank]:
+                plays.append(onto0[card])
+            if on1[rank]:
+                plays.append(onto1[card])
+        if rules.jokers:
+            plays = list(dict.fromkeys(plays))  # a card held twice (two jokers): its plays once
+    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
         plays.append(DRAW)  # its hand may take a card (auto_refill off)
-    elif not plays and not _has_play(table, state, state.hands[1 - seat]) and _hands_full(state):
+    elif not plays and _hands_full(state) and not _has_play(table, state, state.hands[1 - seat]):
         plays.append(FLIP)  # stuck (is_stuck, where this hand is known to have no play)
     return plays
 
 
-@kit.hot
-def plays_of(state: State, seat: int, table: Table) -> list[Command]:
-    """Every play of ``seat``'s hand now: each card onto each centre pile it fits, in hand order
-    (a card held twice, such as a joker, once), or with ``multi_card_play`` every run of distinct
-    hand cards, each fitting the last (docs/games/speed.md#playing,
-    docs/games/speed.md#variant-flags); ``table``: the rules' :func:`fit_table`."""
-    rules, hand = state.setup.rules, state.hands[seat]
+def _run_plays(state: State, hand: tuple[Card, ...], table: Table) -> list[Command]:
+    """(``multi_card_play``) Every run of distinct cards of ``hand``, each fitting the last, onto
+    each centre pile (docs/games/speed.md#variant-flags)."""
     out: list[Command] = []
-    if rules.multi_card_play:
-        for j, pile in enumerate(state.centre):
-            for first, *then in _runs(table, pile[-1], hand):
-                out.append(Play(first, j, then=tuple(then)) if then else _PLAYS_ONTO[j][first])
-        return out
-    on0, on1 = _fitting_on(table, state)
-    onto0, onto1 = _PLAYS_ONTO
-    for card in hand:
-        rank = card.rank
-        if on0[rank]:
-            out.append(onto0[card])
-        if on1[rank]:
-            out.append(onto1[card])
-    return list(dict.fromkeys(out)) if rules.jokers else out
+    for j, pile in enumerate(state.centre):
+        for first, *then in _runs(table, pile[-1], hand):
+            out.append(Play(first, j, then=tuple(then)) if then else _PLAYS_ONTO[j][first])
+    return out
 
 
 def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, ...]]:
