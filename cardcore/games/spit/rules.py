@@ -244,7 +244,8 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     for i, pile in enumerate(layout):
         if not pile:
             continue
-        if not ups[i]:  # (b)
+        up = ups[i]
+        if not up:  # (b)
             if out is None:
                 return True
             out.append(_PILE_COMMANDS[i].flip)
@@ -261,20 +262,15 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
                 out.append(plays[0])
             if on1:
                 out.append(plays[1])
-        if space and exposes(pile, ups[i]):  # (c)
+        stacks = _stacks_from(layout, ups, i) if stacking else None
+        if (space or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
             if out is None:
                 return True
             counts = True
-        if out is not None and moves:
-            out += moves[i]
-        if stacking:
-            stacks = _stacks_from(layout, ups, i)
-            if stacks and exposes(pile, ups[i]):  # (d)
-                if out is None:
-                    return True
-                counts = True
-            if out is not None:
-                out += stacks
+        if moves:  # listed only for ``out``
+            out += moves[i]  # type: ignore[operator]
+        if stacks and out is not None:
+            out += stacks
     return counts
 
 
@@ -357,12 +353,14 @@ def _phase_error(state: State, what: str) -> Rejected:
     return Rejected(RejectCode.INVALID_PHASE, f"{what} is not allowed in phase {state.phase}")
 
 
-def _stock_piles(state: State, seat: int, *indices: int) -> Layout:
-    """``seat``'s layout, once each of ``indices`` (in turn) names one of its stock piles."""
+def _stock_piles(state: State, seat: int, i: int, k: int | None = None) -> Layout:
+    """``seat``'s layout, once ``i`` (and then ``k``) names one of its stock piles."""
     layout = state.layouts[seat]
-    for i in indices:
-        if not 0 <= i < len(layout):
-            raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    n = len(layout)
+    if not 0 <= i < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {i}")
+    if k is not None and not 0 <= k < n:
+        raise Rejected(RejectCode.INVALID_TARGET, f"no stock pile {k}")
     return layout
 
 
@@ -461,13 +459,14 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
 
 
 @kit.hot
-def _auto_flip(state: State, seat: int, i: int) -> list[Event]:
+def _auto_flip(state: State, seat: int, i: int) -> tuple[Event, ...]:
     """(``auto_flip``) Taking the top off stock pile ``i`` turns up the card it exposes
-    (docs/games/spit.md#variant-flags)."""
+    (docs/games/spit.md#variant-flags). A tuple: none is the empty tuple, which costs no
+    allocation (every play, move and stack asks)."""
     pile = state.layouts[seat][i]
     if state.setup.rules.auto_flip and exposes(pile, state.up[seat][i]):
-        return [Flipped(seat, i, pile[-2], True)]
-    return []
+        return (Flipped(seat, i, pile[-2], True),)
+    return ()
 
 
 def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[Event]:
