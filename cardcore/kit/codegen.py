@@ -87,7 +87,8 @@ def recompiled(
         return None
     node.decorator_list = []  # applied already: the result replaces the decorated function
     edit(node)
-    _Inliner(rule.__globals__, {*_local_names(code), *bound}).visit(node)
+    if calls_inline_helpers(rule):  # else nothing to write in: no walk
+        _Inliner(rule.__globals__, {*_local_names(code), *bound}).visit(node)
     ast.fix_missing_locations(node)
     # Nested in a function whose parameters are the names bound, which the rule reads as closure
     # cells: nothing is added to the rule's module, and every other name it reads is read as it
@@ -110,6 +111,16 @@ def recompiled(
     made = types.FunctionType(inner, rule.__globals__, rule.__name__, rule.__defaults__, cells)
     made.__kwdefaults__ = rule.__kwdefaults__
     return functools.update_wrapper(made, rule)
+
+
+def calls_inline_helpers(rule: Callable[..., Any]) -> bool:
+    """Whether ``rule`` reads a name of its module bound to an :func:`inlinable` helper (one it
+    may call)."""
+    code = getattr(rule, "__code__", None)
+    module = getattr(rule, "__globals__", {})
+    return isinstance(code, types.CodeType) and any(
+        hasattr(module.get(n), INLINE) for n in names_read(code)
+    )
 
 
 def names_read(code: types.CodeType) -> set[str]:
@@ -208,8 +219,8 @@ def inlinable(helper: Callable[..., Any]) -> tuple[tuple[str, ...], ast.expr] | 
     """A helper's parameters and the expression it returns, when it is a plain function of its
     module whose body (after a docstring) is ``return EXPR``, with positional parameters only;
     None where its source cannot be read (a compiled build) or its code is not known to be plain
-    (:data:`_PLAIN`). Raises ``TypeError`` for a helper
-    of any other shape: written otherwise, it cannot be inlined."""
+    (:data:`_PLAIN`). Raises ``TypeError`` for a helper of any other shape: written otherwise, it
+    cannot be inlined."""
     code = getattr(helper, "__code__", None)
     if not isinstance(code, types.CodeType) or not helper.__qualname__ == helper.__name__:
         raise TypeError(f"{helper!r}: kit.inline takes a plain function of its module")

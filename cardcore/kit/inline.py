@@ -32,8 +32,8 @@ def inline(helper: _F) -> _F:
     constants, attributes and items of them: values of an immutable state) are written in, so
     reading an argument twice, or not at all, changes nothing; any other call stays a call, as
     every call from a rule the kit does not compile again does. The helper itself is unchanged.
-    A helper must be defined above the rules that call it (tests/unit/test_game_modules.py holds
-    that no compiled rule of a game still calls one).
+    A helper must be defined above the rules that call it (tests/unit/test_game_modules.py fails
+    on a game's helper defined below a compiled rule that calls it).
 
     Why, by measurement (CPython 3.11, the engine harness's random playouts,
     ``benchmarks/ab_wheel.py`` against the same rules calling their helpers): Spit asked
@@ -48,8 +48,11 @@ def inline(helper: _F) -> _F:
 def hot(rule: _F) -> _F:
     """Declares a rule a playout asks at every step: the kit compiles it again with the calls of
     its module's :func:`inline` helpers written in (as it does every rule declared
-    :func:`~cardcore.kit.seated` or :func:`~cardcore.kit.builds`). Where its source cannot be
+    :func:`~cardcore.kit.seated` or :func:`~cardcore.kit.builds`). Where it calls no such helper
+    (compiling it again would gain nothing and cost the import time), or its source cannot be
     compiled again (a compiled build, a closure), the rule stays as written."""
+    if not codegen.calls_inline_helpers(rule):
+        return rule
     made = codegen.recompiled(rule, _unchanged, {})
     return rule if made is None else made  # type: ignore[return-value]
 

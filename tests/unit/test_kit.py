@@ -368,12 +368,16 @@ def test_a_function_of_unknown_code_flags_is_left_as_written() -> None:
 
 
 def test_seated_rules_trusted_form_is_hot() -> None:
-    """Match asks ``kit.trusted(decide)``: it is compiled with its helpers written in too."""
-    from cardcore.games.speed import rules
+    """Match asks ``kit.trusted(decide)``: a seated rule's trusted form is compiled with its
+    helpers written in too (Spit's ``is_sensible`` asks ``exposes``); a rule that calls no
+    helper is left as written (``hot``: nothing to gain, only import time to pay)."""
+    from cardcore.games.spit import rules
 
-    trusted = kit.trusted(rules.decide)
-    assert trusted is not inspect.unwrap(rules.decide)
-    assert "fit_table" not in codegen.names_read(kit.trusted(rules._decide_play).__code__)
+    trusted = kit.trusted(rules.is_sensible)
+    assert trusted is not inspect.unwrap(rules.is_sensible)
+    assert "exposes" in codegen.names_read(inspect.unwrap(rules.is_sensible).__code__)
+    assert "exposes" not in codegen.names_read(trusted.__code__)
+    assert kit.hot(_pile_size_plus) is _pile_size_plus  # no helper to write in
 
 
 # --------------------------------------------------------------------------- speed: tables
