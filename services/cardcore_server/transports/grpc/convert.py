@@ -1,10 +1,10 @@
 """The application's values as ``cardcore.v1`` messages, and the requests' as the application's.
 
 A game's values go out as ``GameValue`` (kind and canonical JSON, as the log holds them); an
-entry as an ``Entry`` made once per entry and view (:func:`entry`) and, in a stream, as the
-``StreamEventsResponse`` of that one entry, serialized once: a batch of several is their
-serializations one after the other, which protobuf reads as their merge (repeated fields
-append), so fan-out to many subscribers costs little.
+entry as an ``Entry`` serialized once per entry and view as field 1 (:func:`entry_field`),
+which is both a ``SubmitActionResponse`` and a ``StreamEventsResponse`` of that one entry. A
+batch of several is their serializations one after the other, which protobuf reads as their
+merge (repeated fields append), so fan-out to many subscribers costs little.
 """
 
 from __future__ import annotations
@@ -50,10 +50,8 @@ _OPEN_OF: Final = {
     "anyone": pb.SEAT_OPEN_ANYONE,
 }
 _SEAT_OPENS: Final = {v: k for k, v in _OPEN_OF.items()}
-_ENTRY: Final = "grpc"
-_STREAMED: Final = "grpc-stream"
-_SUBMITTED: Final = "grpc-submitted"
-"""The keys of this transport's encodings of an entry (``RedactedEntry.wire``)."""
+_ENTRY_FIELD: Final = "grpc"
+"""The key of this transport's encoding of an entry (``RedactedEntry.wire``)."""
 
 
 # --------------------------------------------------------------------------- in
@@ -151,13 +149,14 @@ def outcome(o: Outcome) -> pb.Outcome:
     )
 
 
-def entry(e: RedactedEntry) -> pb.Entry:
-    """The entry as a message, made once per entry and view."""
-    return e.encoded(_ENTRY, _entry_message)
+def entry_field(e: RedactedEntry) -> bytes:
+    """The entry as field 1 of its response, serialized once per entry and view: field 1 is
+    ``SubmitActionResponse.entry`` and ``StreamEventsResponse.entries`` alike."""
+    return e.encoded(_ENTRY_FIELD, _entry_field)
 
 
-def _entry_message(e: RedactedEntry) -> pb.Entry:
-    return pb.Entry(
+def _entry_field(e: RedactedEntry) -> bytes:
+    message = pb.Entry(
         seq=e.seq,
         at_ms=e.at_ms,
         seat=e.seat,
@@ -165,26 +164,27 @@ def _entry_message(e: RedactedEntry) -> pb.Entry:
         events=[value(x) for x in e.events],
         hash=e.hash,
         prev=e.prev,
-    )
+    ).SerializeToString()
+    # Field 1, wire type 2 (length-delimited): its tag, the length as a varint, the bytes.
+    # Setting the field to a message would copy it (upb serializes and parses it again).
+    return b"\x0a" + _varint(len(message)) + message
 
 
-def _streamed(e: RedactedEntry) -> bytes:
-    """The StreamEventsResponse of this one entry, serialized once per entry and view."""
-    return e.encoded(_STREAMED, _stream_bytes)
-
-
-def _stream_bytes(e: RedactedEntry) -> bytes:
-    return pb.StreamEventsResponse(entries=[entry(e)]).SerializeToString()
-
-
-def _submitted_bytes(e: RedactedEntry) -> bytes:
-    return pb.SubmitActionResponse(entry=entry(e)).SerializeToString()
+def _varint(n: int) -> bytes:
+    """``n`` (≥ 0) in protobuf's base-128 varint: seven bits a byte, low first, the high
+    bit set on every byte but the last."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def stream_response(batch: StreamBatch) -> bytes:
     """A StreamEventsResponse: each entry's, then the outcome and end line (serialized
     messages one after another parse as one message, their merge)."""
-    parts = [_streamed(e) for e in batch.entries]
+    parts = [entry_field(e) for e in batch.entries]
     if batch.outcome is not None or batch.end is not None:
         last = pb.StreamEventsResponse(
             outcome=outcome(batch.outcome) if batch.outcome is not None else None,
@@ -198,7 +198,7 @@ def submitted(result: SubmitResult) -> bytes:
     """A SubmitActionResponse, serialized: its entry's part made once per entry and view (a
     resubmit answers with the same), then the outcome and ``replayed``, if any (serialized
     messages one after another parse as one message, their merge, as a stream's do)."""
-    found = result.entry.encoded(_SUBMITTED, _submitted_bytes)
+    found = entry_field(result.entry)
     if result.outcome is None and not result.replayed:
         return found
     rest = pb.SubmitActionResponse(
