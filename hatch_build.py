@@ -109,8 +109,12 @@ class CompiledEngineHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         root = Path(self.root)
         modules = compiled_modules(root)
-        self._work = Path(tempfile.mkdtemp(prefix="cardcore-mypyc-"))
-        built = compile_engine(root, modules, self._work)
+        self._work = Path(tempfile.mkdtemp(prefix="cardcore-mypyc-"))  # removed in finalize
+        try:
+            built = compile_engine(root, modules, self._work)
+        except BaseException:  # mypy's errors, a compiler's (mypyc exits on them): no leftovers
+            shutil.rmtree(self._work, ignore_errors=True)
+            raise
         expected = {Path(m).with_suffix("").as_posix() for m in modules}
         expected.add(GROUP.replace(".", "/") + "__mypyc")
         found = {target.split(".", 1)[0] for target in built.values()}
