@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs wheel
 
 setup: $(STAMP) $(PB)
 
@@ -65,13 +65,14 @@ simulate: $(RUNTIME_STAMP)
 check: lint typecheck buflint bufbreaking
 
 lint: $(STAMP)
-	$(BIN)/ruff check cardcore services clients tests benchmarks tools
-	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools
+	$(BIN)/ruff check cardcore services clients tests benchmarks tools hatch_build.py
+	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools hatch_build.py
 
 # Each distribution's build hook is a top-level `hatch_build` module: checked one at a time.
 typecheck: $(STAMP) $(PB)
 	$(BIN)/mypy --strict cardcore
 	$(BIN)/mypy --strict services/cardcore_server clients/python/cardcore_client clients/python/_protogen.py
+	$(BIN)/mypy --strict hatch_build.py
 	$(BIN)/mypy --strict services/hatch_build.py
 	$(BIN)/mypy --strict clients/python/hatch_build.py
 
@@ -120,6 +121,20 @@ pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 ## verifier over the golden logs; the buf curl smoke script too
 nodetest: $(STAMP) $(PB) $(NODE_STAMP) $(NODE_CLIENT_STAMP)
 	cd clients/node && CARDCORE_PYTHON=$(abspath $(BIN))/python node --test test/*.test.js
+
+## wheel: the engine's sdist, then from it the pure wheel (py3-none-any) and the compiled one
+## (mypyc, this platform's tag; needs a C compiler) into dist/. Builds are isolated, as a
+## release's: pip fetches hatchling (and for the compiled wheel mypy and setuptools);
+## BUILD_ARGS=--no-isolation builds offline with .venv's tools instead
+ENGINE_VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' cardcore/version.py)
+BUILD_ARGS ?=
+wheel: $(STAMP)
+	rm -rf build/sdist dist/cardcore-$(ENGINE_VERSION).tar.gz dist/cardcore-$(ENGINE_VERSION)-*.whl
+	mkdir -p build/sdist dist
+	CARDCORE_COMPILE= $(BIN)/python -m build $(BUILD_ARGS) --outdir dist .
+	tar -xzf dist/cardcore-$(ENGINE_VERSION).tar.gz -C build/sdist
+	CARDCORE_COMPILE=1 $(BIN)/python -m build $(BUILD_ARGS) --wheel --outdir dist build/sdist/cardcore-$(ENGINE_VERSION)
+	rm -rf build/sdist
 
 ## golden: regenerate tests/golden/ on purpose (review the diff before committing)
 golden: $(STAMP)

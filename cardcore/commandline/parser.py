@@ -6,10 +6,16 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from .. import compiled
 from ..bots import BOT_KINDS
 from ..engine import DEFAULT_EVENT_LIMIT
 from ..rng import MAX_SEED
 from ..version import __version__
+
+BUILD: Final = "compiled" if compiled else "pure Python"
+"""Which build runs (:data:`cardcore.compiled`), as ``cardcore --version`` says it. Asked at
+import: what this module imports (``rng``, ...) loads the compiled library anyway when there is
+one, so knowing costs nothing more."""
 
 SERVICE_COMMANDS = ("serve", "demo", "backup")
 """Subcommands of the service, present when its distribution (``cardcore-server``) is."""
@@ -182,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Deterministic, replayable card game engines. cardcore COMMAND --help "
         "says more about each command.",
     )
-    p.add_argument("--version", action="version", version=f"cardcore {__version__}")
+    p.add_argument("--version", action="version", version=f"cardcore {__version__} ({BUILD})")
     sub = p.add_subparsers(dest="command", required=True)
 
     _add_games(sub)

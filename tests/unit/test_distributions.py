@@ -1,7 +1,8 @@
 """The repository's three distributions build as a release builds them (issue 21), from a copy of
 the tracked files alone (no ``node_modules``, no generated stubs, no vendored runtime):
 
-* ``cardcore`` (``.``): the engine alone — stdlib only, no build hook, no Node, well under 500 KB;
+* ``cardcore`` (``.``): the engine alone — stdlib only, no Node, well under 500 KB: the pure wheel,
+  its build hook idle (the compiled wheel, ``CARDCORE_COMPILE=1``: test_compiled_build.py);
 * ``cardcore-client`` (``clients/python``): the client and the stubs it generates from
   ``proto/`` (its sdist carries the ``.proto`` files, so its wheel builds from the sdist);
 * ``cardcore-server`` (``services``): the service, the web table and the Pyodide runtime, which
@@ -89,6 +90,7 @@ def test_the_engine_is_the_engine_alone(tree: Path, tmp_path: Path) -> None:
         assert packages == {"cardcore"}, packages
         assert "cardcore/games/ratscrew/rules.py" in zf.namelist()
         assert _requires(zf) == [], "the engine has no dependency"
+    assert wheel.name.endswith("-py3-none-any.whl"), "a plain build is the pure wheel"
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ needs — and ``make serve`` keeping its database out of the source tree."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -77,12 +78,22 @@ def test_a_service_command_without_the_service_says_how_to_install_it(
 
 
 def test_version_from_both_entry_points() -> None:
-    for cmd in (
-        [sys.executable, "-m", "cardcore", "--version"],
-        [sys.executable, "-m", "cardcore.cli", "--version"],
+    """The version and which build runs (``cardcore.compiled``): the dev tree's is the pure one
+    unless compiled in place; ``CARDCORE_PURE=1`` makes it so. tests/unit/test_compiled_build.py
+    asks an installed compiled wheel."""
+    probe = [sys.executable, "-c", "import cardcore; print(cardcore.compiled)"]
+    compiled = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    build = "compiled" if compiled == "True" else "pure Python"
+    for cmd, env in (
+        ([sys.executable, "-m", "cardcore", "--version"], {}),
+        ([sys.executable, "-m", "cardcore.cli", "--version"], {}),
+        ([sys.executable, "-m", "cardcore", "--version"], {"CARDCORE_PURE": "1"}),
     ):
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        assert done.returncode == 0 and done.stdout.strip() == f"cardcore {__version__}"
+        build = "pure Python" if env else build
+        done = subprocess.run(
+            cmd, capture_output=True, text=True, check=False, env={**os.environ, **env}
+        )
+        assert done.returncode == 0 and done.stdout.strip() == f"cardcore {__version__} ({build})"
 
 
 def test_make_serve_keeps_its_database_out_of_the_tree() -> None:

@@ -107,12 +107,47 @@ reader from identifiers with ``exec``, as :mod:`dataclasses` does, in one functi
 writes nothing. Nowhere else."""
 
 
+ENVIRON_ALLOWED = "__init__.py"
+"""The package's ``__init__`` reads one environment variable, ``CARDCORE_PURE`` (its
+``PURE_ENV``), to choose between the compiled and the pure modules before any other module
+loads: ``from os import environ`` and one ``environ.get(PURE_ENV, ...)``, nothing else of
+:mod:`os`. Nowhere else."""
+
+
+def reads_only_the_pure_switch(source: str) -> bool:
+    """``os`` is imported only as ``from os import environ``, and ``environ`` is read only once,
+    as ``environ.get(PURE_ENV, ...)``."""
+    tree = ast.parse(source)
+    imports = [
+        [(a.name, a.asname) for a in node.names]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and "os" in imported_names(node)
+    ]
+    reads = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "environ"
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "PURE_ENV"
+    ]
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "environ"]
+    return imports == [[("environ", None)]] and len(reads) == len(uses) == 1
+
+
 @pytest.mark.parametrize("path", modules, ids=[str(p.relative_to(CORE)) for p in modules])
 def test_core_module_is_pure(path: Path) -> None:
     found = impurities(path.read_text())
     if path.relative_to(CORE).as_posix() in EXEC_ALLOWED:
         assert found.count("calls exec()") == 1, "kit/codegen.py: exec() only in function()"
         found.remove("calls exec()")
+    if path.relative_to(CORE).as_posix() == ENVIRON_ALLOWED:
+        assert reads_only_the_pure_switch(path.read_text()), "__init__: CARDCORE_PURE alone"
+        found.remove("imports os")
     assert not found, f"{path.relative_to(CORE)}: {'; '.join(found)}"
 
 
@@ -194,3 +229,19 @@ def test_game_imports_are_found(source: str, game: str) -> None:
 )
 def test_core_imports_are_not_game_imports(source: str) -> None:
     assert games_imported(source, package_level=1) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "allowed"),
+    [
+        ("from os import environ\n_PURE = environ.get(PURE_ENV, '') != ''", True),
+        ("from os import environ\nx = environ.get(PURE_ENV)\ny = environ['HOME']", False),
+        ("from os import environ\nx = environ.get('HOME')", False),
+        ("from os import environ, path\nx = environ.get(PURE_ENV)", False),
+        ("import os\nx = os.environ.get(PURE_ENV)", False),
+        ("from os import environ as e\nx = e.get(PURE_ENV)", False),
+        ("from os import environ\nx = environ.get(PURE_ENV)\ny = environ", False),
+    ],
+)
+def test_only_the_pure_switch_is_read_from_the_environment(source: str, allowed: bool) -> None:
+    assert reads_only_the_pure_switch(source) is allowed

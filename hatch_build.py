@@ -1,0 +1,131 @@
+"""Build hook of ``cardcore``: the optional compiled build of the engine (mypyc).
+
+One source, two builds. A plain build (``pip install .``, ``python -m build``) makes the pure
+wheel, ``py3-none-any``: this hook does nothing and asks for nothing, so no compiler and no mypy
+are needed. With ``CARDCORE_COMPILE=1`` in the environment, the wheel build compiles the modules
+that ``[tool.cardcore.compiled] modules`` in ``pyproject.toml`` lists — the one list of them, which
+``tools/`` may read too (:func:`compiled_modules`) — and makes a platform wheel
+(``cp311-cp311-linux_x86_64`` and the like). Only then does the build ask for mypy and setuptools
+(``[tool.cardcore.compiled] requires``; :meth:`CompiledEngineHook.dependencies`).
+
+The compiled wheel carries every ``.py`` file as the pure one does, and beside each compiled
+module its extension, plus the shared library of the group (:data:`GROUP`,
+``cardcore/_engine__mypyc.*.so``): Python prefers the extension, and ``CARDCORE_PURE=1`` makes
+``cardcore`` load the ``.py`` files instead (``cardcore/__init__.py``), which is how one wheel
+compares both builds. mypyc writes its C code and objects into a temporary folder, never into the
+source tree. Editable installs are never compiled (they run the tree's ``.py`` files).
+
+The sdist is the same either way: sources only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+ENV = "CARDCORE_COMPILE"
+"""The environment variable that asks for the compiled wheel (``1``)."""
+
+GROUP = "cardcore._engine"
+"""mypyc's group: every listed module is compiled into one shared library,
+``cardcore/_engine__mypyc.<abi>.so``, and each module into a small extension beside its ``.py``
+that loads its part of it. The library's name is fixed, whatever the list:
+``cardcore/__init__.py`` (``_LIBRARY``) tells the compiled build by it."""
+
+
+def compile_requested(environ: Mapping[str, str] = os.environ) -> bool:
+    """``CARDCORE_COMPILE`` is set to something other than empty, ``0``, ``false`` or ``no``."""
+    return environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def settings(root: Path) -> dict[str, Any]:
+    """``[tool.cardcore.compiled]`` of ``root/pyproject.toml``."""
+    with (root / "pyproject.toml").open("rb") as f:
+        return dict(tomllib.load(f)["tool"]["cardcore"]["compiled"])
+
+
+def compiled_modules(root: Path) -> list[str]:
+    """The files mypyc compiles, relative to ``root`` (``cardcore/rng.py``, ...), checked: each
+    is a ``.py`` file of the ``cardcore`` package, never its ``__init__.py`` (which chooses
+    between the builds, so must always run as Python)."""
+    modules = [str(m) for m in settings(root)["modules"]]
+    for name in modules:
+        path = Path(name)
+        if path.parts[0] != "cardcore" or path.suffix != ".py" or not (root / path).is_file():
+            raise SystemExit(f"cardcore: [tool.cardcore.compiled] lists {name!r}: no such module")
+        if path.as_posix() in ("cardcore/__init__.py", "cardcore/version.py"):
+            raise SystemExit(f"cardcore: {name} always runs as Python: it cannot be compiled")
+    if not modules:
+        raise SystemExit("cardcore: [tool.cardcore.compiled] modules is empty")
+    return modules
+
+
+def compile_engine(root: Path, modules: list[str], work: Path) -> dict[str, str]:
+    """Compile ``modules`` with mypyc into ``work``; answer each extension built → its path in
+    the wheel. mypy type-checks them with the project's ``[tool.mypy]`` settings (strict), its
+    cache and mypyc's C files kept in ``work``."""
+    # Build requirements of the compiled wheel only: a pure build never imports them.
+    from mypyc.build import mypycify
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
+
+    here = Path.cwd()
+    os.chdir(root)  # mypy reads pyproject.toml's [tool.mypy] and names modules from here
+    try:
+        extensions = mypycify(
+            ["--config-file", "pyproject.toml", "--cache-dir", str(work / "mypy"), *modules],
+            separate=[(modules, GROUP)],
+            target_dir=str(work / "c"),
+            opt_level="3",
+        )
+        command = build_ext(Distribution({"ext_modules": extensions}))
+        command.build_lib = str(work / "lib")
+        command.build_temp = str(work / "tmp")
+        command.inplace = False
+        command.ensure_finalized()
+        command.run()
+    finally:
+        os.chdir(here)
+    lib = work / "lib"
+    return {str(p): p.relative_to(lib).as_posix() for p in sorted(lib.rglob("*")) if p.is_file()}
+
+
+class CompiledEngineHook(BuildHookInterface):  # type: ignore[type-arg]
+    def dependencies(self) -> list[str]:
+        if not compile_requested():
+            return []
+        return [str(r) for r in settings(Path(self.root))["requires"]]
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or version == "editable" or not compile_requested():
+            return
+        root = Path(self.root)
+        modules = compiled_modules(root)
+        self._work = Path(tempfile.mkdtemp(prefix="cardcore-mypyc-"))  # removed in finalize
+        try:
+            built = compile_engine(root, modules, self._work)
+        except BaseException:  # mypy's errors, a compiler's (mypyc exits on them): no leftovers
+            shutil.rmtree(self._work, ignore_errors=True)
+            raise
+        expected = {Path(m).with_suffix("").as_posix() for m in modules}
+        expected.add(GROUP.replace(".", "/") + "__mypyc")
+        found = {target.split(".", 1)[0] for target in built.values()}
+        if found != expected:
+            raise SystemExit(f"cardcore: mypyc built {sorted(found)}, not {sorted(expected)}")
+        self.app.display_info(f"cardcore: compiled {', '.join(modules)} (python {sys.version})")
+        build_data["force_include"].update(built)
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True  # cp311-cp311-linux_x86_64: this interpreter, this OS
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        work = getattr(self, "_work", None)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
