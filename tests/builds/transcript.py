@@ -170,7 +170,7 @@ def _fields(report: Any) -> str:
 
 def build() -> str:
     """The line naming the build loaded (the one line two builds' transcripts differ in)."""
-    return f"build compiled={getattr(cardcore, 'compiled', False)}"
+    return f"build compiled={cardcore.compiled}"
 
 
 def write(out: Path, games: int) -> int:
