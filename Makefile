@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs wheel
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
 
 setup: $(STAMP) $(PB)
 
@@ -99,9 +99,12 @@ docs: $(STAMP) $(PB)
 web-vendor: $(RUNTIME_STAMP)
 	$(BIN)/python services/cardcore_server/pyodide_runtime.py
 
-# Two runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
+# Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
 # pytest-xdist workers, then the `solo` ones (timings held to bounds; the browser tests) in one
-# process with the machine to themselves. Both always run; either failing fails the target.
+# process with the machine to themselves, both on the tree's Python; then the suites that hold
+# the two builds to one behaviour on the compiled build (build/compiled): the contract and the
+# golden logs, and the differential test of both (tests/builds). All always run; any failing
+# fails the target.
 # pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
 # Bytecode goes to $(VENV)/pycache, never into the tree: the suite's Python processes
 # (workers, servers, CLIs) then compile the sources once, not each on its own.
@@ -109,13 +112,31 @@ web-vendor: $(RUNTIME_STAMP)
 PYTEST_WORKERS ?= 2
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache \
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
-pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo"; a=$$?; \
+pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor $(COMPILED)
+	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; a=$$?; \
 	$(PYTEST) -m solo; b=$$?; \
-	for rc in $$a $$b; do \
+	$(ON_COMPILED) $(PYTEST) --import-mode=append -n $(PYTEST_WORKERS) $(BOTH_BUILDS); c=$$?; \
+	for rc in $$a $$b $$c; do \
 		if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; \
 	done; \
-	if [ $$a -ne 0 ]; then exit $$a; fi; exit $$b
+	for rc in $$a $$b $$c; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
+
+## compiled: the compiled build of this tree (mypyc, the modules [tool.cardcore.compiled] lists),
+## as its wheel installs it, into build/compiled: PYTHONPATH=build/compiled runs it
+## (CARDCORE_PURE=1 there runs the same files' pure modules). Never beside the sources, where an
+## extension built yesterday would shadow a .py edited today. Needs a C compiler.
+COMPILED := build/compiled/.stamp
+BOTH_BUILDS := tests/contract tests/golden tests/builds
+# The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
+# and pytest's append mode keep the tree's folder from going in front of it, in every process.
+ON_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(abspath build/compiled):$(CURDIR)
+compiled: $(COMPILED)
+$(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name '*.py')
+	rm -rf build/compiled build/compiled-wheel
+	CARDCORE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir build/compiled-wheel . >/dev/null
+	$(BIN)/python -m zipfile -e build/compiled-wheel/cardcore-*.whl build/compiled
+	rm -rf build/compiled-wheel
+	touch $@
 
 ## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
 ## verifier over the golden logs; the buf curl smoke script too
