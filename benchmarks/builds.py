@@ -1,0 +1,163 @@
+"""Both builds of the engine and RLCard uno, in one process: issue 24's figures.
+
+    make compiled
+    PY=/tmp/cardcore-bench-peers-venv/bin/python   # any Python of the same version with rlcard
+    $PY benchmarks/builds.py [--compiled build/compiled] [--reps 7] [--target-s 0.6] [--json OUT]
+
+The compiled build is imported as ``cardcore`` from ``--compiled`` (a folder holding the
+``cardcore`` package of a compiled wheel, as ``make compiled`` makes it); its ``.py`` files are
+copied into a temporary folder and imported as ``cardcore_pure`` (the package's imports are
+relative, so it runs as it is, without the extensions beside it). RLCard's uno is played as
+``../shared/bench/engine/bench_side_by_side.py`` plays it, and each game of both builds with that
+harness's random chooser, without and with the hash-chained log (``record=True``).
+
+Every rep runs each variant for ``--target-s`` seconds in turn (A B C … A B C …), so ratios taken
+within a rep cancel the machine's drift. Printed: steps/s per variant (median), and the medians
+(min–max) of the within-rep ratios: each build to RLCard uno, compiled to pure, with the log to
+without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PURE = "cardcore_pure"
+Variant = Callable[[], int]
+
+
+def load_builds(compiled: Path) -> tuple[Any, Any]:
+    """``cardcore`` (compiled, from ``compiled``) and its ``.py`` files as ``cardcore_pure``."""
+    sys.path.insert(0, str(compiled))
+    cardcore = importlib.import_module("cardcore")
+    if not cardcore.compiled:
+        raise SystemExit(f"{compiled}: no compiled build loads from here (make compiled)")
+    copy = Path(tempfile.mkdtemp(prefix="cardcore-pure-"))
+    shutil.copytree(
+        compiled / "cardcore", copy / PURE, ignore=shutil.ignore_patterns("*.so", "*.pyd")
+    )
+    sys.path.insert(0, str(copy))
+    pure = importlib.import_module(PURE)
+    if pure.compiled:
+        raise SystemExit("the pure copy loads compiled modules")
+    return cardcore, pure
+
+
+def chooser(package: str, name: str, record: bool) -> Variant:
+    """The harness's random chooser over ``name`` of ``package``, one game per call."""
+    registry = importlib.import_module(f"{package}.registry")
+    match = importlib.import_module(f"{package}.match")
+    rng = importlib.import_module(f"{package}.rng")
+    game: Any = registry.get_game(name)
+    seats = 3 if game.info.max_seats >= 3 else 2
+    seed = [0]
+
+    def play() -> int:
+        seed[0] += 1
+        m = match.Match(game, game.make_setup(seats, seed[0]), record=record)
+        r = rng.Rng(seed[0], 1)
+        n = now = 0
+        while m.outcome is None and n < 20000:
+            opts = [(s, c) for s in range(seats) for c in game.legal_commands(m.state, s)]
+            sens = [o for o in opts if game.is_sensible(m.state, o[0], o[1])]
+            pool = sens or opts
+            s, c = pool[r.below(len(pool))]
+            now += 1
+            m.submit(s, c, now)
+            n += 1
+        return n
+
+    return play
+
+
+def uno() -> Variant:
+    import rlcard  # the peers' Python only
+
+    game = rlcard.make("uno", config={"seed": 0}).game
+    choose = random.Random(0).choice
+
+    def play() -> int:
+        game.init_game()
+        n = 0
+        while not game.is_over():
+            game.step(choose(game.get_legal_actions()))
+            n += 1
+        return n
+
+    return play
+
+
+def rate(fn: Variant, seconds: float) -> float:
+    steps = 0
+    t0 = time.perf_counter()
+    while True:
+        steps += fn()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--compiled", type=Path, default=ROOT / "build" / "compiled")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--target-s", type=float, default=0.6)
+    ap.add_argument("--games", default="", help="comma list (default: every game)")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    cardcore, _ = load_builds(args.compiled.resolve())
+    names = args.games.split(",") if args.games else [g.name for g in cardcore.registry.GAMES]
+    variants: dict[str, Variant] = {"uno": uno()}
+    for name in names:
+        for build in ("compiled", "pure"):
+            package = "cardcore" if build == "compiled" else PURE
+            variants[f"{name} {build}"] = chooser(package, name, False)
+            variants[f"{name} {build} +log"] = chooser(package, name, True)
+    for fn in variants.values():
+        rate(fn, 0.15)  # warm: imports, tables, the first games
+    rates: dict[str, list[float]] = {k: [] for k in variants}
+    for _ in range(args.reps):
+        for k, fn in variants.items():
+            rates[k].append(rate(fn, args.target_s))
+
+    def ratio(a: str, b: str) -> list[float]:
+        return [x / y for x, y in zip(rates[a], rates[b], strict=True)]
+
+    def shown(xs: list[float]) -> str:
+        return f"{statistics.median(xs):5.2f} ({min(xs):.2f}–{max(xs):.2f})"
+
+    out: dict[str, Any] = {"steps_per_s": {k: statistics.median(v) for k, v in rates.items()}}
+    print(f"RLCard uno: {statistics.median(rates['uno']):,.0f} steps/s")
+    head = "| game | build | steps/s | ×uno | compiled/pure | +log/no log |"
+    print(head + "\n|" + "---|" * 6)
+    for name in names:
+        for build in ("compiled", "pure"):
+            k = f"{name} {build}"
+            figures = {
+                "x_uno": ratio(k, "uno"),
+                "x_pure": ratio(k, f"{name} pure"),
+                "log_ratio": ratio(f"{k} +log", k),
+            }
+            out[k] = {f: statistics.median(v) for f, v in figures.items()}
+            versus = shown(figures["x_pure"]) if build == "compiled" else ""
+            print(
+                f"| {name} | {build} | {statistics.median(rates[k]):,.0f} | "
+                f"{shown(figures['x_uno'])} | {versus} | {shown(figures['log_ratio'])} |"
+            )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
