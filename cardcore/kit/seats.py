@@ -124,7 +124,9 @@ def viewed(
     below trusts ``viewer``."""
 
     @functools.wraps(rule)
-    def checked(state: _S, viewer: Viewer, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    # viewer: anything a caller passes, which check_viewer refuses or lets through (typed
+    # Viewer, a compiled build would refuse it with a TypeError before the check).
+    def checked(state: _S, viewer: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         check_viewer(viewer, state.setup.seats)  # type: ignore[attr-defined]
         return rule(state, viewer, *args, **kwargs)
 
