@@ -128,6 +128,8 @@ def viewed(
     # Viewer, a compiled build would refuse it with a TypeError before the check).
     def checked(state: _S, viewer: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         check_viewer(viewer, state.setup.seats)  # type: ignore[attr-defined]
+        if type(viewer) is str:  # a role's text: the rule is given the Role it declares
+            viewer = Role(viewer)
         return rule(state, viewer, *args, **kwargs)
 
     return checked
