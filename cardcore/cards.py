@@ -39,17 +39,14 @@ class Card:
     suit: str
     text: str
 
-    def __init__(self) -> None:  # pragma: no cover - guarded, see _make
-        raise TypeError("use Card.parse('QS') or Card.of(rank, suit)")
-
-    @staticmethod
-    def _make(index: int, rank: int, suit: str, text: str) -> Card:
-        card = object.__new__(Card)
-        object.__setattr__(card, "index", index)
-        object.__setattr__(card, "rank", rank)
-        object.__setattr__(card, "suit", suit)
-        object.__setattr__(card, "text", text)
-        return card
+    def __init__(self, index: int, rank: int, suit: str, text: str, key: object = None) -> None:
+        # Made once per card, by this module (_build); never by a user, who gets the card.
+        if key is not _INTERNING:
+            raise TypeError("use Card.parse('QS') or Card.of(rank, suit)")
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "text", text)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Card is immutable")
@@ -62,6 +59,12 @@ class Card:
 
     def __deepcopy__(self, memo: object) -> Card:
         return self
+
+    def __hash__(self) -> int:
+        # Declared for the compiled build: a class that orders (__lt__) gets no hash unless it
+        # inherits one, and a class compiled by mypyc inherits none (cards are dict keys). The
+        # interpreted build deletes it below and keeps object's, in C.
+        return self.index
 
     def __str__(self) -> str:
         return self.text
@@ -121,13 +124,20 @@ class Card:
         raise ValueError(f"not a card: {text!r} (expected e.g. 'QS', '10H', 'Q♠' or 'JK')")
 
 
+if "__mypyc_attrs__" not in vars(Card):  # interpreted: object's hash, 3-5 % of Spit's step
+    del Card.__hash__
+
+_INTERNING: Final = object()
+"""The key of :class:`Card`'s constructor: only :func:`_build` makes cards."""
+
+
 def _build() -> tuple[tuple[Card, ...], Card]:
     cards = [
-        Card._make(s * 13 + r - 1, r, suit, RANKS[r - 1] + suit)
+        Card(s * 13 + r - 1, r, suit, RANKS[r - 1] + suit, _INTERNING)
         for s, suit in enumerate(SUITS)
         for r in range(1, 14)
     ]
-    return tuple(cards), Card._make(52, JOKER_RANK, "", "JK")
+    return tuple(cards), Card(52, JOKER_RANK, "", "JK", _INTERNING)
 
 
 _BY_INDEX, JOKER = _build()

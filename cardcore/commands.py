@@ -31,6 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Final, Literal, Union, get_args, get_origin
 
+from ._mypyc import mypyc_attr
 from .cards import Card
 from .errors import CardcoreError
 
@@ -52,6 +53,7 @@ class CommandSyntaxError(CardcoreError, ValueError):
         self.usage = usage
 
 
+@mypyc_attr(native_class=False)  # a TypeError: mypyc compiles no subclass of it
 class FieldTypeError(CardcoreError, TypeError):
     """A command built with a field of the wrong type (``Play(cards=("4S",))``: a string where a
     :class:`~cardcore.cards.Card` belongs). ``field`` is ``Class.field``; raised by the

@@ -24,12 +24,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import types
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
 from . import codec, commands
+from ._mypyc import copied_as_built, mypyc_attr
 from .cards import Card
 from .errors import DecodeError, InvalidSeat, InvalidSetup
 from .rng import MAX_SEED, Rng
@@ -302,6 +304,8 @@ def check_command(command: object) -> None:
             raise DecodeError(f"command.{name}", "expected an integer, got bool")
 
 
+# A Python class in the compiled build too: mypyc builds no slotted dataclass of a Generic.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Setup(Generic[R]):
     """Everything that fixes a game before the first action: seats, seed, rules, event limit.
@@ -344,6 +348,8 @@ class GameInfo:
     a version that only *added* a command (e.g. ``Resign``) decides every old action as before."""
 
 
+# A Python class in the compiled build too: mypyc builds no slotted dataclass of a Generic.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Game(Generic[S, C, E, V, R]):
     """One game: its decider functions, its types (for the codec and schemas) and test hooks."""
@@ -392,6 +398,9 @@ class Game(Generic[S, C, E, V, R]):
     """A turn-based game: the seats it is waiting for (the player to move; in a phase every
     seat must finish, those that have not). A host's turn timer runs for them; a game without
     it has no turn timer (its real-time seats have an idle timer instead)."""
+
+    def __post_init__(self) -> None:
+        copied_as_built(self.rules_type)  # a setup's rules are copied and pickled with it
 
     @property
     def name(self) -> str:
@@ -459,6 +468,16 @@ class Game(Generic[S, C, E, V, R]):
     def decode_event(self, data: codec.JSON, path: str = "event") -> E:
         """An event of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.event_types))(data, path)  # type: ignore[no-any-return]
+
+
+copied_as_built(Outcome, FlagInfo, GameInfo)
+
+_generic: Any
+for _generic in (Setup, Game):
+    # mypyc makes these two Python classes without their Generic base (it types them itself):
+    # ``Game[S, C, E, V, R]`` is then the plain alias of the class, as for a builtin generic.
+    if not hasattr(_generic, "__class_getitem__"):
+        _generic.__class_getitem__ = classmethod(types.GenericAlias)
 
 
 @functools.cache

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ._mypyc import mypyc_attr
+
 
 class RejectCode(StrEnum):
     """Why an action was rejected (docs/games/common.md#rejection-codes). The values are part of the
@@ -38,6 +40,7 @@ class RejectCode(StrEnum):
     NOT_CHOOSER = "NotChooser"
 
 
+@mypyc_attr(native_class=False)  # its subclasses may also be a TypeError (mypyc: no native one)
 class CardcoreError(Exception):
     """Base class of every error cardcore raises."""
 

@@ -29,21 +29,22 @@ def _not_json(o: object) -> Any:
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
-if _make_encoder is not None:
-    _c_canonical = _make_encoder(None, _not_json, json_string, None, ":", ",", True, False, False)
+# Built once: CPython's C encoder where there is one, else the stdlib's JSONEncoder (other Pythons).
+_c_canonical: Any = (
+    None
+    if _make_encoder is None
+    else _make_encoder(None, _not_json, json_string, None, ":", ",", True, False, False)
+)
+_py_canonical: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
 
-    def canonical_text(value: JSON) -> str:
-        """:func:`canonical_bytes` as text."""
+
+def canonical_text(value: JSON) -> str:
+    """:func:`canonical_bytes` as text."""
+    if _c_canonical is not None:
         return "".join(_c_canonical(value, 0))
-
-else:  # pragma: no cover - other Pythons
-    _py_canonical = json.JSONEncoder(
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
-
-    def canonical_text(value: JSON) -> str:
-        """:func:`canonical_bytes` as text."""
-        return _py_canonical.encode(value)
+    return _py_canonical.encode(value)  # pragma: no cover - other Pythons
 
 
 def canonical_bytes(value: JSON) -> bytes:

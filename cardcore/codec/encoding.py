@@ -108,7 +108,7 @@ def _identity(v: object) -> JSON:
     return v
 
 
-def _encode_sequence(v: tuple[object, ...]) -> JSON:
+def _encode_sequence(v: tuple[object, ...] | list[object]) -> JSON:
     kinds = {*map(type, v)}
     if kinds <= ATOMS:
         return list(v)

@@ -194,7 +194,7 @@ _CARD_JSON: Final[dict[Card, str]] = {c: json_string(c.text) for c in _CARD_BY_T
 _TUPLE_ONLY: Final[frozenset[type]] = frozenset({tuple})
 
 
-def _sequence_pair(v: tuple[object, ...]) -> Pair:
+def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
     if not v:
         return [], "[]"
     if type(v[0]) is int:

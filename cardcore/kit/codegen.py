@@ -17,6 +17,7 @@ import __future__
 import ast
 import copy
 import functools
+import inspect
 import linecache
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +30,12 @@ def function(name: str, params: Sequence[str], body: Sequence[str], ns: dict[str
     and names bound in ``ns``: nothing else, so it reads nothing and writes nothing."""
     exec(f"def {name}({', '.join(params)}):\n" + "\n".join(body), ns)
     return ns[name]
+
+
+COMPILED: Final = not isinstance(function, types.FunctionType)
+"""Whether the kit runs compiled (mypyc, tools/compile_engine.py): its own functions are then not
+Python functions, and its classes may not be subclassed at run time. (A rule of a compiled game
+has no source to compile again: each mechanism here then leaves it as written.)"""
 
 
 _FUTURE_FLAGS: Final = functools.reduce(
@@ -111,6 +118,16 @@ def recompiled(
     made = types.FunctionType(inner, rule.__globals__, rule.__name__, rule.__defaults__, cells)
     made.__kwdefaults__ = rule.__kwdefaults__
     return functools.update_wrapper(made, rule)
+
+
+def positional_parameters(rule: Callable[..., Any]) -> tuple[str, ...]:
+    """The names of ``rule``'s positional parameters: read from its code, or from its signature
+    where it has none (a function compiled by mypyc, which gives its signature as text)."""
+    code = getattr(rule, "__code__", None)
+    if isinstance(code, types.CodeType):
+        return code.co_varnames[: code.co_argcount]
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in inspect.signature(rule).parameters.values() if p.kind in kinds)
 
 
 def calls_inline_helpers(rule: Callable[..., Any]) -> bool:
@@ -222,6 +239,8 @@ def inlinable(helper: Callable[..., Any]) -> tuple[tuple[str, ...], ast.expr] | 
     (:data:`_PLAIN`). Raises ``TypeError`` for a helper of any other shape: written otherwise, it
     cannot be inlined."""
     code = getattr(helper, "__code__", None)
+    if COMPILED and isinstance(helper, types.BuiltinFunctionType):
+        return None  # compiled too (mypyc): no source to write in, left a call
     if not isinstance(code, types.CodeType) or not helper.__qualname__ == helper.__name__:
         raise TypeError(f"{helper!r}: kit.inline takes a plain function of its module")
     if not _is_plain(helper, code, {}):

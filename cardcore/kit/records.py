@@ -9,16 +9,13 @@ import dataclasses
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, Union, dataclass_transform, get_args, get_origin, get_type_hints
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .. import commands, views
+from .._mypyc import dataclass_transform
 from . import codegen, fieldtypes
 
 _R = TypeVar("_R")
-
-
-def _frozen(self: object, name: str, *_: object) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 @dataclass_transform(frozen_default=True)
@@ -37,7 +34,11 @@ def record(cls: type[_R]) -> type[_R]:
     ``repr`` reads back (``CardPlayed(seat=0, card=Card.parse('QS'))``); ``str`` is one readable
     line, cards as their text (``CardPlayed(seat=0, card=QS)``)."""
     made = _build(cls, checked=False)
-    made.__str__ = _one_line
+
+    def __str__(self: object) -> str:
+        return views.render_value(self, symbols=False)
+
+    made.__str__ = __str__
     return made  # type: ignore[no-any-return]
 
 
@@ -47,7 +48,11 @@ def view(cls: type[_R]) -> type[_R]:
     ``name: value`` (:func:`cardcore.views.render_view`, cards as their text). It renders the
     view alone, so it shows only what its viewer may see."""
     made = _build(cls, checked=False)
-    made.__str__ = _lines
+
+    def __str__(self: object) -> str:
+        return views.render_view(self, symbols=False)
+
+    made.__str__ = __str__
     return made  # type: ignore[no-any-return]
 
 
@@ -75,22 +80,14 @@ def command(template: str) -> Callable[[type[_R]], type[_R]]:
         if "syntax" in made.__dataclass_fields__:
             raise TypeError(f"{made.__name__}: a command field may not be called 'syntax'")
         made.syntax = commands.Syntax(made, template, get_type_hints(made))
-        made.__str__ = _command_text
+
+        def __str__(self: object) -> str:
+            return commands.format_command(self)
+
+        made.__str__ = __str__
         return made  # type: ignore[no-any-return]
 
     return make
-
-
-def _one_line(self: object) -> str:
-    return views.render_value(self, symbols=False)
-
-
-def _lines(self: object) -> str:
-    return views.render_view(self, symbols=False)
-
-
-def _command_text(self: object) -> str:
-    return commands.format_command(self)
 
 
 def _build(cls: type, *, checked: bool) -> Any:
@@ -121,6 +118,12 @@ def _build(cls: type, *, checked: bool) -> Any:
     setters = tuple(ns[f"_set_{f.name}"] for f in fields)
     names = tuple(f.name for f in fields)
 
+    # The methods added are defined here, in the function that adds them: a function of a module
+    # compiled by mypyc is no descriptor (it would not be bound to the record as a method), a
+    # function nested in one is.
+    def __setattr__(self: object, name: str, *_: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
     def __getstate__(self: Any) -> tuple[Any, ...]:  # pickle and copy, past __setattr__
         return tuple(getattr(self, n) for n in names)
 
@@ -129,8 +132,8 @@ def _build(cls: type, *, checked: bool) -> Any:
             set_field(self, value)
 
     made.__init__ = init
-    made.__setattr__ = _frozen
-    made.__delattr__ = _frozen
+    made.__setattr__ = __setattr__
+    made.__delattr__ = __setattr__
     made.__getstate__ = __getstate__
     made.__setstate__ = __setstate__
     return made

@@ -48,10 +48,11 @@ def seated(
     step. A wrapper costs a Python frame per call: 57 ns a call, against 33 ns for the check in
     the rule's own frame (timeit, those six calls: 886 ns wrapped, 745 ns checked in the rule,
     544 ns unchecked); Slapjack's playouts ran 6.5 % faster without the wrappers."""
-    fixed = rule.__code__.co_argcount
+    params = codegen.positional_parameters(rule)
+    fixed = len(params)
     if fixed not in _SEAT_CHECKS:
         raise TypeError(f"{rule.__qualname__}: kit.seated takes rule(state, seat[, command])")
-    state, seat = rule.__code__.co_varnames[:2]
+    state, seat = params[:2]
     checked: Any = codegen.with_prologue(
         rule,
         [
@@ -123,8 +124,12 @@ def viewed(
     below trusts ``viewer``."""
 
     @functools.wraps(rule)
-    def checked(state: _S, viewer: Viewer, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    # viewer: anything a caller passes, which check_viewer refuses or lets through (typed
+    # Viewer, a compiled build would refuse it with a TypeError before the check).
+    def checked(state: _S, viewer: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         check_viewer(viewer, state.setup.seats)  # type: ignore[attr-defined]
+        if type(viewer) is str:  # a role's text: the rule is given the Role it declares
+            viewer = Role(viewer)
         return rule(state, viewer, *args, **kwargs)
 
     return checked

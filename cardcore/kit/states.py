@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import Any, Final, Generic, Self, TypeVar, overload
+from typing import Any, Final, Generic, TypeVar, overload
 
 from . import codegen
 
@@ -72,17 +72,20 @@ def state(cls: type[_S]) -> type[_S]:
         raise TypeError(f"kit.state takes a NamedTuple class, not {cls!r}")
     if fields[0] != "setup":
         raise TypeError(f"{cls.__name__}: a game's state has 'setup' as its first field")
-    # No __slots__: the subclass's instances get a __dict__, where derived values are kept.
-    made: Any = type(
-        cls.__name__,
-        (cls,),
-        {
-            "__module__": cls.__module__,
-            "__qualname__": cls.__qualname__,
-            "__doc__": cls.__doc__,
-            "_kit_fields": fields,  # what kit.builds compiles its positional builds from
-        },
+    namespace: dict[str, Any] = {
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+        "_kit_fields": fields,  # what kit.builds compiles its positional builds from
+    }
+    # Each derived value declared again on the class made, which names it (__set_name__); in the
+    # interpreted build, as the instance of a class of its own (_own_class).
+    own: Callable[[derived[Any, Any]], derived[Any, Any]] = (
+        _same if codegen.COMPILED else _own_class
     )
+    namespace |= {n: own(d) for n, d in vars(cls).items() if isinstance(d, derived)}
+    # No __slots__: the subclass's instances get a __dict__, where derived values are kept.
+    made: Any = type(cls.__name__, (cls,), namespace)
     ns: dict[str, Any] = {"_unset": _UNSET, "_new": tuple.__new__, "_cls": made}
     # The sentinel read once into a local: a local is read faster than a global, 11 times.
     new = [f"{f} if {f} is not unset else self[{i}]" for i, f in enumerate(fields)]
@@ -218,32 +221,29 @@ class derived(Generic[_S, _T]):  # lower case: a decorator, as property is
     In the random playouts of the engine harness, ERS's rule text with ``ended`` and ``slap`` runs
     1-5 % faster than the hand-inlined fast paths it replaced (the same run, before and after)."""
 
-    def __new__(cls, rule: Callable[[_S], _T]) -> Self:
-        # Each derived value is the instance of a class of its own, whose __get__ is generated
-        # with its rule and name written in (_getter): the __get__ below, 21 ns faster.
-        own = type(cls.__name__, (cls,), {"__slots__": (), "__get__": _getter(rule.__name__, rule)})
-        own.__module__, own.__qualname__, own.__doc__ = (
-            cls.__module__,
-            cls.__qualname__,
-            cls.__doc__,
-        )
-        return object.__new__(own)
-
     def __init__(self, rule: Callable[[_S], _T]) -> None:
         self.rule = rule
-        self.name = rule.__name__
-        self.__doc__ = rule.__doc__
+        # A method of a class compiled by mypyc has no name or docstring: the name is then the
+        # attribute's, given by __set_name__ when kit.state makes the class.
+        self.name: str = getattr(rule, "__name__", "")
+        self.__doc__ = getattr(rule, "__doc__", None)
         self.read: Callable[[_S], _T] = _reader(self.name, rule)
         """The value as a function of the state, kept as reading the attribute keeps it: the
         ``GAME``'s ``outcome=State.ended.read``, so that ``Match`` asking it after each action
         keeps the answer for the game's own questions of the same state."""
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        if name != self.name:
+            self.name = name
+            self.read = _reader(name, self.rule)
 
     @overload
     def __get__(self, state: None, owner: type[Any]) -> derived[_S, _T]: ...
     @overload
     def __get__(self, state: _S, owner: type[Any]) -> _T: ...
     def __get__(self, state: _S | None, owner: type[Any]) -> _T | derived[_S, _T]:
-        # What _getter generates (a compiled build may keep this one).
+        # What _getter generates for the interpreted build (:func:`_own_class`); the compiled
+        # build keeps this one, compiled.
         if state is None:
             return self
         value = self.rule(state)
@@ -251,6 +251,31 @@ class derived(Generic[_S, _T]):  # lower case: a decorator, as property is
         # from there and never calls this again for that state.
         state.__dict__[self.name] = value
         return value
+
+
+def _same(value: derived[_S, _T]) -> derived[_S, _T]:
+    return value
+
+
+def _own_class(value: derived[_S, _T]) -> derived[_S, _T]:
+    """``value`` as the instance of a class of its own, whose ``__get__`` is generated with its
+    rule and name written in (:func:`_getter`): 21 ns faster than :meth:`derived.__get__` in the
+    interpreted build, where :func:`state` puts it in place of the one declared. (The compiled
+    build keeps the one declared: ``derived`` is then a compiled class, its ``__get__`` C.)"""
+    base: type[Any] = derived  # read as any class: mypyc compiles no read of a native one's
+    own = type(
+        "derived",
+        (base,),
+        {
+            "__slots__": (),
+            "__get__": _getter(value.name, value.rule),
+            "__module__": base.__module__,
+            "__qualname__": base.__qualname__,
+            "__doc__": base.__doc__,
+        },
+    )
+    made: derived[_S, _T] = own(value.rule)
+    return made
 
 
 def _reader(name: str, rule: Callable[[_S], _T]) -> Callable[[_S], _T]:
