@@ -53,15 +53,21 @@ def settings(root: Path) -> dict[str, Any]:
 
 
 def compiled_modules(root: Path) -> list[str]:
-    """The files mypyc compiles, relative to ``root`` (``cardcore/rng.py``, ...), checked: each
-    is a ``.py`` file of the ``cardcore`` package, never its ``__init__.py`` (which chooses
-    between the builds, so must always run as Python)."""
-    modules = [str(m) for m in settings(root)["modules"]]
+    """The files mypyc compiles, relative to ``root`` (``cardcore/rng.py``, ...): the list's
+    entries, globs expanded (``cardcore/kit/*.py``), less ``exclude``; checked: each is a ``.py``
+    file of the ``cardcore`` package, never its ``__init__.py`` (which chooses between the
+    builds, so must always run as Python) nor ``_mypyc.py`` (the declarations both builds run)."""
+    listed = settings(root)
+    excluded = {str(m) for m in listed.get("exclude", [])}
+    modules: list[str] = []
+    for entry in (str(m) for m in listed["modules"]):
+        found = sorted(p.relative_to(root).as_posix() for p in root.glob(entry)) or [entry]
+        modules += [m for m in found if m not in excluded and m not in modules]
     for name in modules:
         path = Path(name)
         if path.parts[0] != "cardcore" or path.suffix != ".py" or not (root / path).is_file():
             raise SystemExit(f"cardcore: [tool.cardcore.compiled] lists {name!r}: no such module")
-        if path.as_posix() in ("cardcore/__init__.py", "cardcore/version.py"):
+        if path.as_posix() in ("cardcore/__init__.py", "cardcore/version.py", "cardcore/_mypyc.py"):
             raise SystemExit(f"cardcore: {name} always runs as Python: it cannot be compiled")
     if not modules:
         raise SystemExit("cardcore: [tool.cardcore.compiled] modules is empty")
