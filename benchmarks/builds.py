@@ -116,8 +116,9 @@ def main() -> None:
     ap.add_argument("--games", default="", help="comma list (default: every game)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    cardcore, _ = load_builds(args.compiled.resolve())
-    names = args.games.split(",") if args.games else [g.name for g in cardcore.registry.GAMES]
+    load_builds(args.compiled.resolve())
+    registry = importlib.import_module("cardcore.registry")
+    names = args.games.split(",") if args.games else [g.name for g in registry.GAMES]
     variants: dict[str, Variant] = {"uno": uno()}
     for name in names:
         for build in ("compiled", "pure"):

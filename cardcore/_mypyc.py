@@ -1,6 +1,6 @@
-"""Declarations for the compiled build (mypyc, tools/compile_engine.py) in a package without
+"""Declarations for the compiled build (mypyc, hatch_build.py) in a package without
 dependencies: the names a type checker and mypyc read from where they are defined, and which
-run as written here in both builds (the compile script leaves this module interpreted).
+run as written here in both builds (the build never compiles this module).
 
 * ``mypyc_attr`` is ``mypy_extensions``'s: mypyc acts on it at compile time. At run time it is a
   no-op, so neither build imports ``mypy_extensions``; it must exist all the same, for mypyc

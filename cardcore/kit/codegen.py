@@ -33,7 +33,7 @@ def function(name: str, params: Sequence[str], body: Sequence[str], ns: dict[str
 
 
 COMPILED: Final = not isinstance(function, types.FunctionType)
-"""Whether the kit runs compiled (mypyc, tools/compile_engine.py): its own functions are then not
+"""Whether the kit runs compiled (mypyc, hatch_build.py): its own functions are then not
 Python functions, and its classes may not be subclassed at run time. (A rule of a compiled game
 has no source to compile again: each mechanism here then leaves it as written.)"""
 
