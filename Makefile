@@ -99,6 +99,27 @@ docs: $(STAMP) $(PB)
 web-vendor: $(RUNTIME_STAMP)
 	$(BIN)/python services/cardcore_server/pyodide_runtime.py
 
+## compiled: the compiled build of this tree (mypyc, the modules [tool.cardcore.compiled] lists),
+## as its wheel installs it, into build/compiled: PYTHONPATH=build/compiled runs it
+## (CARDCORE_PURE=1 there runs the same files' pure modules). Never beside the sources, where an
+## extension built yesterday would shadow a .py edited today. Needs a C compiler. The C code is
+## built at -O3, as the wheel ships it (the stamp holds the level); `make test` builds it at -O0
+## (the same code, half the build time) where it finds none up to date.
+COMPILED := build/compiled/.stamp
+COMPILE_OPT ?= 3
+BOTH_BUILDS := tests/contract tests/golden tests/builds
+# The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
+# and pytest's append mode keep the tree's folder from going in front of it, in every process.
+# CARDCORE_REQUIRE_COMPILED: the differential test fails, never skips, when it finds no build.
+ON_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(abspath build/compiled):$(CURDIR) CARDCORE_REQUIRE_COMPILED=1
+compiled: $(COMPILED)
+$(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name '*.py')
+	rm -rf build/compiled build/compiled-wheel
+	CARDCORE_COMPILE=1 CARDCORE_COMPILE_OPT=$(COMPILE_OPT) $(BIN)/python -m build --wheel --no-isolation --outdir build/compiled-wheel . >/dev/null
+	$(BIN)/python -m zipfile -e build/compiled-wheel/cardcore-*.whl build/compiled
+	rm -rf build/compiled-wheel
+	echo "$(COMPILE_OPT)" > $@
+
 # Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
 # pytest-xdist workers, then the `solo` ones (timings held to bounds; the browser tests) in one
 # process with the machine to themselves, both on the tree's Python; then the suites that hold
@@ -112,6 +133,7 @@ web-vendor: $(RUNTIME_STAMP)
 PYTEST_WORKERS ?= 2
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache \
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
+pytest: COMPILE_OPT = 0
 pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor $(COMPILED)
 	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; a=$$?; \
 	$(PYTEST) -m solo; b=$$?; \
@@ -120,23 +142,6 @@ pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor $(COMPILED)
 		if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; \
 	done; \
 	for rc in $$a $$b $$c; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
-
-## compiled: the compiled build of this tree (mypyc, the modules [tool.cardcore.compiled] lists),
-## as its wheel installs it, into build/compiled: PYTHONPATH=build/compiled runs it
-## (CARDCORE_PURE=1 there runs the same files' pure modules). Never beside the sources, where an
-## extension built yesterday would shadow a .py edited today. Needs a C compiler.
-COMPILED := build/compiled/.stamp
-BOTH_BUILDS := tests/contract tests/golden tests/builds
-# The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
-# and pytest's append mode keep the tree's folder from going in front of it, in every process.
-ON_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(abspath build/compiled):$(CURDIR)
-compiled: $(COMPILED)
-$(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name '*.py')
-	rm -rf build/compiled build/compiled-wheel
-	CARDCORE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir build/compiled-wheel . >/dev/null
-	$(BIN)/python -m zipfile -e build/compiled-wheel/cardcore-*.whl build/compiled
-	rm -rf build/compiled-wheel
-	touch $@
 
 ## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
 ## verifier over the golden logs; the buf curl smoke script too
@@ -154,7 +159,7 @@ wheel: $(STAMP)
 	mkdir -p build/sdist dist
 	CARDCORE_COMPILE= $(BIN)/python -m build $(BUILD_ARGS) --outdir dist .
 	tar -xzf dist/cardcore-$(ENGINE_VERSION).tar.gz -C build/sdist
-	CARDCORE_COMPILE=1 $(BIN)/python -m build $(BUILD_ARGS) --wheel --outdir dist build/sdist/cardcore-$(ENGINE_VERSION)
+	CARDCORE_COMPILE=1 CARDCORE_COMPILE_OPT=$(COMPILE_OPT) $(BIN)/python -m build $(BUILD_ARGS) --wheel --outdir dist build/sdist/cardcore-$(ENGINE_VERSION)
 	rm -rf build/sdist
 
 ## golden: regenerate tests/golden/ on purpose (review the diff before committing)

@@ -39,6 +39,13 @@ Variant = Callable[[], int]
 
 def load_builds(compiled: Path) -> tuple[Any, Any]:
     """``cardcore`` (compiled, from ``compiled``) and its ``.py`` files as ``cardcore_pure``."""
+    stamp = compiled / ".stamp"
+    level = stamp.read_text().strip() if stamp.is_file() else "3"
+    if level != "3":
+        raise SystemExit(
+            f"{compiled} was built at -O{level} (make test does): measure the -O3 "
+            f"build, `rm -rf {compiled} && make compiled`"
+        )
     sys.path.insert(0, str(compiled))
     cardcore = importlib.import_module("cardcore")
     if not cardcore.compiled:
