@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import ab_wheel  # beside this script (run as one: its folder is first on the path)
+
 ROOT = Path(__file__).resolve().parents[1]
 PURE = "cardcore_pure"
 Variant = Callable[[], int]
@@ -62,30 +64,16 @@ def load_builds(compiled: Path) -> tuple[Any, Any]:
 
 
 def chooser(package: str, name: str, record: bool) -> Variant:
-    """The harness's random chooser over ``name`` of ``package``, one game per call."""
-    registry = importlib.import_module(f"{package}.registry")
-    match = importlib.import_module(f"{package}.match")
-    rng = importlib.import_module(f"{package}.rng")
-    game: Any = registry.get_game(name)
-    seats = 3 if game.info.max_seats >= 3 else 2
+    """The harness's random chooser over ``name`` of ``package`` (:func:`ab_wheel.chooser`),
+    one game per call, the next seed each time."""
+    play = ab_wheel.chooser(package, name, record)
     seed = [0]
 
-    def play() -> int:
+    def one() -> int:
         seed[0] += 1
-        m = match.Match(game, game.make_setup(seats, seed[0]), record=record)
-        r = rng.Rng(seed[0], 1)
-        n = now = 0
-        while m.outcome is None and n < 20000:
-            opts = [(s, c) for s in range(seats) for c in game.legal_commands(m.state, s)]
-            sens = [o for o in opts if game.is_sensible(m.state, o[0], o[1])]
-            pool = sens or opts
-            s, c = pool[r.below(len(pool))]
-            now += 1
-            m.submit(s, c, now)
-            n += 1
-        return n
+        return play(range(seed[0], seed[0] + 1))
 
-    return play
+    return one
 
 
 def uno() -> Variant:
