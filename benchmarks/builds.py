@@ -39,8 +39,9 @@ PURE = "cardcore_pure"
 Variant = Callable[[], int]
 
 
-def load_builds(compiled: Path) -> tuple[Any, Any]:
-    """``cardcore`` (compiled, from ``compiled``) and its ``.py`` files as ``cardcore_pure``."""
+def load_builds(compiled: Path) -> None:
+    """Imports ``cardcore`` (compiled, from ``compiled``) and its ``.py`` files as
+    ``cardcore_pure``; exits where either is not the build it should be."""
     stamp = compiled / ".stamp"
     level = stamp.read_text().strip() if stamp.is_file() else "3"
     if level != "3":
@@ -57,10 +58,8 @@ def load_builds(compiled: Path) -> tuple[Any, Any]:
         compiled / "cardcore", copy / PURE, ignore=shutil.ignore_patterns("*.so", "*.pyd")
     )
     sys.path.insert(0, str(copy))
-    pure = importlib.import_module(PURE)
-    if pure.compiled:
+    if importlib.import_module(PURE).compiled:
         raise SystemExit("the pure copy loads compiled modules")
-    return cardcore, pure
 
 
 def chooser(package: str, name: str, record: bool) -> Variant:

@@ -8,17 +8,16 @@ run as written here in both builds (the build never compiles this module).
 * ``dataclass_transform`` is ``typing``'s, for the type checker; at run time its marker is set
   where it can be: a function compiled by mypyc takes no attribute, and is left as it is.
 
-And :func:`copied_as_built`, for the frozen dataclasses that are values a user may copy or pickle.
+And :func:`compiled_class`, which tells a class mypyc compiled. This module imports nothing but
+:mod:`typing`: the cards read it at their import.
 """
 
 from __future__ import annotations
 
-import copyreg
-import dataclasses
 import typing
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["copied_as_built", "dataclass_transform", "mypyc_attr"]
+__all__ = ["compiled_class", "dataclass_transform", "mypyc_attr"]
 
 if TYPE_CHECKING:
     from typing import dataclass_transform
@@ -43,15 +42,7 @@ else:
         return decorate
 
 
-def copied_as_built(*classes: type) -> None:
-    """``copy`` and ``pickle`` make each of ``classes`` (frozen dataclasses) again by calling it
-    with its fields, where mypyc compiled it: mypyc's own way sets each attribute of a bare
-    instance, which a frozen class refuses. A class left to Python (every class, in the
-    interpreted build) keeps the dataclass's way."""
-    for cls in classes:
-        if "__mypyc_attrs__" in vars(cls):  # what mypyc's pickling reads: a compiled class
-            copyreg.pickle(cls, _as_built)
-
-
-def _as_built(value: Any) -> tuple[type, tuple[Any, ...]]:
-    return type(value), tuple(getattr(value, f.name) for f in dataclasses.fields(value))
+def compiled_class(cls: type) -> bool:
+    """Whether mypyc compiled ``cls`` (a native class: its attributes are what mypyc's pickling
+    reads, ``__mypyc_attrs__``); never, in the interpreted build."""
+    return "__mypyc_attrs__" in vars(cls)

@@ -21,6 +21,7 @@ before or after it is accepted (the contract suite checks this for every game).
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import functools
 import hashlib
@@ -31,7 +32,7 @@ from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast, get_type_hints
 
 from . import codec, commands
-from ._mypyc import copied_as_built, mypyc_attr
+from ._mypyc import compiled_class, mypyc_attr
 from .cards import Card
 from .errors import DecodeError, InvalidSeat, InvalidSetup
 from .rng import MAX_SEED, Rng
@@ -468,6 +469,20 @@ class Game(Generic[S, C, E, V, R]):
     def decode_event(self, data: codec.JSON, path: str = "event") -> E:
         """An event of this game from its JSON; raises :class:`~cardcore.errors.DecodeError`."""
         return codec.decoder(union_of(self.event_types))(data, path)  # type: ignore[no-any-return]
+
+
+def copied_as_built(*classes: type) -> None:
+    """``copy`` and ``pickle`` make each of ``classes`` (frozen dataclasses) again by calling it
+    with its fields, where mypyc compiled it: mypyc's own way sets each attribute of a bare
+    instance, which a frozen class refuses. A class left to Python (every class, in the
+    interpreted build) keeps the dataclass's way."""
+    for cls in classes:
+        if compiled_class(cls):
+            copyreg.pickle(cls, _as_built)
+
+
+def _as_built(value: Any) -> tuple[type, tuple[Any, ...]]:
+    return type(value), tuple(getattr(value, f.name) for f in dataclasses.fields(value))
 
 
 copied_as_built(Outcome, FlagInfo, GameInfo)

@@ -12,6 +12,7 @@ import http.server
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,23 @@ import pytest
 from cardcore_server import pyodide_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def python_build(
+    args: list[str], out: Path, env: dict[str, str], cwd: Path | None = None, timeout: int = 300
+) -> None:
+    """``python -m build --no-isolation`` (this Python's build tools, offline) of ``args`` into
+    ``out``, in exactly the environment ``env``; fails the test with the build's last words."""
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 def copy_tracked(dest: Path, *, new_files: bool = False) -> None:

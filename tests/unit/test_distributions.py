@@ -21,7 +21,6 @@ import hashlib
 import io
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import zipfile
@@ -32,7 +31,7 @@ import pytest
 
 from cardcore_server import pyodide_runtime
 
-from ..fresh_tree import copy_tracked, pinned_tarball, registry
+from ..fresh_tree import copy_tracked, pinned_tarball, python_build, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = "cardcore_server/web/"
@@ -58,16 +57,7 @@ def _build(folder: Path, out: Path, **env: str) -> None:
     }
     clean["PATH"] = str(Path(sys.executable).parent) + ":/usr/bin:/bin"
     clean.update(env, npm_config_registry=env.get("npm_config_registry", "http://127.0.0.1:9/"))
-    done = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(folder)],
-        cwd=folder,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    python_build([str(folder)], out, clean, cwd=folder)
 
 
 def _one(out: Path, pattern: str) -> Path:
