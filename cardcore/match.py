@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from . import codec
+from ._mypyc import mypyc_attr
 from .engine import (
     C,
     E,
@@ -80,6 +81,8 @@ class Checkpoint:
     lines: int
 
 
+# A host may subclass Match in its own (interpreted) code, in the compiled build too.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
     """One game in progress: the sequencer's rules (:class:`~cardcore.sequencer.Sequencer`),
     sequence numbers and the log."""
@@ -343,20 +346,22 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         if self.writer is not None:
             self.writer.end(self.seq, outcome)
 
-    def submit(self, seat: int, command: C, at_ms: int) -> Sequence[E]:
+    def submit(self, seat: object, command: C, at_ms: int) -> Sequence[E]:
         """Sequence one action: decide, apply, record. Returns the events (unredacted).
 
-        ``at_ms`` is the host's time stamp for this action; it must not go backwards."""
+        ``at_ms`` is the host's time stamp for this action; it must not go backwards. ``seat``
+        is whatever the caller gave (:class:`~cardcore.errors.InvalidSeat` unless it is a seat
+        of this game): declared ``object`` so that the compiled build, which checks a declared
+        ``int`` on entry with a ``TypeError``, answers as the pure one does."""
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
-        if type(seat) is not int or not 0 <= seat < self._seats:
-            check_seat(self._seats, seat)  # raises InvalidSeat with the reason
+        p = seat if type(seat) is int and 0 <= seat < self._seats else check_seat(self._seats, seat)
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         if type(command) not in self._typed:  # a kit.command checked its fields when built
             check_command(command)
-        events = self._decide(self.state, seat, command)
-        self._advance(seat, command, events, at_ms)
+        events = self._decide(self.state, p, command)
+        self._advance(p, command, events, at_ms)
         return events
 
     def apply(self, seat: int, command: C, events: Sequence[E], at_ms: int) -> None:
@@ -389,10 +394,13 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
     def view(self, viewer: Viewer) -> V:
         return self.game.view(self.state, viewer)
 
-    def legal_commands(self, seat: int) -> Sequence[C]:
+    def legal_commands(self, seat: object) -> Sequence[C]:
+        """``seat``'s legal commands now (none once the game is over); ``seat`` as
+        :meth:`submit` takes it."""
+        p = check_seat(self._seats, seat)
         if self.outcome is not None:
             return ()
-        return self.game.legal_commands(self.state, seat)
+        return self.game.legal_commands(self.state, p)
 
 
 def _secrets(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Generic, Protocol
 
+from ._mypyc import mypyc_attr
 from .engine import (
     C,
     E,
@@ -44,6 +45,8 @@ class Recorder(Protocol):
         returns is not read."""
 
 
+# Match builds on it, and a host may subclass Match in interpreted code (the compiled build too).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Sequencer(Generic[S, C, E]):
     """One game's state under the sequencer's rules; no log."""
 
@@ -69,16 +72,16 @@ class Sequencer(Generic[S, C, E]):
         self.last_at_ms = at_ms
         self.outcome: Outcome | None = None
 
-    def check(self, seat: int, command: C) -> Sequence[E]:
+    def check(self, seat: object, command: C) -> Sequence[E]:
         """The events ``command`` by ``seat`` would give now, without applying them:
         :class:`Rejected` (``GameOver`` first), :class:`~cardcore.errors.InvalidSeat`, or what the
-        rules raise."""
+        rules raise. ``seat`` is declared ``object``: a seat that is not an int is
+        ``InvalidSeat`` in both builds (the compiled one checks a declared ``int`` on entry)."""
         if self.outcome is not None:
             raise Rejected(RejectCode.GAME_OVER, "the game is over")
         if type(command) not in self._typed:
             check_command(command)
-        check_seat(self._seats, seat)
-        return self._decide(self.state, seat, command)
+        return self._decide(self.state, check_seat(self._seats, seat), command)
 
     def abort(self, at_ms: int, by: str) -> None:
         """End the game at once by the host (docs/games/common.md#leaving-a-game): termination

@@ -54,11 +54,13 @@ here and cited where used:
   accepted (docs/games/palace.md#variant-flags; one that does not fit is an ``InvalidSetup`` naming
   ``rules.cards_per_area``).
 
-A small package: :mod:`.rules` (the flags, commands, events, state, ranks, ``evolve``, the
-deal, ``outcome``), :mod:`.decide`, :mod:`.moves` (``legal_commands`` and the bots' hint
-``is_sensible``), :mod:`.views` (views, redaction, narration) and :mod:`.position` (positions,
-their check and notation, docs/notation/palace.md); this module is the game (``GAME``) and names
-everything they define, so ``cardcore.games.palace.X`` is every public name of the game.
+A small package: :mod:`.declarations` (the flags, commands, events and the ``View``: the classes
+read by their annotations, which stay Python in the compiled build), :mod:`.rules` (the state,
+ranks, ``evolve``, the deal, ``outcome``), :mod:`.decide`, :mod:`.moves` (``legal_commands`` and
+the bots' hint ``is_sensible``), :mod:`.views` (views, redaction, narration) and :mod:`.position`
+(positions, their check and notation, docs/notation/palace.md); this module is the game
+(``GAME``) and names everything they define, so ``cardcore.games.palace.X`` is every public name
+of the game.
 """
 
 from __future__ import annotations
@@ -70,24 +72,9 @@ from ...engine import Game, GameInfo
 from .decide import (
     decide,
 )
-from .moves import (
-    is_sensible,
-    legal_commands,
-)
-from .position import (
-    NOTATION_FIELDS,
-    check_position,
-    format_position,
-    parse_position,
-    position,
-)
-from .rules import (
-    MAX_SEATS,
-    MIN_SEATS,
-    NAME,
+from .declarations import (
     PICKUP,
     READY,
-    RULES_VERSION,
     AddDrawn,
     BurnKind,
     CardsAdded,
@@ -110,11 +97,29 @@ from .rules import (
     Readied,
     Ready,
     Rules,
-    State,
     Swap,
     Swapped,
     TakeReason,
     TurnPassed,
+    View,
+)
+from .moves import (
+    is_sensible,
+    legal_commands,
+)
+from .position import (
+    NOTATION_FIELDS,
+    check_position,
+    format_position,
+    parse_position,
+    position,
+)
+from .rules import (
+    MAX_SEATS,
+    MIN_SEATS,
+    NAME,
+    RULES_VERSION,
+    State,
     check_setup,
     deal,
     deck,
@@ -125,7 +130,6 @@ from .rules import (
 )
 from .views import (
     ZONES,
-    View,
     cards_in_play,
     narrate,
     redact,

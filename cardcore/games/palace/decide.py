@@ -7,8 +7,7 @@ from __future__ import annotations
 from ... import kit
 from ...cards import JOKER_RANK, Card, rank_name
 from ...errors import RejectCode, Rejected
-from .rules import (
-    _STARTER_RANKS,
+from .declarations import (
     AddDrawn,
     BurnKind,
     CardsAdded,
@@ -28,10 +27,13 @@ from .rules import (
     PlayStarted,
     Readied,
     Ready,
-    State,
     Swap,
     Swapped,
     TurnPassed,
+)
+from .rules import (
+    _STARTER_RANKS,
+    State,
     _advance,
     _bound_rank,
     _burn,

@@ -13,8 +13,7 @@ from ... import kit
 from ...cards import JOKER, Card, standard_deck
 from ...errors import Rejected
 from .decide import _decide_add_drawn, _decide_completion, _has_plain_play
-from .rules import (
-    _COSTS,
+from .declarations import (
     PICKUP,
     READY,
     AddDrawn,
@@ -23,8 +22,11 @@ from .rules import (
     Play,
     PlayFaceDown,
     Ready,
-    State,
     Swap,
+)
+from .rules import (
+    _COSTS,
+    State,
     _best_play,
     _bound_rank,
     _completion_played,

@@ -13,12 +13,11 @@ from ... import notation as nt
 from ...cards import HIDDEN, RANKS, Card, rank_name
 from ...engine import Role, Setup, Viewer, seats_phrase
 from ...errors import InvalidPosition
+from .declarations import Phase, Rules
 from .rules import (
     MAX_SEATS,
     MIN_SEATS,
     NAME,
-    Phase,
-    Rules,
     State,
     _allowed,
     _top_text,

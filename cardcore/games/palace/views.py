@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Final, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, Card, SeenCard, rank_name
+from ...cards import HIDDEN, SeenCard, rank_name
 from ...engine import Role, Viewer, check_seat
 from ...errors import InvalidSeat
-from .rules import (
+from .declarations import (
     CardsAdded,
     CardsDrawn,
     CardsPlayed,
@@ -18,45 +18,17 @@ from .rules import (
     DirectionReversed,
     Event,
     FaceDownTurned,
-    Phase,
     PileBurned,
     PileTaken,
     PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
-    State,
     Swapped,
     TurnPassed,
-    _cards_text,
+    View,
 )
-
-# --------------------------------------------------------------------------- view
-
-
-@kit.view
-class View:
-    """What one viewer sees: its own hand, everyone's face-up cards, the pile and burned cards;
-    face-down cards, other hands, the stock and the set-aside cards of resigned seats only as
-    ``??`` (all of it to the referee)."""
-
-    phase: Phase
-    hands: tuple[tuple[SeenCard, ...], ...]
-    up: tuple[tuple[Card, ...], ...]
-    down: tuple[tuple[SeenCard, ...], ...]
-    stock: tuple[SeenCard, ...]
-    pile: tuple[Card, ...]
-    burned: tuple[Card, ...]
-    current: int | None
-    follow_up: bool
-    direction: int
-    ready: tuple[int, ...]
-    finished: tuple[int, ...]
-    window: tuple[int, int, int] | None
-    revealed: Card | None
-    set_aside: tuple[SeenCard, ...] = ()
-    resigned: tuple[int, ...] = ()
-
+from .rules import State, _cards_text
 
 # --------------------------------------------------------------------------- views, redaction
 

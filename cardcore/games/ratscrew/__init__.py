@@ -20,10 +20,11 @@ Zones: stacks are top first; the pile is ``burned + played`` bottom→top (a bur
 very bottom, under every played card). Nobody sees any stack, its owner included, nor a burned card;
 played cards are face up.
 
-A small package: :mod:`.rules` (the rules: commands, events, state, ``decide``, ``evolve``, views,
-``outcome``, ``legal_commands``) and :mod:`.position` (positions, their check and notation,
-docs/notation/ratscrew.md); this module is the game (``GAME``) and names everything both define,
-so ``cardcore.games.ratscrew.X`` is every public name of the game.
+A small package: :mod:`.declarations` (the rules flags, commands, events and view: the classes read
+by their annotations, which stay Python in the compiled build), :mod:`.rules` (the rules: state,
+``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and :mod:`.position` (positions,
+their check and notation, docs/notation/ratscrew.md); this module is the game (``GAME``) and names
+everything they define, so ``cardcore.games.ratscrew.X`` is every public name of the game.
 """
 
 from __future__ import annotations
@@ -32,6 +33,30 @@ from typing import Final
 
 from ... import kit
 from ...engine import Game, GameInfo
+from .declarations import (
+    COLLECT,
+    PLAY,
+    SLAP,
+    CardPlayed,
+    ChallengeLapsed,
+    Collect,
+    Command,
+    Dealt,
+    Event,
+    GameResigned,
+    PenaltyPaid,
+    PileOwed,
+    PileTaken,
+    Play,
+    PlayerEliminated,
+    Resigned,
+    Rules,
+    Slap,
+    Slapped,
+    SlapRule,
+    TurnPassed,
+    View,
+)
 from .position import (
     NOTATION_FIELDS,
     check_position,
@@ -40,38 +65,16 @@ from .position import (
     position,
 )
 from .rules import (
-    COLLECT,
     MAX_SEATS,
     MIN_SEATS,
     NAME,
-    PLAY,
     RULES_VERSION,
-    SLAP,
     SLAP_PATTERNS,
     SLAP_RULE_ORDER,
     ZONES,
-    CardPlayed,
-    ChallengeLapsed,
-    Collect,
-    Command,
-    Dealt,
-    Event,
-    GameResigned,
     Pattern,
-    PenaltyPaid,
-    PileOwed,
-    PileTaken,
     Plan,
-    Play,
-    PlayerEliminated,
-    Resigned,
-    Rules,
-    Slap,
-    Slapped,
-    SlapRule,
     State,
-    TurnPassed,
-    View,
     cards_in_play,
     deal,
     decide,

@@ -14,12 +14,12 @@ from ... import notation as nt
 from ...cards import HIDDEN, Card
 from ...engine import Role, Setup, Termination, Viewer, seats_phrase
 from ...errors import InvalidPosition
+from .declarations import Rules
 from .rules import (
     MAX_SEATS,
     MIN_SEATS,
     NAME,
     ZONES,
-    Rules,
     State,
     _challenge_count,
     deck,

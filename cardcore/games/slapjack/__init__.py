@@ -26,10 +26,11 @@ owners included; the resulting order of a shuffle is shown to the referee only.
 Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
 and ``active`` when they hold one (docs/games/slapjack.md#status).
 
-A small package: :mod:`.rules` (the rules: commands, events, state, ``decide``, ``evolve``, views,
-``outcome``, ``legal_commands``) and :mod:`.position` (positions, their check and notation,
-docs/notation/slapjack.md); this module is the game (``GAME``) and names everything both define,
-so ``cardcore.games.slapjack.X`` is every public name of the game.
+A small package: :mod:`.declarations` (the rules flags, commands, events and view: the classes read
+by their annotations, which stay Python in the compiled build), :mod:`.rules` (the rules: state,
+``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and :mod:`.position` (positions,
+their check and notation, docs/notation/slapjack.md); this module is the game (``GAME``) and names
+everything they define, so ``cardcore.games.slapjack.X`` is every public name of the game.
 """
 
 from __future__ import annotations
@@ -38,21 +39,9 @@ from typing import Final
 
 from ... import kit
 from ...engine import Game, GameInfo
-from .position import (
-    check_position,
-    format_position,
-    parse_position,
-    position,
-)
-from .rules import (
-    JACK,
-    MAX_SEATS,
-    MIN_SEATS,
-    NAME,
+from .declarations import (
     PLAY,
-    RULES_VERSION,
     SLAP,
-    ZONES,
     CardPlayed,
     Command,
     Dealt,
@@ -67,9 +56,23 @@ from .rules import (
     Slapped,
     SlapTarget,
     StackShuffled,
-    State,
     TurnPassed,
     View,
+)
+from .position import (
+    check_position,
+    format_position,
+    parse_position,
+    position,
+)
+from .rules import (
+    JACK,
+    MAX_SEATS,
+    MIN_SEATS,
+    NAME,
+    RULES_VERSION,
+    ZONES,
+    State,
     cards_in_play,
     deal,
     decide,

@@ -13,7 +13,8 @@ from ... import notation as nt
 from ...cards import HIDDEN, Card, SeenCard
 from ...engine import Role, Setup, Viewer, seats_phrase
 from ...errors import InvalidPosition
-from .rules import MAX_SEATS, MIN_SEATS, NAME, ZONES, Rules, State, deck, outcome
+from .declarations import Rules
+from .rules import MAX_SEATS, MIN_SEATS, NAME, ZONES, State, deck, outcome
 
 
 def position(

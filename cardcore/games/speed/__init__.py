@@ -32,10 +32,11 @@ jokers); each player then draws the top ``hand_size`` (5) cards of ``D`` into th
 Zones: draw piles and side piles are top first and face down to everyone; centre piles are
 bottom→top and face up once started (face down in ``READY``); a hand is seen by its owner only.
 
-A small package: :mod:`.rules` (the rules: flags, commands, events, state, ``decide``, ``evolve``,
-views, ``outcome``, ``legal_commands``, narration) and :mod:`.position` (positions, their check and
-notation, docs/notation/speed.md); this module is the game (``GAME``) and names everything both
-define, so ``cardcore.games.speed.X`` is every public name of the game.
+A small package: :mod:`.declarations` (the flags, commands, events and view: the classes read by
+their annotations), :mod:`.rules` (the state, ``decide``, ``evolve``, views, ``outcome``,
+``legal_commands``, narration) and :mod:`.position` (positions, their check and notation,
+docs/notation/speed.md); this module is the game (``GAME``) and names everything they define, so
+``cardcore.games.speed.X`` is every public name of the game.
 """
 
 from __future__ import annotations
@@ -44,21 +45,9 @@ from typing import Final
 
 from ... import kit
 from ...engine import Game, GameInfo
-from .position import (
-    RESIGNED_FIELD,
-    T,
-    check_position,
-    format_position,
-    parse_position,
-    position,
-)
-from .rules import (
+from .declarations import (
     DRAW,
     FLIP,
-    NAME,
-    RANKS,
-    RULES_VERSION,
-    ZONES,
     CardDrawn,
     CardPlayed,
     Command,
@@ -68,7 +57,6 @@ from .rules import (
     Flip,
     FlipCalled,
     Phase,
-    Piles,
     Play,
     Resigned,
     RoundVoided,
@@ -78,9 +66,25 @@ from .rules import (
     SideCardsTurned,
     SidePileRebuilt,
     Started,
+    View,
+    personal_size,
+)
+from .position import (
+    RESIGNED_FIELD,
+    T,
+    check_position,
+    format_position,
+    parse_position,
+    position,
+)
+from .rules import (
+    NAME,
+    RANKS,
+    RULES_VERSION,
+    ZONES,
+    Piles,
     State,
     Table,
-    View,
     cards_in_play,
     deal,
     decide,
@@ -95,7 +99,6 @@ from .rules import (
     legal_commands,
     narrate,
     outcome,
-    personal_size,
     rank_fits,
     redact,
     shuffle_hidden,

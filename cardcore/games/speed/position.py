@@ -31,7 +31,8 @@ from ...notation import (
     seats_text,
     split,
 )
-from .rules import NAME, ZONES, Phase, Rules, State, deck, ends_game, is_stuck, outcome, view
+from .declarations import Phase, Rules
+from .rules import NAME, ZONES, State, deck, ends_game, is_stuck, outcome, view
 
 T = TypeVar("T")
 

@@ -28,11 +28,11 @@ other layout card is face down. Spit cards are top first and face down to everyb
 included. Spit piles (``SP0`` started by seat 0, ``SP1`` by seat 1) are bottom→top and face up; an
 empty spit pile does not exist.
 
-A small package: :mod:`.actions` (the commands, the events and their narration), :mod:`.rules`
-(the flags, the state, ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and
-:mod:`.position` (positions, their check and notation, docs/notation/spit.md); this module is the
-game (``GAME``) and names everything they define, so ``cardcore.games.spit.X`` is every public name
-of the game.
+A small package: :mod:`.declarations` (the flags, the commands, the events and the view: the
+classes read by their annotations), :mod:`.rules` (the state, ``decide``, ``evolve``, views,
+``outcome``, ``legal_commands``, narration) and :mod:`.position` (positions, their check and
+notation, docs/notation/spit.md); this module is the game (``GAME``) and names everything they
+define, so ``cardcore.games.spit.X`` is every public name of the game.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from typing import Final
 
 from ... import kit
 from ...engine import Game, GameInfo
-from .actions import (
+from .declarations import (
     PLAY_STARTED,
     SPIT,
     CardPlayed,
@@ -53,11 +53,13 @@ from .actions import (
     Move,
     Moved,
     NewLayout,
+    Phase,
     PileClaimed,
     Play,
     PlayStarted,
     Resigned,
     RoundEnded,
+    Rules,
     Slap,
     Spat,
     Spit,
@@ -65,7 +67,7 @@ from .actions import (
     Stack,
     Stacked,
     TakePile,
-    narrate,
+    View,
 )
 from .position import (
     PHASES,
@@ -84,11 +86,8 @@ from .rules import (
     ZONES,
     Fit,
     Layout,
-    Phase,
-    Rules,
     State,
     T,
-    View,
     cards_in_play,
     deal,
     decide,
@@ -105,6 +104,7 @@ from .rules import (
     layout_size,
     legal_commands,
     locked_out,
+    narrate,
     outcome,
     playable,
     redact,

@@ -17,13 +17,12 @@ from ...engine import (
     Viewer,
 )
 from ...errors import InvalidPosition
+from .declarations import Phase, Rules
 from .rules import (
     GAME_NAME,
     NO_TARGETS,
     SEATS,
     SPIT_PILES,
-    Phase,
-    Rules,
     State,
     deck,
     hide_layout,

@@ -1,14 +1,48 @@
-"""Spit's actions (docs/games/spit.md): the commands a player makes, the events they lead to, and
-each event in plain words (``narrate``, docs/disputes.md#what-happened-replay).
+"""Spit's declarations (docs/games/spit.md): the rules flags, the commands, the events and the
+view — the classes the kit, the codec and the schema read by their annotations. This module stays
+Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
+annotations lossily.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final, Literal, assert_never
+from dataclasses import dataclass
+from typing import Final, Literal
 
 from ... import kit
 from ...cards import Card, SeenCard
+from ...engine import check_rules, flag
+from ...errors import InvalidSetup
+
+Phase = Literal["READY", "PLAY", "SLAP", "CHOOSE", "OVER"]
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags, with their defaults (docs/games/spit.md#variant-flags)."""
+
+    num_stock_piles: int = flag(5, "stock piles in a layout (5: 1..5 cards; 4: 1..4)", min=4, max=5)
+    pile_claim: Literal["slap", "choose"] = flag(
+        "slap", "after round end (A) with two spit piles: slap for them, or the emptier chooses"
+    )
+    alternate_colours: bool = flag(False, "a card played on a spit pile must differ in colour")
+    allow_equal_rank: bool = flag(False, "an equal rank may also be played on a spit pile")
+    stack_equal_in_layout: bool = flag(False, "allow stacking a face-up top on an equal rank")
+    wrap: bool = flag(True, "ranks turn the corner: K–A–2 are adjacent")
+    auto_flip: bool = flag(False, "face-down layout tops are turned up automatically")
+    one_pile_stalemate_owner: Literal["starter", "fewer_layout_cards"] = flag(
+        "starter", "who takes the only spit pile after a stalemate round end (B)"
+    )
+
+    def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        if not 4 <= self.num_stock_piles <= 5:
+            raise InvalidSetup(
+                "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
+            )
+
 
 # --------------------------------------------------------------------------- commands
 
@@ -210,71 +244,26 @@ Event = (
     | Resigned
 )
 
-_RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resigned
-"""The events that start, end and lay out rounds, or end the game: the rarer ones."""
-
 PLAY_STARTED: Final = PlayStarted()
 
-# --------------------------------------------------------------------------- narration
+
+# --------------------------------------------------------------------------- view
 
 
-def _layout_text(layout: Sequence[Sequence[SeenCard]]) -> str:
-    return "-".join(str(len(p)) for p in layout)
+@kit.view
+class View:
+    """What one viewer sees: face-up layout cards and whole spit piles; face-down layout cards
+    and spit cards only as ``??`` (counts), even the viewer's own — except to the referee."""
 
-
-def narrate(event: Event) -> str:
-    """One adjudication in plain words."""
-    match event:
-        case Dealt(layouts, spit_cards):
-            return "dealt 26 cards each; " + "; ".join(
-                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
-                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
-            )
-        case SpitCalled(seat, target):
-            named = "" if target is None else f" (naming spit pile {target})"
-            return f'seat {seat} called "Spit!"{named}'
-        case Spat(seat, card, target, lock):
-            locked = "; that pile is now locked for the solo spits" if lock else ""
-            return f"seat {seat} spat {card.symbol} onto spit pile {target}{locked}"
-        case PlayStarted():
-            return "play starts"
-        case CardPlayed(seat, source, target, card):
-            return (
-                f"seat {seat} played {card.symbol} on spit pile {target} (from stock pile {source})"
-            )
-        case Flipped(seat, pile, card, auto):
-            how = " (automatically)" if auto else ""
-            return f"seat {seat} turned up {card.symbol} on stock pile {pile}{how}"
-        case Moved(seat, source, target, card):
-            return f"seat {seat} moved {card.symbol} from stock pile {source} to the space {target}"
-        case Stacked(seat, source, target, card):
-            return f"seat {seat} stacked {card.symbol} from stock pile {source} onto pile {target}"
-        case RoundEnded(reason, seat, claim):
-            why = (
-                f"seat {seat} emptied its layout"
-                if reason == "layout_empty"
-                else "stalemate, no spit cards left"
-            )
-            then = {
-                "slap": "slap for the spit piles",
-                "choose": f"seat {seat} chooses a spit pile",
-                "none": "one spit pile, no slapping",
-            }[claim]
-            return f"round over ({why}): {then}"
-        case PileClaimed(seat, target, by):
-            verb = "slapped" if by == "slap" else "chose"
-            return f"seat {seat} {verb} spit pile {target} first and takes it"
-        case NewLayout(takers, layouts, spit_cards, winner):
-            took = ", ".join(
-                f"seat {p} takes spit pile {j}" for j, p in enumerate(takers) if p is not None
-            )
-            if winner is not None:
-                return f"{took or 'no spit pile taken'}; seat {winner} has no cards left and wins"
-            return f"{took}; new layouts: " + "; ".join(
-                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
-                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
-            )
-        case Resigned(seat):
-            return f"seat {seat} resigned: seat {1 - seat} wins; the cards stay where they lie"
-        case _:
-            assert_never(event)
+    phase: Phase
+    round: int
+    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
+    spit_cards: tuple[tuple[SeenCard, ...], ...]
+    spit_counts: tuple[int, ...]
+    spit_piles: tuple[tuple[Card, ...], ...]
+    called: tuple[bool, ...]
+    call_targets: tuple[int | None, ...]
+    locked: int | None
+    chooser: int | None
+    stuck: bool
+    winner: int | None

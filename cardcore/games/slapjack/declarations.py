@@ -1,0 +1,202 @@
+"""Slapjack's declarations (docs/games/slapjack.md): the rules flags, the commands, the events and
+the view — the classes the kit, the codec and the schema read by their annotations. This module
+stays Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
+annotations lossily.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from ... import kit
+from ...cards import Card, SeenCard
+from ...engine import check_rules, flag
+from ...errors import InvalidSetup
+
+SlapTarget = Literal["jack", "double", "sandwich"]
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The variant flags, with their defaults (docs/games/slapjack.md#variant-flags)."""
+
+    slap_targets: frozenset[SlapTarget] = flag(
+        frozenset({"jack"}),
+        "what may be slapped: the jack, plus double / sandwich "
+        "(docs/games/ratscrew.md#slap-patterns)",
+    )
+    shuffle_after_win: bool = flag(True, "a won pile is shuffled into the winner's whole stack")
+    false_slap_penalty: int = flag(1, "cards a false slapper gives away", min=0, max=52)
+    penalty_recipient: Literal["player_of_top_card", "current_player"] = flag(
+        "player_of_top_card", "who receives a false slapper's penalty card"
+    )
+    next_after_win: Literal["rotation", "winner", "left_of_winner"] = flag(
+        "rotation", "who plays after a pile is won"
+    )
+    out_of_cards: Literal["next_jack", "eliminate_now", "slap_in_unlimited"] = flag(
+        "next_jack", "a player with no cards: waits for the next jack, is out, or waits forever"
+    )
+    zero_card_false_slap: Literal["eliminate", "ignore"] = flag(
+        "eliminate", "a false slap by a player with no cards"
+    )
+    num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=8)
+
+    def __post_init__(self) -> None:
+        check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        # The game is Slapjack: a Jack is always a target; docs/games/slapjack.md#variant-flags
+        # lists double and sandwich as additions ("+ double"). It also guarantees the end of
+        # docs/games/slapjack.md#playing-a-card, step 3 (a Jack resurfaces).
+        if "jack" not in self.slap_targets:
+            raise InvalidSetup(
+                "rules.slap_targets",
+                "must include 'jack' (the jack plus extras: docs/games/slapjack.md#variant-flags)",
+            )
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@kit.command("play")
+class Play:
+    """Turn the top card of your stack face up onto the pile (your turn)."""
+
+
+@kit.command("slap [epoch {expect_epoch}]")
+class Slap:
+    """Slap the pile. ``expect_epoch``: the pile you saw (else ``StaleAction``,
+    docs/games/slapjack.md#races)."""
+
+    expect_epoch: int | None = None
+
+
+Command = Play | Slap | kit.Resign
+
+PLAY: Final = Play()
+SLAP: Final = Slap()
+
+# --------------------------------------------------------------------------- events
+
+
+@kit.record
+class Dealt:
+    """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
+
+    stacks: tuple[tuple[SeenCard, ...], ...]
+
+
+@kit.record
+class CardPlayed:
+    """``seat`` turned ``card`` face up onto the pile; ``current`` plays next (None: nobody holds
+    a card and the pile must be slapped, docs/games/slapjack.md#playing-a-card, step 3)."""
+
+    seat: int
+    card: Card
+    current: int | None
+
+
+@kit.record
+class Slapped:
+    """``seat`` slapped: on the ``target`` made of the ``pattern`` cards, or a false slap."""
+
+    seat: int
+    valid: bool
+    target: SlapTarget | None
+    pattern: tuple[Card, ...]
+
+
+@kit.record
+class PileTaken:
+    """``seat`` put the whole pile (``cards`` of them, burned ones included) under its stack, by a
+    slap or because nobody else held a card (``"return"``, docs/games/slapjack.md#playing-a-card,
+    step 3, or the last holder resigned: see :func:`_decide_resign`); ``current`` plays next."""
+
+    seat: int
+    cards: int
+    by: Literal["slap", "return"]
+    current: int
+
+
+@kit.record
+class StackShuffled:
+    """``seat``'s whole stack was shuffled (``shuffle_after_win``) into ``stack``, top first.
+    Stream ``shuffles + 1`` of the seed; nobody but the referee sees the order."""
+
+    seat: int
+    stack: tuple[SeenCard, ...]
+
+
+@kit.record
+class PenaltyPaid:
+    """A false slapper's top card went face down to the bottom of seat ``to``'s stack. Nobody but
+    the referee sees the card."""
+
+    seat: int
+    card: SeenCard
+    to: int
+
+
+@kit.record
+class TurnPassed:
+    """The turn moved to ``current`` (the current player paid their last card in a penalty)."""
+
+    current: int | None
+
+
+@kit.record
+class PlayerEliminated:
+    """``seat`` is out of the game: it missed the Jack it was waiting for, false-slapped with no
+    cards, or ran out of cards under ``out_of_cards="eliminate_now"``."""
+
+    seat: int
+
+
+@kit.record
+class Resigned:
+    """``seat`` left the game (docs/games/common.md#leaving-a-game) and is eliminated. Its whole
+    ``stack`` (top first; face down to everyone, the referee excepted) went under the pile in that
+    order: the first card of ``stack`` is now the very bottom card, so whoever takes the pile draws
+    them as the resigner would have played them. ``current`` plays next (the turn passed if it was
+    ``seat``'s). ``winner``: the other player, when only two were in the game; the game is over
+    (``RESIGNED``), else None."""
+
+    seat: int
+    stack: tuple[SeenCard, ...]
+    current: int | None
+    winner: int | None
+
+
+Event = (
+    Dealt
+    | CardPlayed
+    | Slapped
+    | PileTaken
+    | StackShuffled
+    | PenaltyPaid
+    | TurnPassed
+    | PlayerEliminated
+    | Resigned
+)
+
+
+# --------------------------------------------------------------------------- view
+
+
+@kit.view
+class View:
+    """What one viewer sees. Stacks are all face down (``??``) except to the referee."""
+
+    stacks: tuple[tuple[SeenCard, ...], ...]
+    pile: tuple[SeenCard, ...]
+    """The whole pile bottom→top: the burned cards of resigners face down (``??`` but to the
+    referee), then the played cards, face up; the last ``len(played_by)`` are the played ones."""
+    played_by: tuple[int, ...]
+    """Who played each played card (the top of ``pile``), in the same order."""
+    epoch: int
+    current: int | None
+    awaiting: tuple[int, ...]
+    """Players still in with no card, waiting for the next Jack (docs/games/slapjack.md#status)."""
+    eliminated: tuple[int, ...]
+    slappable: bool
