@@ -365,8 +365,10 @@ class CommandTexts:
             self.by_verb[syntax.verb] = syntax
         self.usage = " | ".join(s.usage for s in self.by_verb.values())
 
-    def parse(self, text: str, deck: Collection[Card] | None = None) -> Any:
-        """The command ``text`` describes; cards must be in ``deck`` when one is given."""
+    def parse(self, text: object, deck: Collection[Card] | None = None) -> Any:
+        """The command ``text`` describes; cards must be in ``deck`` when one is given. ``text``
+        is declared ``object``: what is not a string is a ``CommandSyntaxError`` in both builds
+        (the compiled one checks a declared ``str`` on entry with a ``TypeError``)."""
         if not isinstance(text, str):
             raise CommandSyntaxError(repr(text)[:80], "not a string", f"a {self.game} command")
         if len(text) > MAX_COMMAND_TEXT:

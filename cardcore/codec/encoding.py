@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from enum import Enum
 from typing import Any, Final
 
@@ -117,7 +118,7 @@ def _encode_sequence(v: tuple[object, ...] | list[object]) -> JSON:
     return list(map(encode, v))
 
 
-def _encode_set(v: frozenset[object]) -> JSON:
+def _encode_set(v: AbstractSet[object]) -> JSON:  # a set too (family "set"), in both builds
     items = [encode(x) for x in v]
     return sorted(items, key=canonical_text)
 

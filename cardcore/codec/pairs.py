@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from enum import Enum
 from typing import Any, Final
 
@@ -213,7 +214,7 @@ def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
     return list(values), "[" + ",".join(texts) + "]"
 
 
-def _set_pair(v: frozenset[object]) -> Pair:
+def _set_pair(v: AbstractSet[object]) -> Pair:  # a set too (family "set"), in both builds
     if not v:
         return [], "[]"
     values, texts = zip(*sorted(map(encode_with_text, v), key=_second), strict=True)

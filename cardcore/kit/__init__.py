@@ -34,7 +34,8 @@ never its modules, one job each: :mod:`.records` (events, views, commands and th
 :mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the generated code: a
 record's ``__init__``, a state's ``_replace``, a rule compiled with its seat check first),
 :mod:`.states` (the state and its derived values), :mod:`.tables`, :mod:`.inline`, :mod:`.seats`,
-:mod:`.common` (leaving, turn order, slap patterns and joint calls) and :mod:`.zones`.
+:mod:`.common` (turn order, slap patterns and joint calls), :mod:`.leaving` (``Resign``) and
+:mod:`.zones`.
 """
 
 from __future__ import annotations
@@ -42,16 +43,15 @@ from __future__ import annotations
 from .common import (
     DOUBLE,
     MAX_SEATS,
-    RESIGN_BY_TIMER,
     SANDWICH,
     PairPattern,
-    Resign,
     double_or_sandwich,
     joint_call,
     next_holder,
     next_in_game,
 )
 from .inline import hot, inline
+from .leaving import RESIGN_BY_TIMER, Resign
 from .records import command, record, union_types, view
 from .seats import check_viewer, seated, trusted, viewed
 from .states import builds, derived, state

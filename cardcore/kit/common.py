@@ -1,5 +1,6 @@
-"""The rules several games share, written once: leaving a game (:class:`Resign`), turn order,
-the double and sandwich slap patterns, and joint calls (docs/games/common.md)."""
+"""The rules several games share, written once: turn order, the double and sandwich slap
+patterns, and joint calls (docs/games/common.md). Leaving a game, the one command every game
+shares, is :mod:`.leaving`."""
 
 from __future__ import annotations
 
@@ -7,24 +8,6 @@ from collections.abc import Collection, Sequence
 from typing import Final, Literal
 
 from ..cards import Card
-from .records import command
-
-# --------------------------------------------------------------------------- leaving
-
-
-RESIGN_BY_TIMER: Final = "timer"
-
-
-@command("resign [by {by}]")
-class Resign:
-    """Leave the game (docs/games/common.md#leaving-a-game), in any phase, while still in it. Every
-    game has this one command class, so a host knows it without knowing the game.
-
-    ``by``: ``None`` when the player resigns; ``"timer"`` when the host forfeits the seat on a
-    time-out (a host refuses it from a client: only the host may mark an action as its own)."""
-
-    by: str | None = None
-
 
 # --------------------------------------------------------------------------- turn order
 
