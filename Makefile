@@ -107,10 +107,12 @@ web-vendor: $(RUNTIME_STAMP)
 ## (the same code, half the build time) where it finds none up to date.
 COMPILED := build/compiled/.stamp
 COMPILE_OPT ?= 3
-# The contract, the golden logs, the differential test, and the unit tests of bad input (a seat,
-# a position, a command text, a rules value of the wrong type answered alike by both builds).
+# The contract, the golden logs, the differential test, the unit tests of bad input (a seat,
+# a position, a command text, a rules value of the wrong type answered alike by both builds) and
+# of the log (a tampered log is a CorruptLog naming its entry, never a crash, in both builds).
 BOTH_BUILDS := tests/contract tests/golden tests/builds $(wildcard tests/unit/test_position_*.py) \
-	tests/unit/test_boundaries.py tests/unit/test_seats.py tests/unit/test_command_text.py
+	tests/unit/test_boundaries.py tests/unit/test_seats.py tests/unit/test_command_text.py \
+	tests/unit/test_log.py tests/unit/test_log_fast.py tests/unit/test_copies.py
 # The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
 # and pytest's append mode keep the tree's folder from going in front of it, in every process.
 # CARDCORE_REQUIRE_COMPILED: the differential test fails, never skips, when it finds no build.

@@ -244,8 +244,9 @@ def loads(data: bytes | str) -> list[LogLine]:
             obj = codec.parse_json(raw)
         except DecodeError as exc:
             raise CorruptLog(None, f"line {n} is not valid JSON: {exc.message}") from None
-        except (ValueError, RecursionError) as exc:  # an integer too long, nesting too deep
-            raise CorruptLog(None, f"line {n} is not valid JSON: {type(exc).__name__}") from None
+        except (ValueError, RecursionError) as unreadable:  # an integer too long, too deep
+            what = type(unreadable).__name__
+            raise CorruptLog(None, f"line {n} is not valid JSON: {what}") from None
         if not isinstance(obj, dict):
             raise CorruptLog(None, f"line {n} is not a JSON object")
         out.append(obj)

@@ -71,7 +71,7 @@ def replay(
         try:
             for event in events:
                 state = evolve(state, event)
-        except Exception as exc:
+        except Exception as broken:
             # a tampered log: evolve trusts its events (docs/games/common.md#the-sequencer)
-            raise CorruptLog(seq_i, f"an event does not apply: {type(exc).__name__}") from None
+            raise CorruptLog(seq_i, f"an event does not apply: {type(broken).__name__}") from None
         yield ReplayStep(line, command, events, state)

@@ -286,8 +286,8 @@ class _Settle:
             self.table.abort(at_ms, by)
         except Rejected as exc:
             raise CorruptLog(seq, _REJECTED + str(exc)) from None
-        except (DecodeError, InvalidSeat, ValueError) as exc:
-            raise CorruptLog(seq, f"this entry does not replay: {exc}") from None
+        except (DecodeError, InvalidSeat, ValueError) as invalid:
+            raise CorruptLog(seq, f"this entry does not replay: {invalid}") from None
         self._held(seq, line, ())
 
     def action(self, seq: Any, line: LogLine, seat: Any, at_ms: int) -> None:
@@ -301,8 +301,8 @@ class _Settle:
             self.table.apply(events, at_ms)
         except Rejected as exc:
             raise CorruptLog(seq, _REJECTED + str(exc)) from None
-        except (DecodeError, InvalidSeat, ValueError) as exc:
-            raise CorruptLog(seq, f"this entry does not replay: {exc}") from None
+        except (DecodeError, InvalidSeat, ValueError) as invalid:
+            raise CorruptLog(seq, f"this entry does not replay: {invalid}") from None
         self._held(seq, line, events)
 
     def _held(self, seq: Any, line: LogLine, events: Sequence[Any]) -> None:

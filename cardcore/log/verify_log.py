@@ -178,10 +178,10 @@ class _Log:
             raise CorruptLog(seq, "an entry without a seat must be the host's abort")
         try:
             self.table.abort(at_ms, by)
-        except Rejected as exc:
-            raise CorruptLog(seq, f"the game cannot be aborted here: {exc}") from None
-        except ValueError as exc:
-            raise CorruptLog(seq, str(exc)) from None
+        except Rejected as refused:
+            raise CorruptLog(seq, f"the game cannot be aborted here: {refused}") from None
+        except ValueError as invalid:
+            raise CorruptLog(seq, str(invalid)) from None
 
     def action(self, seq: Any, line: LogLine, seat: Any, at_ms: int) -> None:
         assert self.table is not None  # entry 0 made it
@@ -190,23 +190,23 @@ class _Log:
             raise CorruptLog(seq, f"seat {seat!r} is not a seat of this game")
         try:
             command = game.decode_command(line.get("action"), "action")
-        except DecodeError as exc:
-            raise CorruptLog(seq, f"action does not decode: {exc}") from None
+        except DecodeError as undecodable:
+            raise CorruptLog(seq, f"action does not decode: {undecodable}") from None
         try:
             events = self.table.check(seat, command)
-        except Rejected as exc:
-            raise CorruptLog(seq, f"the rules reject this action: {exc}") from None
+        except Rejected as refused:
+            raise CorruptLog(seq, f"the rules reject this action: {refused}") from None
         except rng.SeedUnrevealed:
             # Before the reveal an action that shuffles cannot be re-decided: the logged events
             # are taken as they are (they must still decode and apply), and counted.
             try:
                 events = [game.decode_event(e, "events") for e in logged or ()]
-            except DecodeError as exc:
-                raise CorruptLog(seq, f"event does not decode: {exc}") from None
+            except DecodeError as undecodable:
+                raise CorruptLog(seq, f"event does not decode: {undecodable}") from None
             self.unchecked += 1
-        except Exception as exc:  # the rules meet a state the logged events made impossible
+        except Exception as broken:  # the rules meet a state the logged events made impossible
             raise CorruptLog(
-                seq, f"the rules cannot decide this action here ({type(exc).__name__})"
+                seq, f"the rules cannot decide this action here ({type(broken).__name__})"
             ) from None
         else:
             if [codec.encode(e) for e in events] != logged:
@@ -215,8 +215,9 @@ class _Log:
                 )
         try:
             self.table.apply(events, at_ms)
-        except Exception as exc:  # logged events taken on trust (seed secret) that do not apply
-            raise CorruptLog(seq, f"the logged events do not apply: {type(exc).__name__}") from None
+        except Exception as broken:  # logged events taken on trust (seed secret) that don't apply
+            what = type(broken).__name__
+            raise CorruptLog(seq, f"the logged events do not apply: {what}") from None
 
     def finish(self, end: LogLine | None, prev: Any, n: int, at: list[int | None]) -> Report:
         """After the walk of ``n`` entries: the end line (``prev`` the last entry's hash), or a

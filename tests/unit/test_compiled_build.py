@@ -16,6 +16,7 @@ platform wheel), and the switch between them at run time.
 
 from __future__ import annotations
 
+import ast
 import importlib.resources
 import importlib.util
 import json
@@ -69,6 +70,37 @@ def test_the_list_of_compiled_modules_is_one_list_of_real_modules() -> None:
     for name in modules:
         assert (ROOT / name).is_file() and name.startswith("cardcore/") and name.endswith(".py")
         assert name not in ("cardcore/__init__.py", "cardcore/version.py")
+
+
+def _except_names(source: str) -> Iterator[tuple[int, str, set[str]]]:
+    """Each function's ``except ... as NAME`` bound to more than one exception type: its line,
+    the name and the types."""
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            bound: dict[str, set[str]] = {}
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ExceptHandler) and node.name:
+                    caught = ast.unparse(node.type) if node.type else "BaseException"
+                    bound.setdefault(node.name, set()).add(caught)
+            yield from ((fn.lineno, n, t) for n, t in bound.items() if len(t) > 1)
+
+
+def test_no_compiled_function_names_two_exception_types_alike() -> None:
+    """mypyc gives a local one type, the first ``except X as exc`` gives it: a later
+    ``except Y as exc`` catching a Y that is not an X raises ``TypeError`` in the compiled build
+    (a tampered log crashed ``replay`` there instead of naming the entry). Each handler of a
+    different type has a name of its own."""
+    found = [
+        f"{name}:{line} '{bound}' is {sorted(types)}"
+        for name in hatch_build.compiled_modules(ROOT)
+        for line, bound, types in _except_names((ROOT / name).read_text())
+    ]
+    assert found == []
+    (caught,) = _except_names(
+        "def f():\n try: g()\n except KeyError as e: pass\n"
+        " try: g()\n except ValueError as e: pass\n"
+    )
+    assert caught == (1, "e", {"KeyError", "ValueError"})  # the check finds what it looks for
 
 
 def test_the_hook_and_the_package_name_the_same_library() -> None:
