@@ -105,6 +105,9 @@ def compile_engine(root: Path, modules: list[str], work: Path) -> dict[str, str]
         headers = str(work.joinpath("c", *GROUP.split(".")[:-1]))
         for extension in extensions:
             extension.include_dirs.append(headers)
+            # The C files' temporary folder, not written into the libraries: two builds of one
+            # source give the same bytes (gcc and clang read this flag).
+            extension.extra_compile_args.append(f"-ffile-prefix-map={work}=.")
         command = build_ext(Distribution({"ext_modules": extensions}))
         command.parallel = os.cpu_count() or 1
         command.build_lib = str(work / "lib")
