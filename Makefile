@@ -128,9 +128,8 @@ $(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name 
 # Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
 # pytest-xdist workers, then the `solo` ones (timings held to bounds; the browser tests) in one
 # process with the machine to themselves, both on the tree's Python; then the suites that hold
-# the two builds to one behaviour on the compiled build (build/compiled): the contract and the
-# golden logs, and the differential test of both (tests/builds). All always run; any failing
-# fails the target.
+# the two builds to one behaviour (BOTH_BUILDS) on the compiled build (build/compiled). All
+# always run; any failing fails the target.
 # pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
 # Bytecode goes to $(VENV)/pycache, never into the tree: the suite's Python processes
 # (workers, servers, CLIs) then compile the sources once, not each on its own.

@@ -4,7 +4,7 @@ One source, two builds. A plain build (``pip install .``, ``python -m build``) m
 wheel, ``py3-none-any``: this hook does nothing and asks for nothing, so no compiler and no mypy
 are needed. With ``CARDCORE_COMPILE=1`` in the environment, the wheel build compiles the modules
 that ``[tool.cardcore.compiled] modules`` in ``pyproject.toml`` lists — the one list of them, which
-``tools/`` may read too (:func:`compiled_modules`) — and makes a platform wheel
+the tests read too (:func:`compiled_modules`) — and makes a platform wheel
 (``cp311-cp311-linux_x86_64`` and the like). Only then does the build ask for mypy and setuptools
 (``[tool.cardcore.compiled] requires``; :meth:`CompiledEngineHook.dependencies`).
 
@@ -36,8 +36,8 @@ ENV = "CARDCORE_COMPILE"
 
 OPT_ENV = "CARDCORE_COMPILE_OPT"
 """The C compiler's optimisation level for the compiled wheel: ``3`` (what ships) unless this
-says otherwise; the packaging test builds with ``0``, which checks the same files in a quarter of
-the time."""
+says otherwise; ``make test`` and the packaging test build with ``0``, which checks the same
+files in under half the time (22 s against 50 s here)."""
 
 GROUP = "cardcore._engine"
 """mypyc's group: every listed module is compiled into one shared library,

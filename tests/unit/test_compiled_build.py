@@ -11,7 +11,7 @@ platform wheel), and the switch between them at run time.
   isolation (offline, the dev virtualenv's hatchling, mypy and setuptools) — installs the
   compiled wheel into a new virtualenv, and runs it both ways: ``simulate`` prints the same
   report and writes the same log bytes. One test, so that its build runs once even on two
-  workers (about 35 s here for the 37 modules listed, the C code built at ``-O0``).
+  workers (the C code built at ``-O0``).
 """
 
 from __future__ import annotations
