@@ -81,6 +81,15 @@ class Metrics:
         self.open_connections = Gauge(
             "cardcore_open_connections", "Client connections open now", ["transport"], registry=r
         )
+        self.play_rtt = Histogram(
+            "cardcore_play_rtt_seconds",
+            "Round trips the server measured on play channels (every ping answered)",
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+            registry=r,
+        )
+        self.play_channels = Gauge(
+            "cardcore_play_channels", "Play channels open now", ["transport"], registry=r
+        )
         r.register(_Live(live_games))
         self._series: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
         """A request's two series, by their labels: finding a series by its labels costs more

@@ -26,6 +26,7 @@ from ..sealing import Sealer
 from ..signing import ServerKey, load_key
 from ..store import EventStore, StoreError
 from .catalogue import catalogue
+from .channel import PlayChannel
 from .create import Creation
 from .games import Games
 from .lobby import Lobby
@@ -33,6 +34,7 @@ from .play import Play
 from .presence import Presence
 from .requests import Gate
 from .retention import Retention
+from .roundtrips import RoundTrips
 from .tokens import TokenBook
 from .values import (
     CatalogueEntry,
@@ -79,6 +81,7 @@ class Application:
             waiting=waiting,
             presence=self.presence,
             metrics=self.metrics,
+            roundtrips=RoundTrips(self.metrics.play_rtt.observe),
         )
         self.lobby = Lobby(
             store, gate=gate, tokens=tokens, games=games, waiting=waiting, presence=self.presence
@@ -176,6 +179,11 @@ class Application:
     async def view(self, token: str | None, game_id: str) -> ViewResult:
         """The caller's view and legal commands (:meth:`.play.Play.view`)."""
         return await self.play.view(token, game_id)
+
+    async def open_channel(self, token: str | None, game_id: str) -> PlayChannel:
+        """A play channel: authenticated once, for every action and view it carries
+        (:meth:`.play.Play.open_channel`)."""
+        return await self.play.open_channel(token, game_id)
 
     async def log(self, token: str | None, game_id: str) -> LogResult:
         """The log as the caller may see it (:meth:`.play.Play.log`)."""

@@ -23,11 +23,13 @@ from ..errors import FieldViolation, Reason, ServiceError, Status, invalid
 from ..live import ActionIdReused, AnyGame, LiveGame, Unavailable
 from ..metrics import Metrics
 from ..store import StoreError
+from .channel import PlayChannel
 from .games import Games
 from .inputs import readable
 from .outage import unavailable
 from .presence import Presence
 from .requests import Gate, note
+from .roundtrips import RoundTrips
 from .tokens import TokenBook, parse_viewer
 from .values import JsonObject, LogResult, StreamBatch, SubmitResult, Unreadable, ViewResult
 from .waiting import WaitingTables
@@ -48,6 +50,7 @@ class Play:
         presence: Presence,
         waiting: WaitingTables,
         metrics: Metrics,
+        roundtrips: RoundTrips,
     ) -> None:
         self._stream_batch = stream_batch
         self._gate = gate
@@ -56,6 +59,8 @@ class Play:
         self._presence = presence
         self._waiting = waiting
         self._metrics = metrics
+        self.roundtrips = roundtrips
+        """Each seat's round trip, measured on its play channels (:mod:`.roundtrips`)."""
 
     async def _caller(
         self, token: str | None, game_id: str, *, sync: bool = True
@@ -83,21 +88,29 @@ class Play:
             raise ServiceError(
                 Status.PERMISSION_DENIED, Reason.SEAT_MISMATCH, "the token is for another seat"
             )
+        return await self.act(live, viewer, command, action_id)
+
+    async def act(
+        self, live: LiveGame, seat: int, command: JsonObject | Unreadable, action_id: str
+    ) -> SubmitResult:
+        """Sequence ``command`` for ``seat`` of ``live``, already authenticated (by
+        :meth:`submit` for each request, by :meth:`open_channel` once per play channel);
+        answer once it is durable."""
         if action_id and not _ACTION_ID_RE.match(action_id):
             raise invalid("action_id", "1 to 128 printable ASCII characters")
         decoded, text = _command(live.game, command)
         try:
-            accepted = await live.submit(viewer, decoded, text, action_id or None)
+            accepted = await live.submit(seat, decoded, text, action_id or None)
         except Rejected as exc:
             durable = live.durable
             self._metrics.rejections.labels(exc.code.value).inc()
             note(reason=exc.code.value, seq=durable.seq)
-            detail = redaction.rejection_detail(exc.detail, durable, viewer, text)
+            detail = redaction.rejection_detail(exc.detail, durable, seat, text)
             raise ServiceError(
                 Status.FAILED_PRECONDITION,
                 exc.code.value,
                 detail or exc.code.value,
-                metadata={"game_id": game_id, "next_seq": str(durable.seq)},
+                metadata={"game_id": live.game_id, "next_seq": str(durable.seq)},
             ) from None
         except ActionIdReused:
             raise invalid("action_id", "already used for a different command") from None
@@ -106,9 +119,14 @@ class Play:
                 "the store did not confirm the action; retry with the same action_id"
             ) from None
         note(seq=accepted.seq, replayed=accepted.replayed)
-        return SubmitResult(
-            live.redacted(accepted.seq, viewer), accepted.outcome, accepted.replayed
-        )
+        return SubmitResult(live.redacted(accepted.seq, seat), accepted.outcome, accepted.replayed)
+
+    async def open_channel(self, token: str | None, game_id: str) -> PlayChannel:
+        """A play channel for ``token`` on ``game_id``: authenticated here, once, for every
+        action, view and entry it carries (:mod:`.channel`). A table still waiting for players
+        is ``GameNotStarted``: a channel opens on a dealt game."""
+        live, viewer = await self._caller(token, game_id)
+        return PlayChannel(self, live, viewer)
 
     async def stream(
         self, token: str | None, game_id: str, from_seq: int = 0
@@ -124,7 +142,7 @@ class Play:
             if exc.reason != Reason.GAME_NOT_STARTED:
                 raise
             return self._stream_when_dealt(token, game_id, from_seq)
-        return self._stream(live, viewer, from_seq)
+        return self.entries(live, viewer, from_seq)
 
     async def _stream_when_dealt(
         self, token: str | None, game_id: str, from_seq: int
@@ -136,12 +154,14 @@ class Play:
         finally:
             self._presence.stream_closed(game_id, viewer)
         live, viewer = await self._caller(token, game_id)
-        async for batch in self._stream(live, viewer, from_seq):
+        async for batch in self.entries(live, viewer, from_seq):
             yield batch
 
-    async def _stream(
+    async def entries(
         self, live: LiveGame, viewer: Viewer, next_seq: int
     ) -> AsyncIterator[StreamBatch]:
+        """:meth:`stream` for a caller already authenticated (a play channel's): the caller
+        is present at the table while it reads."""
         self._presence.stream_opened(live.game_id, viewer)
         self._metrics.streams.inc()
         try:
@@ -186,17 +206,27 @@ class Play:
     async def view(self, token: str | None, game_id: str) -> ViewResult:
         """The caller's view of the durable state and its legal commands."""
         live, viewer = await self._caller(token, game_id)
+        return await self.view_of(live, viewer)
+
+    async def view_of(self, live: LiveGame, viewer: Viewer) -> ViewResult:
+        """:meth:`view` for a caller already authenticated (a play channel's)."""
         durable = live.durable
         note(seq=durable.seq)
+        seat = viewer if isinstance(viewer, int) else None
         return ViewResult(
             seq=durable.seq,
             view=redaction.view(durable, viewer),
             legal_commands=redaction.legal_commands(durable, viewer),
             outcome=durable.outcome,
-            seat=viewer if isinstance(viewer, int) else None,
-            present=tuple(sorted((await self._presence.present_seats(game_id))[game_id])),
+            seat=seat,
+            present=tuple(sorted((await self._presence.present_seats(live.game_id))[live.game_id])),
             head_hash=str(live.entry_line(durable.seq - 1)["hash"]) if durable.seq else "",
+            rtt_ms=None if seat is None else self.roundtrips.rtt_ms(live.game_id, seat),
         )
+
+    async def live(self, game_id: str) -> LiveGame:
+        """The game as it is served now (after a rebuild, the new one)."""
+        return await self._games.live(game_id, sync=False)
 
     async def log(self, token: str | None, game_id: str) -> LogResult:
         """The durable log as the caller may see it: complete, with the seed, once over."""

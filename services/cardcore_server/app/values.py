@@ -111,6 +111,9 @@ class ViewResult:
     """The seats with an open event stream on this server (who is at the table)."""
     head_hash: str = ""
     """The hash of the last entry the view reflects (``seq - 1``)."""
+    rtt_ms: int | None = None
+    """The seat's round trip as the server measures it on its play channels (``None``: a
+    spectator, or no channel open; :mod:`.roundtrips`)."""
 
 
 @dataclass(frozen=True, slots=True)
