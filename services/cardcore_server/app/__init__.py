@@ -6,6 +6,7 @@ renders what comes back; it has no rules of its own.
 """
 
 from ..config import ServiceConfig
+from .channel import PlayChannel
 from .facade import Application
 from .idempotency import check_idempotency_key
 from .inputs import MAX_JSON, read_json_object
@@ -44,6 +45,7 @@ __all__ = [
     "Joined",
     "JsonObject",
     "LogResult",
+    "PlayChannel",
     "RuleFlag",
     "SeatInfo",
     "ServiceConfig",

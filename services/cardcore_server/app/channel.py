@@ -44,6 +44,7 @@ class PlayChannel:
         """One command for the channel's seat: :meth:`.play.Play.act`."""
         if self.seat is None:
             raise ServiceError(Status.PERMISSION_DENIED, Reason.SPECTATOR, "a spectator cannot act")
+        self._play.gate.check_open()  # a stopping server takes no new action (in flight: yes)
         if self._live.broken or self._live.closed:  # rebuilt since: act on the new one
             self._live = await self._play.live(self.game_id)
         return await self._play.act(self._live, self.seat, command, action_id)

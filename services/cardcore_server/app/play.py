@@ -53,7 +53,8 @@ class Play:
         roundtrips: RoundTrips,
     ) -> None:
         self._stream_batch = stream_batch
-        self._gate = gate
+        self.gate = gate
+        """Open until the server stops (:mod:`.requests`)."""
         self._tokens = tokens
         self._games = games
         self._presence = presence
@@ -200,7 +201,7 @@ class Play:
             # Looked at before each wait, not only after one: begin_shutdown() wakes the
             # streams waiting then, and a stream still sending its last batch (an action just
             # acknowledged) must not wait past the stop for a change that never comes.
-            self._gate.check_open_to_resume()
+            self.gate.check_open_to_resume()
             await live.wait_change(seen)
 
     async def view(self, token: str | None, game_id: str) -> ViewResult:

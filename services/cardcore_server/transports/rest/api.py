@@ -63,7 +63,7 @@ from ... import logs
 from ...app import Application, request_fields
 from ...errors import ServiceError
 from .. import web
-from . import games, lobby, openapi, ops, play, problems
+from . import channel, games, lobby, openapi, ops, play, problems
 from .wire import API_PREFIX, MAX_BODY
 
 log = structlog.get_logger("cardcore_server")
@@ -81,7 +81,14 @@ class RestApi:
         """The routes (``/v1``: the API; the operator's; the web table's) over the application,
         which each finds in the app's state."""
         router = Router(
-            API_PREFIX, route_handlers=[ops.options, *games.ROUTES, *play.ROUTES, *lobby.ROUTES]
+            API_PREFIX,
+            route_handlers=[
+                ops.options,
+                *games.ROUTES,
+                *play.ROUTES,
+                channel.route(lambda state: state.closing),
+                *lobby.ROUTES,
+            ],
         )
         state = {
             "application": self.app,

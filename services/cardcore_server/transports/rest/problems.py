@@ -156,6 +156,15 @@ def service_error(_: Request[Any, Any, Any], err: ServiceError) -> Response[Prob
     return problem(status, err.reason, _rename_text(err.message), err.violations, err.metadata)
 
 
+def problem_of(err: ServiceError) -> Problem:
+    """The problem document of ``err``, as :func:`service_error` answers it (the play
+    channel's ``rejected`` frames carry it)."""
+    status = HTTP_STATUS[err.status]
+    return problem_document(
+        status, err.reason, _rename_text(err.message), err.violations, err.metadata
+    )
+
+
 def validation_error(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Problem]:
     """Litestar's request parsing failed (msgspec): 400 with the fields at fault."""
     violations: list[FieldViolation] = []

@@ -14,8 +14,12 @@ import h11
 import structlog
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # as uvicorn itself does
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ..connections import TIMED_OUT, ConnectionLimits
+
+ABORT: Final = "cardcore.abort"
+"""The scope's extension that aborts a WebSocket's transport (:mod:`.channel` reads it)."""
 
 log = structlog.get_logger("cardcore_server")
 
@@ -61,6 +65,9 @@ class Connections:
     waiting: dict[GuardedH11Protocol, None] = field(default_factory=dict)
     """Open connections with no request in progress, longest waiting first: the ones the cap
     closes to make room."""
+    channels: dict[GuardedWebSocketProtocol, None] = field(default_factory=dict)
+    """Connections upgraded to a WebSocket (play channels): they count against the cap, and
+    are never closed to make room (each is a player at a table)."""
     _noted: dict[str, int] = field(default_factory=dict)
     _noted_at: float = 0.0
 
@@ -68,9 +75,13 @@ class Connections:
         """The protocol class for uvicorn's ``Config(http=...)``, bound to this listener."""
         return type("GuardedH11Protocol", (GuardedH11Protocol,), {"listener": self})
 
+    def websocket_protocol(self) -> type[WebSocketsSansIOProtocol]:
+        """The protocol class for uvicorn's ``Config(ws=...)``, bound to this listener."""
+        return type("GuardedWebSocketProtocol", (GuardedWebSocketProtocol,), {"listener": self})
+
     def admit(self, newcomer: GuardedH11Protocol) -> bool:
         """Make room for ``newcomer`` (closing the longest-waiting idle connection) or refuse."""
-        if len(self.open) >= self.limits.max_connections:
+        if len(self.open) + len(self.channels) >= self.limits.max_connections:
             if not self.waiting:
                 self.note("refused")
                 return False
@@ -121,6 +132,14 @@ class GuardedH11Protocol(H11Protocol):
         self.listener.open.pop(self, None)
         self.listener.waiting.pop(self, None)
         super().connection_lost(exc)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        # The connection becomes a play channel: the WebSocket protocol counts it from now on,
+        # and no HTTP deadline runs on it any more.
+        self._disarm()
+        self.listener.open.pop(self, None)
+        self.listener.waiting.pop(self, None)
+        super().handle_websocket_upgrade(event)
 
     def data_received(self, data: bytes) -> None:
         self._received_any = True
@@ -223,3 +242,23 @@ class GuardedH11Protocol(H11Protocol):
         if not self.transport.is_closing():
             self.transport.write(self.listener.answer(status, code, detail, field))
             self.transport.close()
+
+
+class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, counted against its :class:`Connections` listener's cap,
+    and able to cut off a client that reads nothing (the scope's ``cardcore.abort``)."""
+
+    listener: ClassVar[Connections]
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.listener.channels[self] = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.listener.channels.pop(self, None)
+        super().connection_lost(exc)
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        extensions: dict[str, Any] = self.scope["extensions"]
+        extensions[ABORT] = self.transport.abort

@@ -166,6 +166,7 @@ def game_view(r: ViewResult) -> wire.GameView:
         seat=r.seat,
         present_seats=list(r.present),
         head_hash=r.head_hash,
+        rtt_ms=r.rtt_ms,
     )
 
 

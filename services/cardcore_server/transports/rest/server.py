@@ -15,6 +15,7 @@ import uvicorn
 from ...app import Application
 from ..connections import ACCEPT_BATCH, LISTEN_BACKLOG, ConnectionLimits
 from .api import RestApi
+from .channel import MAX_FRAME
 from .problems import closing_answer
 from .protocol import Connections
 
@@ -36,10 +37,17 @@ class RestServer:
     task: asyncio.Task[None]
     host: str
     port: int
+    connections: Connections
 
     async def stop(self, grace_s: float = 5.0) -> None:
-        """End open event streams (``closing``), stop accepting, finish in-flight requests."""
+        """End open event streams (``closing``) and play channels (1001, once the acts they
+        carry are answered), stop accepting, finish in-flight requests."""
         self.api.closing.set()
+        # Before uvicorn's own shutdown, which would close the channels at once (1012).
+        loop = asyncio.get_running_loop()
+        until = loop.time() + max(grace_s - 1.0, 0.5)
+        while self.connections.channels and loop.time() < until:
+            await asyncio.sleep(0.02)
         self.server.should_exit = True
         try:
             await asyncio.wait_for(asyncio.shield(self.task), timeout=grace_s + 1.0)
@@ -94,7 +102,11 @@ async def start_rest(
         access_log=False,
         server_header=False,
         timeout_graceful_shutdown=max(int(grace_s), 1),
-        ws="none",
+        # The play channel (.channel): websockets' sans-I/O protocol under the same bounds
+        ws=connections.websocket_protocol(),
+        ws_max_size=MAX_FRAME,
+        ws_ping_interval=None,  # the channel pings itself, and times the answers
+        ws_per_message_deflate=False,
         # X-Forwarded-For (and -Proto) only from the proxies named by --trusted-proxy: uvicorn
         # would believe any loopback peer, letting a client pick its rate limit's address.
         proxy_headers=bool(app.config.trusted_proxies),
@@ -111,4 +123,4 @@ async def start_rest(
             raise OSError(f"the REST server did not start: {failure!r}")
         await asyncio.sleep(0.01)
     sock.listen(LISTEN_BACKLOG)  # the kernel's queue only: asyncio keeps its ACCEPT_BATCH
-    return RestServer(api, server, task, host, bound)
+    return RestServer(api, server, task, host, bound, connections)

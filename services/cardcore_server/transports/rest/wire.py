@@ -231,6 +231,9 @@ class GameView(msgspec.Struct):
     """The seats with an open event stream now (who is at the table)."""
     head_hash: str = ""
     """The hash of the last entry the view reflects (entry ``seq - 1``)."""
+    rtt_ms: int | None = None
+    """The caller's round trip as the server measures it on the seat's play channels (the
+    smallest of the last 16 pings, in ms); ``None`` for a spectator or with none open."""
 
 
 class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
