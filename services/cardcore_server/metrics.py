@@ -90,6 +90,12 @@ class Metrics:
         self.play_channels = Gauge(
             "cardcore_play_channels", "Play channels open now", ["transport"], registry=r
         )
+        self.play_closed = Counter(
+            "cardcore_play_channels_closed",
+            "Play channels closed, by transport and closing code (docs/reference/play-channel.md)",
+            ["transport", "code"],
+            registry=r,
+        )
         r.register(_Live(live_games))
         self._series: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
         """A request's two series, by their labels: finding a series by its labels costs more

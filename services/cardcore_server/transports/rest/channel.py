@@ -173,19 +173,21 @@ class _Outbox:
         """Set once the connection is to close (the writer then sends what is queued first,
         unless the client fell behind)."""
 
-    def put(self, frame: bytes) -> None:
-        """Queue ``frame`` now (an answer, a ping); a full queue closes with 4409."""
-        if self.close_code is not None:
-            return
-        try:
+    def offer(self, frame: bytes) -> None:
+        """Queue ``frame`` if there is room now, else drop it (a ping: the next one will do)."""
+        if self.close_code is None and not self._queue.full():
             self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            self.fell_behind()
 
-    async def put_entry(self, frame: bytes) -> None:
-        """Queue ``frame`` (an entry), waiting up to :data:`SEND_STALL_S` for room."""
+    async def put(self, frame: bytes) -> None:
+        """Queue ``frame``, waiting up to :data:`SEND_STALL_S` for room: a client that reads
+        more slowly than it asks is slowed down; one that stops reading is closed with 4409."""
         if self.close_code is not None:
             raise _Closed()
+        try:
+            self._queue.put_nowait(frame)
+            return
+        except asyncio.QueueFull:
+            pass
         try:
             await asyncio.wait_for(self._queue.put(frame), SEND_STALL_S)
         except TimeoutError:
@@ -260,6 +262,8 @@ class SocketChannel:
         self._out.close(Close.NORMAL, "")
         for task in self._acts:
             task.cancel()
+        code = "client" if gone else str(self._out.close_code)
+        self._app.metrics.play_closed.labels("websocket", code).inc()
         if gone:
             writer.cancel()
             return
@@ -299,7 +303,7 @@ class SocketChannel:
             self._out.close(code, f"{err.reason}: {err.message}")
             return None
         ready = Ready(game_id, channel.seat, channel.next_seq, int(PING_INTERVAL_S * 1000))
-        self._out.put(_encode(ready))
+        self._out.offer(_encode(ready))  # the first frame: the queue is empty
         return channel, frame.from_seq
 
     async def _serve(self, channel: PlayChannel, from_seq: int) -> None:
@@ -310,9 +314,10 @@ class SocketChannel:
             for job in (self._read(channel), self._entries(channel, from_seq), self._ping(channel))
         ]
         stop = asyncio.ensure_future(self._stopping.wait())
+        closing = asyncio.ensure_future(self._out.done.wait())
         try:
-            await asyncio.wait([*jobs, stop], return_when=asyncio.FIRST_COMPLETED)
-            if stop.done():
+            await asyncio.wait([*jobs, stop, closing], return_when=asyncio.FIRST_COMPLETED)
+            if self._stopping.is_set():
                 # Stopping: no new act is read; those in flight are answered, then 1001.
                 jobs[0].cancel()
                 if self._acts:
@@ -321,14 +326,14 @@ class SocketChannel:
                     Close.GOING_AWAY,
                     f"the server is stopping: resume from seq {channel.next_seq}",
                 )
-            for job in jobs:
-                if job.done() and not job.cancelled() and job.exception() is not None:
-                    error = job.exception()
-                    if not isinstance(error, _Disconnected | _Closed):
-                        log.error("play_channel_failed", error=repr(error))
-                        self._out.close(Close.INTERNAL, "internal error; resume")
+            errors = [j.exception() for j in jobs if j.done() and not j.cancelled()]
+            for error in errors:
+                if error is not None and not isinstance(error, _Disconnected | _Closed):
+                    log.error("play_channel_failed", error=repr(error))
+                    self._out.close(Close.INTERNAL, "internal error; resume")
         finally:
             stop.cancel()
+            closing.cancel()
             for job in jobs:
                 job.cancel()
             for job in jobs:
@@ -336,6 +341,8 @@ class SocketChannel:
                     await job
             channel.close()
             gauge.dec()
+        if any(isinstance(e, _Disconnected) for e in errors):
+            raise _Disconnected()
 
     # ------------------------------------------------------------------ reading
 
@@ -370,7 +377,7 @@ class SocketChannel:
                 if sent is not None:
                     channel.round_trip(time.monotonic() - sent)
             elif isinstance(frame, AskView):
-                self._out.put(await self._view(channel))
+                await self._out.put(await self._view(channel))
             elif isinstance(frame, Auth):
                 self._out.close(Close.POLICY, "auth was already sent")
 
@@ -384,9 +391,12 @@ class SocketChannel:
             answer = Ack(
                 frame.action_id, result.entry.seq, result.replayed, render.outcome(result.outcome)
             )
-            self._out.put(_encode(answer))
+            await self._out.put(_encode(answer))
         except ServiceError as err:
-            self._out.put(_encode(Rejected(frame.action_id, problem_of(err))))
+            with contextlib.suppress(_Closed):
+                await self._out.put(_encode(Rejected(frame.action_id, problem_of(err))))
+        except _Closed:
+            pass  # closing (4409, or the client went): the action stands; its retry replays it
         finally:
             self._slots.release()
 
@@ -400,13 +410,14 @@ class SocketChannel:
         try:
             async for batch in channel.entries(from_seq):
                 for frame in _entry_frames(batch):
-                    await self._out.put_entry(frame)
+                    await self._out.put(frame)
                 if batch.outcome is not None:
                     self._out.close(Close.NORMAL, "the game is over")
                     return
         except ServiceError as err:
             if err.reason == Reason.SHUTTING_DOWN:
                 await self._stopping.wait()  # _serve closes with 1001 once acts are answered
+                return
             code = _CLOSE_FOR_STATUS.get(err.status, Close.INTERNAL)
             self._out.close(code, f"{err.reason}: {err.message}")
 
@@ -417,7 +428,7 @@ class SocketChannel:
             nonce += 1
             self._pings = {n: t for n, t in self._pings.items() if n > nonce - 16}
             self._pings[nonce] = time.monotonic()
-            self._out.put(b'{"type":"ping","nonce":%d}' % nonce)
+            self._out.offer(b'{"type":"ping","nonce":%d}' % nonce)
 
 
 class _Disconnected(Exception):

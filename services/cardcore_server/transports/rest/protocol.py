@@ -140,6 +140,13 @@ class GuardedH11Protocol(H11Protocol):
         self.listener.open.pop(self, None)
         self.listener.waiting.pop(self, None)
         super().handle_websocket_upgrade(event)
+        # uvicorn hands the WebSocket protocol the request's head only: frames a client sent
+        # right behind it, before the 101 came back, would be lost. They go on too.
+        early, _ = self.conn.trailing_data
+        if early:
+            upgraded = self.transport.get_protocol()
+            assert isinstance(upgraded, asyncio.Protocol)
+            upgraded.data_received(bytes(early))
 
     def data_received(self, data: bytes) -> None:
         self._received_any = True

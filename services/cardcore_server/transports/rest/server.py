@@ -20,6 +20,11 @@ from .problems import closing_answer
 from .protocol import Connections
 
 
+CHANNELS_CLOSE_S = 0.25
+"""What a stop leaves of its grace period for play channels to send their 1001 after the
+application's drain (``DRAIN_BEFORE_S`` before the end) has answered their last acts."""
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn without its own signal handling: :func:`.server.serve` owns SIGTERM/SIGINT."""
 
@@ -43,14 +48,17 @@ class RestServer:
         """End open event streams (``closing``) and play channels (1001, once the acts they
         carry are answered), stop accepting, finish in-flight requests."""
         self.api.closing.set()
-        # Before uvicorn's own shutdown, which would close the channels at once (1012).
+        # Before uvicorn's own shutdown, which would close the channels at once (1012): their
+        # acts in flight are answered first (by their store, or by the app's drain just before
+        # the grace period ends), then each closes with 1001.
         loop = asyncio.get_running_loop()
-        until = loop.time() + max(grace_s - 1.0, 0.5)
-        while self.connections.channels and loop.time() < until:
+        deadline = loop.time() + grace_s
+        while self.connections.channels and loop.time() < deadline - CHANNELS_CLOSE_S:
             await asyncio.sleep(0.02)
         self.server.should_exit = True
         try:
-            await asyncio.wait_for(asyncio.shield(self.task), timeout=grace_s + 1.0)
+            remaining = max(deadline - loop.time(), 0.0)
+            await asyncio.wait_for(asyncio.shield(self.task), timeout=remaining + 1.0)
         except Exception:
             self.server.force_exit = True
             self.task.cancel()
