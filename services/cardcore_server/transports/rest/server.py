@@ -19,7 +19,6 @@ from .channel import MAX_FRAME
 from .problems import closing_answer
 from .protocol import Connections
 
-
 CHANNELS_CLOSE_S = 0.25
 """What a stop leaves of its grace period for play channels to send their 1001 after the
 application's drain (``DRAIN_BEFORE_S`` before the end) has answered their last acts."""
