@@ -160,6 +160,7 @@ def _masked(frame: dict[str, Any]) -> bytes:
     return b"\x81" + size + mask + masked
 
 
+@pytest.mark.solo  # 3,000 sockets in 3 s: it would slow the timed tests running beside it
 def test_a_burst_of_3000_opens_is_served_or_refused_retryably(tmp_path: Path) -> None:
     async def main() -> None:
         running = await _server(tmp_path, max_connections=300)
