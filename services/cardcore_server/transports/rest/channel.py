@@ -22,13 +22,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Final
 
 import msgspec
 import structlog
 from litestar import WebSocket, websocket
 from litestar.datastructures import State
+from uvicorn.protocols.utils import ClientDisconnected
 
 from cardcore import codec
 
@@ -38,7 +40,7 @@ from ...errors import Reason, ServiceError, Status
 from . import render
 from .openapi import GameId
 from .problems import problem_of
-from .protocol import ABORT
+from .protocol import DIRECT, GuardedWebSocketProtocol
 
 log = structlog.get_logger("cardcore_server")
 
@@ -48,6 +50,8 @@ SEND_QUEUE: Final = 64
 """Frames waiting for a client at most; past it the client is closed with 4409."""
 SEND_STALL_S: Final = 10.0
 """How long the entries pump waits for room in the queue before it gives the client up."""
+MAX_WRITE: Final = 32
+"""Frames sent in one write at most."""
 MAX_IN_FLIGHT: Final = 32
 """Acts of one connection being sequenced at once; past it the reader waits."""
 AUTH_TIMEOUT_S: Final = 10.0
@@ -162,27 +166,71 @@ class _Closed(Exception):
 
 
 class _Outbox:
-    """Every frame a client gets, through one bounded queue and one writer."""
+    """Every frame a client gets: written at once while the connection takes them, else
+    through one bounded queue and one writer (in order either way)."""
 
-    def __init__(self, socket: WebSocket[Any, Any, Any]) -> None:
+    def __init__(self, socket: WebSocket[Any, Any, Any], direct: GuardedWebSocketProtocol | None):
         self._socket = socket
+        self._direct = direct
         self._queue: asyncio.Queue[bytes] = asyncio.Queue(SEND_QUEUE)
+        self._writing = False
+        """The writer holds frames taken from the queue and not yet written."""
+        self._batch: list[bytes] = []
+        """Frames made in this turn of the event loop, written together at its end."""
         self.close_code: int | None = None
         self.close_reason = ""
         self.done = asyncio.Event()
         """Set once the connection is to close (the writer then sends what is queued first,
         unless the client fell behind)."""
 
-    def offer(self, frame: bytes) -> None:
-        """Queue ``frame`` if there is room now, else drop it (a ping: the next one will do)."""
-        if self.close_code is None and not self._queue.full():
+    def _written_now(self, frame: bytes) -> bool:
+        """Taken to be written at the end of this turn of the event loop, with every frame
+        made in it: an action's ack and its entry are made in the same turn, so they leave in
+        one write (one system call). Only while nothing waits in the queue before it and the
+        transport takes more; a batch is never over :data:`SEND_QUEUE` frames, and while one
+        is open the queue stays empty, so frames leave in the order they were made."""
+        if self._direct is None:
+            return False
+        if self._batch:
+            if len(self._batch) < SEND_QUEUE:
+                self._batch.append(frame)
+                return True
+            self._flush()  # written, or moved into the empty queue: this frame goes after
+            return False
+        if self._writing or not self._queue.empty() or not self._direct.writable.is_set():
+            return False
+        asyncio.get_running_loop().call_soon(self._flush)
+        self._batch.append(frame)
+        return True
+
+    def _flush(self) -> None:
+        frames, self._batch = self._batch, []
+        if self._direct is None or not frames:
+            return
+        try:
+            if self._direct.write_now(frames):
+                return
+        except ClientDisconnected:
+            return  # the reader sees the client go
+        for frame in frames:  # the transport filled up meanwhile: the writer takes them
             self._queue.put_nowait(frame)
 
+    def offer(self, frame: bytes) -> None:
+        """Send ``frame`` if there is room now, else drop it (a ping: the next one will do)."""
+        if self.close_code is not None:
+            return
+        with contextlib.suppress(_Closed):
+            if not self._written_now(frame) and not self._queue.full():
+                self._queue.put_nowait(frame)
+
     async def put(self, frame: bytes) -> None:
-        """Queue ``frame``, waiting up to :data:`SEND_STALL_S` for room: a client that reads
-        more slowly than it asks is slowed down; one that stops reading is closed with 4409."""
+        """Send ``frame``, waiting up to :data:`SEND_STALL_S` for room in the queue: a client
+        that reads more slowly than it asks is slowed down; one that stops reading is closed
+        with 4409."""
         if self.close_code is not None:
             raise _Closed()
+        if self._written_now(frame):
+            return
         try:
             self._queue.put_nowait(frame)
             return
@@ -206,8 +254,10 @@ class _Outbox:
             self.done.set()
 
     async def run(self) -> None:
-        """The writer: send frames until the connection is to close and the queue is empty."""
-        socket, queue = self._socket, self._queue
+        """The writer: send what is queued (all of it in one write) until the connection is
+        to close and the queue is empty."""
+        queue = self._queue
+        send = self._direct.send_texts if self._direct is not None else self._one_by_one
         while True:
             if queue.empty():
                 if self.close_code is not None:
@@ -219,10 +269,20 @@ class _Outbox:
                 if not getter.done():
                     getter.cancel()
                     continue
-                frame = getter.result()
+                frames = [getter.result()]
             else:
-                frame = queue.get_nowait()
-            await socket.send_text(frame)
+                frames = [queue.get_nowait()]
+            while not queue.empty() and len(frames) < MAX_WRITE:
+                frames.append(queue.get_nowait())
+            self._writing = True
+            try:
+                await send(frames)
+            finally:
+                self._writing = False
+
+    async def _one_by_one(self, frames: Sequence[bytes]) -> None:
+        for frame in frames:
+            await self._socket.send_text(frame)
 
 
 class SocketChannel:
@@ -234,9 +294,15 @@ class SocketChannel:
         self._socket = socket
         self._app = app
         self._stopping = stopping
-        self._out = _Outbox(socket)
-        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
+        extensions: dict[str, Any] = dict(socket.scope.get("extensions") or {})
+        direct = extensions.get(DIRECT)
+        self._direct = direct if isinstance(direct, GuardedWebSocketProtocol) else None
+        self._out = _Outbox(socket, self._direct)
+        self._channel: PlayChannel | None = None
         self._acts: set[asyncio.Task[None]] = set()
+        """Acts and view requests being answered (at most :data:`MAX_IN_FLIGHT`)."""
+        self._held: deque[Act | AskView] = deque()
+        """Requests read beyond that, waiting for one in flight to end (reading is held)."""
         self._pings: dict[int, float] = {}
         self._token = ""
         self._address = socket.client.host if socket.client else None
@@ -276,10 +342,8 @@ class SocketChannel:
                 )
         except (TimeoutError, Exception):
             writer.cancel()
-            extensions: dict[str, Any] = dict(self._socket.scope.get("extensions") or {})
-            abort = extensions.get(ABORT)
-            if callable(abort):
-                abort()
+            if self._direct is not None:
+                self._direct.abort()
 
     async def _open(self, game_id: str) -> tuple[PlayChannel, int] | None:
         """Wait for ``auth``; the channel and the first seq wanted, or ``None`` (closing)."""
@@ -365,21 +429,64 @@ class SocketChannel:
         return None
 
     async def _read(self, channel: PlayChannel) -> None:
+        """Frames through ASGI: all of them until the channel takes them directly (then only a
+        binary frame or the close come this way)."""
+        self._channel = channel
+        if self._direct is not None:
+            self._direct.attach(self._on_text)
         while self._out.close_code is None:
-            frame = await self._frame()
-            if isinstance(frame, Act):
-                await self._slots.acquire()
-                task = asyncio.ensure_future(self._act(channel, frame))
-                self._acts.add(task)
-                task.add_done_callback(self._acts.discard)
-            elif isinstance(frame, Pong):
-                sent = self._pings.pop(frame.nonce, None)
-                if sent is not None:
-                    channel.round_trip(time.monotonic() - sent)
-            elif isinstance(frame, AskView):
-                await self._out.put(await self._view(channel))
-            elif isinstance(frame, Auth):
-                self._out.close(Close.POLICY, "auth was already sent")
+            message = await self._socket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise _Disconnected()
+            text = message.get("text")
+            if not isinstance(text, str):
+                self._out.close(Close.UNSUPPORTED, "frames are JSON text, never binary")
+                return
+            self._on_text(text)
+
+    def _on_text(self, text: str) -> None:
+        """One frame of the client, as it is parsed."""
+        if self._out.close_code is not None or self._channel is None:
+            return
+        try:
+            frame = _decode(text)
+        except msgspec.ValidationError as exc:
+            self._out.close(Close.INVALID, f"invalid frame: {exc}")
+            return
+        except msgspec.DecodeError:
+            self._out.close(Close.INVALID, "a frame is one JSON object")
+            return
+        if isinstance(frame, Pong):
+            sent = self._pings.pop(frame.nonce, None)
+            if sent is not None:
+                self._channel.round_trip(time.monotonic() - sent)
+        elif isinstance(frame, Auth):
+            self._out.close(Close.POLICY, "auth was already sent")
+        elif len(self._acts) < MAX_IN_FLIGHT:
+            self._start(frame)
+        else:
+            self._held.append(frame)
+            if self._direct is not None:
+                self._direct.hold_reading(True)
+
+    def _start(self, frame: Act | AskView) -> None:
+        assert self._channel is not None
+        job = self._act(self._channel, frame) if isinstance(frame, Act) else self._view_of()
+        task = asyncio.ensure_future(job)
+        self._acts.add(task)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._acts.discard(task)
+        if self._held and self._out.close_code is None:
+            self._start(self._held.popleft())
+        if not self._held and self._direct is not None:
+            self._direct.hold_reading(False)
+
+    async def _view_of(self) -> None:
+        assert self._channel is not None
+        with contextlib.suppress(_Closed):
+            await self._out.put(await self._view(self._channel))
 
     async def _act(self, channel: PlayChannel, frame: Act) -> None:
         try:
@@ -397,8 +504,6 @@ class SocketChannel:
                 await self._out.put(_encode(Rejected(frame.action_id, problem_of(err))))
         except _Closed:
             pass  # closing (4409, or the client went): the action stands; its retry replays it
-        finally:
-            self._slots.release()
 
     async def _view(self, channel: PlayChannel) -> bytes:
         body = _encode(render.game_view(await channel.view()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
@@ -14,12 +14,14 @@ import h11
 import structlog
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # as uvicorn itself does
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ..connections import TIMED_OUT, ConnectionLimits
 
-ABORT: Final = "cardcore.abort"
-"""The scope's extension that aborts a WebSocket's transport (:mod:`.channel` reads it)."""
+DIRECT: Final = "cardcore.direct"
+"""The scope's extension holding the connection's :class:`GuardedWebSocketProtocol`: the play
+channel (:mod:`.channel`) takes its frames and writes its own from there, once authenticated."""
 
 log = structlog.get_logger("cardcore_server")
 
@@ -268,4 +270,59 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         extensions: dict[str, Any] = self.scope["extensions"]
-        extensions[ABORT] = self.transport.abort
+        extensions[DIRECT] = self
+
+    # ------------------------------------------------------------------ the direct path
+    #
+    # ASGI hands an application one message at a time: uvicorn queues each frame, stops
+    # reading the socket until the application takes it (two epoll_ctl calls a frame), and
+    # each send is a coroutine of its own. A play channel exchanges a few small frames per
+    # action, so once it is authenticated it takes its frames from here as they are parsed and
+    # writes its own, with TCP (and :meth:`hold_reading`) as the only flow control.
+
+    receiver: Callable[[str], None] | None = None
+
+    def attach(self, receiver: Callable[[str], None]) -> None:
+        """From now on each text message goes to ``receiver`` as it is parsed (binary messages
+        and the close still reach the application through ASGI)."""
+        self.receiver = receiver
+
+    def send_receive_event_to_app(self) -> None:
+        receiver = self.receiver
+        if receiver is None or self.close_sent or self.curr_msg_data_type != "text":
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        receiver(data.decode())  # websockets has checked that a text frame is UTF-8
+
+    def hold_reading(self, hold: bool) -> None:
+        """Stop (or go on) reading the socket: the channel has as many requests in flight as
+        it takes."""
+        if hold != self.read_paused and not self.transport.is_closing():
+            self.read_paused = hold
+            if hold:
+                self.transport.pause_reading()
+            else:
+                self.transport.resume_reading()
+
+    def write_now(self, frames: Sequence[bytes]) -> bool:
+        """Write ``frames`` (UTF-8 JSON) as text frames in one write if the transport takes
+        more now; ``False`` if it is full (then :meth:`send_texts`)."""
+        if self.disconnected or self.close_sent or self.transport.is_closing():
+            raise ClientDisconnected()
+        if not self.writable.is_set():
+            return False
+        for frame in frames:
+            self.conn.send_text(frame)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    async def send_texts(self, frames: Sequence[bytes]) -> None:
+        """:meth:`write_now` once the transport takes more."""
+        while not self.write_now(frames):
+            await self.writable.wait()
+
+    def abort(self) -> None:
+        """Cut the connection off (a client that reads nothing, not even its close frame)."""
+        self.transport.abort()
