@@ -264,10 +264,13 @@ class _Outbox:
                     return
                 getter = asyncio.ensure_future(queue.get())
                 closer = asyncio.ensure_future(self.done.wait())
-                await asyncio.wait((getter, closer), return_when=asyncio.FIRST_COMPLETED)
-                closer.cancel()
-                if not getter.done():
-                    getter.cancel()
+                try:
+                    await asyncio.wait((getter, closer), return_when=asyncio.FIRST_COMPLETED)
+                finally:  # cancelled too (the client went): neither is left pending
+                    closer.cancel()
+                    if not getter.done():
+                        getter.cancel()
+                if getter.cancelled():
                     continue
                 frames = [getter.result()]
             else:
