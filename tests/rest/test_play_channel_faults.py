@@ -204,3 +204,27 @@ def test_a_burst_of_3000_opens_is_served_or_refused_retryably(tmp_path: Path) ->
         await running.stop(grace_s=1.0)
 
     asyncio.run(main())
+
+
+def test_no_http_deadline_runs_on_an_open_channel(tmp_path: Path) -> None:
+    """The upgrade request's header and body deadlines end with the upgrade: a channel open
+    for longer than both still plays (a deadline once fired into the WebSocket's stream)."""
+
+    async def main() -> None:
+        running = await _server(tmp_path, header_timeout_s=0.3, body_timeout_s=0.3)
+        port = running.rest_port
+        assert port is not None
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            game = await _game(http)
+        ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
+        await asyncio.sleep(1.2)  # four deadlines' worth
+        await ws.send(json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": "x"}))
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            if frame["type"] == "ack":
+                assert frame["seq"] == 1
+                break
+        await ws.close()
+        await running.stop(grace_s=1.0)
+
+    asyncio.run(main())

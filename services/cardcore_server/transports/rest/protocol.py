@@ -119,6 +119,9 @@ class GuardedH11Protocol(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_phase = ""
         self._received_any = False
+        self._upgraded = False
+        """Handed over to the WebSocket protocol: no HTTP deadline or answer of this one may
+        touch the connection any more."""
 
     # ------------------------------------------------------------------ uvicorn's hooks
 
@@ -137,7 +140,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         # The connection becomes a play channel: the WebSocket protocol counts it from now on,
-        # and no HTTP deadline runs on it any more.
+        # and no HTTP deadline runs on it any more (one armed later would write an HTTP 408
+        # into the WebSocket's stream).
+        self._upgraded = True
         self._disarm()
         self.listener.open.pop(self, None)
         self.listener.waiting.pop(self, None)
@@ -185,6 +190,8 @@ class GuardedH11Protocol(H11Protocol):
         return self.cycle is not None and not self.cycle.response_complete
 
     def _track(self) -> None:
+        if self._upgraded:
+            return
         """Follow the request's phase: which deadline runs, and whether the cap may close this
         connection to make room."""
         if self.transport is None or self.transport.is_closing():
@@ -221,6 +228,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def _expired(self, phase: str) -> None:
         self._deadline = None
+        if self._upgraded:
+            return
         if self.transport.is_closing():
             return
         self.listener.note(f"{phase}_timeout")
