@@ -530,8 +530,8 @@ def visible_upto(final: list[dict[str, Any]], seat: int) -> list[set[str]]:
 
 
 def test_no_card_hidden_from_the_seat_reaches_its_page(scenario: Scenario) -> None:
-    """Every DOM state of the page and every API response it received during a whole game of
-    Palace holds only cards its seat had been shown by then."""
+    """Every DOM state of the page and every API response (and play-channel frame) it received
+    during a whole game of Palace holds only cards its seat had been shown by then."""
     r = played(scenario, "palace")
     final = lines_of(r["final"])
     seat = r["seat"]
@@ -557,6 +557,18 @@ def test_no_card_hidden_from_the_seat_reaches_its_page(scenario: Scenario) -> No
                 entry = json.loads(data)
                 assert not cards_in_json(data) - shown[min(entry["seq"] + 1, last)], entry["seq"]
                 checked += 1
+            continue
+        if url.endswith("/play"):  # one frame of the play channel (its WebSocket)
+            frame = json.loads(body)
+            if frame["type"] == "end":
+                continue  # the end line: the seed is public, so is every card
+            if frame["type"] == "entry":
+                n = frame["entry"]["seq"] + 1
+            else:
+                n = frame["seq"] if frame["type"] == "view" else 0
+            leaked = cards_in_json(body) - shown[min(n, last)]
+            assert not leaked, f"the play channel sent {leaked} at seq {n}"
+            checked += 1
             continue
         if url.endswith("/log") and '"type":"end"' in body:
             continue  # the final log, after the end: the seed is public, so is every card

@@ -130,7 +130,8 @@ const SNAPSHOT = `
 `;
 
 // Every API response the page receives, as the page's fetch gets it (the event stream's body
-// too, teed as it streams: a browser's network log does not keep a streamed body).
+// too, teed as it streams: a browser's network log does not keep a streamed body), and every
+// frame of its play channel.
 const RECORD = `
   window.__cardcore = window.__cardcore || { acks: [], renders: 0, firstRenderMs: null };
   window.__cardcore.responses = [];
@@ -152,6 +153,16 @@ const RECORD = `
       item.done = true;
     })();
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  // and every frame the play channel's WebSocket brings, one item each
+  const RealWebSocket = window.WebSocket;
+  window.WebSocket = class extends RealWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (ev) => {
+        window.__cardcore.responses.push({ url: this.url, status: 101, body: String(ev.data), done: true });
+      });
+    }
   };
 `;
 
@@ -374,6 +385,15 @@ export async function reloadRejectResign(browser, { base, out, game = "speed", b
   // a reload: the page comes back on the same table and resumes its stream after `last`
   const requests = [];
   page.on("request", (r) => { if (r.url().includes("/events")) requests.push({ url: r.url(), lastEventId: r.headers()["last-event-id"] ?? null, auth: Boolean(r.headers().authorization) }); });
+  // over the play channel's WebSocket the same: its first frame carries the token and the
+  // first seq wanted (from_seq: the last seq kept + 1)
+  page.on("websocket", (ws) => {
+    ws.once("framesent", (f) => {
+      const auth = JSON.parse(f.payload);
+      const from = auth.from_seq ?? 0;
+      requests.push({ url: ws.url(), lastEventId: from > 0 ? String(from - 1) : null, auth: auth.type === "auth" && Boolean(auth.token) });
+    });
+  });
   await page.reload();
   await page.waitForSelector("#board[data-seq]");
   await page.waitForFunction((n) => (window.__cardcore.lastEntry ?? -1) >= n, before.last);
@@ -570,3 +590,5 @@ export async function pageLogic(browser, { base, status = [], help = [] }) {
   await p.context.close();
   return { ...result, errors: p.errors };
 }
+
+export { channelLatency, channelResume } from "./channel.mjs";

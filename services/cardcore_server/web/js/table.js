@@ -1,10 +1,12 @@
 // One table, as one seat (or a spectator) sees it: the view after every entry, the legal
 // commands as buttons and shortcuts (only legal ones: a selection that makes none offers none),
 // the last adjudications in words, rejections with their reasons, presence, resign; at the end
-// the outcome, the revealed seed, the log and the page's own verdict on it. The event stream
-// resumes from the last seq kept (no gap, no duplicate).
+// the outcome, the revealed seed, the log and the page's own verdict on it. Actions, entries and
+// views travel over one play channel (channel.js: the WebSocket, else REST), which resumes from
+// the last seq kept (no gap, no duplicate).
 
-import { ApiError, NetworkError, actionId, call, events, serverKey } from "./api.js";
+import { ApiError, NetworkError, actionId, call, serverKey } from "./api.js";
+import { openChannel } from "./channel.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { GAMES, actionButton } from "./games.js";
 import { getCatalogue, verdictEl } from "./lobby.js";
@@ -66,7 +68,6 @@ class Table {
     this.info = info;
     this.ui = GAMES[session.game];
     this.seat = session.seat ?? null;
-    this.abort = new AbortController();
     this.receipts = new Receipts(session.game_id, session.viewer);
     this.view = null; // the last GameView rendered
     this.viewWanted = false;
@@ -99,6 +100,10 @@ class Table {
     this.el = {
       status: h("p", { class: "status", id: "status", "aria-live": "polite" }, "Connecting…"),
       presence: h("p", { class: "presence-line", id: "presence" }),
+      here: h("span", {}),
+      // the round trip the server measures for this seat (play channel only): small, after
+      // the presence, its room kept so that a number coming or going moves nothing
+      rtt: h("span", { class: "rtt", id: "rtt", title: "Your round trip to the server, as the server measures it (the fastest of its last 16 pings)" }),
       board: h("section", { class: `board board-${this.s.game}`, id: "board", "aria-label": "the table", tabindex: "-1" }),
       controls: h("div", { class: "controls", id: "controls" }),
       selection: h("div", { class: "selection", id: "selection" }),
@@ -112,6 +117,7 @@ class Table {
       resign: h("div", { class: "resign-box", id: "resign-box" }),
       connection: h("p", { class: "connection", id: "connection", "aria-live": "polite" }),
     };
+    this.el.presence.append(this.el.here, this.el.rtt);
     this.el.keys = h("details", { class: "keys", id: "keys" }, h("summary", {}, "Keyboard shortcuts"), h("dl", {}));
     this.drawKeys();
     this.main.replaceChildren(
@@ -154,8 +160,9 @@ class Table {
     document.addEventListener("keyup", this.keyUpHandler);
     for (const raw of this.receipts.entries.slice(-HISTORY)) this.narrate(JSON.parse(raw), false);
     this.loadTable();
+    this.channel = openChannel(this.s.game_id, this.s.token, this.channelHandlers());
+    this.showTransport(this.channel.transport);
     this.requestView();
-    this.stream();
     // the verifier (Pyodide: seconds to load) gets ready while the game is played, in its
     // worker, so that the verdicts follow the end at once
     this.warmTimer = setTimeout(() => warmUp(), 1500);
@@ -166,7 +173,7 @@ class Table {
 
   stop() {
     this.stopped = true;
-    this.abort.abort();
+    this.channel?.close();
     clearInterval(this.presenceTimer);
     clearInterval(this.tablePoll);
     clearTimeout(this.warmTimer);
@@ -174,48 +181,42 @@ class Table {
     document.removeEventListener("keyup", this.keyUpHandler);
   }
 
-  // ------------------------------------------------------------------ the event stream
+  // ------------------------------------------------------------------ the play channel
 
-  async stream() {
-    let backoff = 250;
-    while (!this.stopped && !this.finished) {
-      try {
-        this.el.connection.textContent = "";
-        const last = this.receipts.lastSeq;
-        for await (const ev of events(this.s.game_id, { token: this.s.token, lastEventId: last >= 0 ? last : null, signal: this.abort.signal })) {
-          backoff = 250;
-          if (ev.event === "entry") {
-            this.onEntry(ev.data);
-          } else if (ev.event === "end") {
-            this.receipts.setEnd(ev.data);
-          } else if (ev.event === "outcome") {
-            this.outcome = JSON.parse(ev.data);
-            await this.finish();
-            return;
-          } else if (ev.event === "closing") {
-            const c = JSON.parse(ev.data);
-            if (c.code === "TableCancelled") {
-              this.el.status.textContent = "This table was cancelled before it was dealt.";
-              this.el.waiting.hidden = true;
-              this.finished = true;
-              return;
-            }
-            this.el.connection.textContent = `The server closed the stream (${c.code}); resuming…`;
-          }
-        }
-      } catch (err) {
-        if (this.stopped || err?.name === "AbortError") return;
-        if (err instanceof ApiError && [400, 401, 403, 404, 422].includes(err.status)) {
-          this.showRejection(err);
-          this.el.status.textContent = "Cannot follow this game.";
-          return;
-        }
-        this.el.connection.textContent = `Connection lost (${err.message}); resuming from seq ${this.receipts.lastSeq + 1}…`;
-      }
-      if (this.stopped || this.finished) return;
-      await new Promise((r) => setTimeout(r, backoff));
-      backoff = Math.min(backoff * 2, 4000);
-    }
+  /** What the table does with what its channel brings (channel.js says when each comes). */
+  channelHandlers() {
+    return {
+      nextSeq: () => this.receipts.lastSeq + 1,
+      entry: (raw) => this.onEntry(raw),
+      end: (raw) => this.receipts.setEnd(raw),
+      outcome: (o) => {
+        this.outcome = o;
+        return this.finish();
+      },
+      waiting: () => {
+        if (this.el.waiting.hidden) this.showWaiting();
+      },
+      cancelled: () => {
+        this.el.status.textContent = "This table was cancelled before it was dealt.";
+        this.el.waiting.hidden = true;
+        this.finished = true;
+      },
+      fatal: (err) => {
+        this.showRejection(err);
+        this.el.status.textContent = "Cannot follow this game.";
+      },
+      status: (text) => {
+        if (!this.stopped) this.el.connection.textContent = text;
+      },
+      transport: (name) => this.showTransport(name),
+    };
+  }
+
+  /** The round trip's room is kept only where there will be one (the WebSocket). */
+  showTransport(name) {
+    probe.transport = name;
+    this.el.rtt.classList.toggle("reserved", name === "websocket" && this.seat !== null);
+    if (name !== "websocket") this.el.rtt.textContent = "";
   }
 
   onEntry(raw) {
@@ -225,6 +226,11 @@ class Table {
     if (e.seq !== have + 1) throw new NetworkError(`gap: expected seq ${have + 1}, got ${e.seq}`);
     this.receipts.add(e.seq, raw);
     this.lastEntrySeq = e.seq;
+    const waiters = this.entryWaiters?.get(e.seq);
+    if (waiters) {
+      this.entryWaiters.delete(e.seq);
+      for (const w of waiters) w(e);
+    }
     probe.lastEntry = e.seq;
     if (e.seq === 0) {
       this.el.waiting.hidden = true;
@@ -272,7 +278,7 @@ class Table {
     }
     this.viewBusy = true;
     this.viewWanted = false;
-    call(`/v1/games/${this.s.game_id}/view`, { token: this.s.token, signal: this.abort.signal })
+    this.channel.view()
       .then((v) => {
         if (!this.view || v.seq >= this.view.seq) {
           this.view = v;
@@ -335,7 +341,10 @@ class Table {
     this.drawSelection();
     this.el.status.textContent = this.statusText();
     const here = (this.present || []).map((s) => (s === this.seat ? "you" : `seat ${s}`));
-    this.el.presence.textContent = here.length ? `At the table: ${here.join(", ")}` : "";
+    this.el.here.textContent = here.length ? `At the table: ${here.join(", ")}` : "";
+    const rtt = v.rtt_ms ?? null;
+    this.el.rtt.textContent = rtt === null ? "" : ` · RTT ${Math.round(rtt)} ms`;
+    probe.rttMs = rtt;
     probe.renders += 1;
     if (probe.firstRenderMs === null) probe.firstRenderMs = performance.now();
     probe.view = v;
@@ -459,30 +468,36 @@ class Table {
     const full = this.ui.fill(cmd, this.view.view);
     const id = actionId();
     this.clearRejection();
-    let attempt = 0;
-    for (;;) {
-      try {
-        const r = await call(`/v1/games/${this.s.game_id}/actions`, {
-          method: "POST", token: this.s.token, body: { command: full, action_id: id },
-        });
-        probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, seq: r.entry.seq, events: r.entry.events.map((e) => e.kind), cmd: full });
-        // the selection was for this command (a play, a swap, the just-drawn cards): let it go
-        if (this.s.game === "palace" && ["Play", "Swap", "AddDrawn"].includes(full.kind)) {
-          this.selection = [];
-          this.drawSelection();
-        }
-        return r;
-      } catch (err) {
-        if (err instanceof NetworkError && attempt < 3) {
-          attempt += 1; // the same action_id: applied at most once
-          await new Promise((r) => setTimeout(r, 200 * attempt));
-          continue;
-        }
-        probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, rejected: err.code ?? String(err), cmd: full });
-        this.showRejection(err, full);
-        return null;
-      }
+    let r;
+    try {
+      r = await this.channel.submit(full, id); // the channel retries with the same action_id
+    } catch (err) {
+      probe.acks.push({ kind: full.kind, key, ms: performance.now() - t0, rejected: err.code ?? String(err), cmd: full, transport: this.channel.transport });
+      this.showRejection(err, full);
+      return null;
     }
+    const ack = { kind: full.kind, key, ms: performance.now() - t0, seq: r.seq, events: null, cmd: full, transport: this.channel.transport };
+    probe.acks.push(ack);
+    // the ack names the entry; its events come with the entry itself (over the WebSocket the
+    // two frames may come in either order)
+    const kinds = (entry) => { ack.events = entry.events.map((e) => e.kind); };
+    if (r.entry) kinds(r.entry);
+    else this.entryAt(r.seq).then(kinds);
+    // the selection was for this command (a play, a swap, the just-drawn cards): let it go
+    if (this.s.game === "palace" && ["Play", "Swap", "AddDrawn"].includes(full.kind)) {
+      this.selection = [];
+      this.drawSelection();
+    }
+    return r;
+  }
+
+  /** The entry `seq` once it is kept (at once if it is). */
+  entryAt(seq) {
+    const raw = this.receipts.entries[seq];
+    if (raw !== undefined) return Promise.resolve(JSON.parse(raw));
+    this.entryWaiters ??= new Map();
+    if (!this.entryWaiters.has(seq)) this.entryWaiters.set(seq, []);
+    return new Promise((resolve) => this.entryWaiters.get(seq).push(resolve));
   }
 
   clearRejection() {
