@@ -36,7 +36,7 @@ MARKER = re.compile(r"^<!-- generated: (\w+) -->$", re.M)
 
 @dataclass
 class ProtoField:
-    label: str  # "", "optional", "repeated" or "map"
+    label: str  # "", "optional", "repeated", "map" or "oneof NAME"
     type: str
     name: str
     number: int
@@ -50,6 +50,7 @@ class ProtoRpc:
     response: str
     server_streaming: bool
     doc: str
+    client_streaming: bool = False
 
 
 @dataclass
@@ -76,7 +77,10 @@ class ProtoFile:
 
 _FIELD = re.compile(r"^(?:(optional|repeated)\s+)?([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;$")
 _MAP = re.compile(r"^map<\s*([\w.]+)\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;$")
-_RPC = re.compile(r"^rpc\s+(\w+)\s*\(\s*(\w+)\s*\)\s*returns\s*\(\s*(stream\s+)?(\w+)\s*\)\s*;$")
+_RPC = re.compile(
+    r"^rpc\s+(\w+)\s*\(\s*(stream\s+)?(\w+)\s*\)\s*returns\s*\(\s*(stream\s+)?(\w+)\s*\)\s*;$"
+)
+_ONEOF = re.compile(r"^oneof\s+(\w+)\s*\{$")
 _ENUM_VALUE = re.compile(r"^(\w+)\s*=\s*(-?\d+)\s*;$")
 _OPEN = re.compile(r"^(message|enum|service)\s+(\w+)\s*\{\s*(\})?$")
 
@@ -89,6 +93,7 @@ def parse_proto(path: Path) -> ProtoFile:
     blocks: list[ProtoBlock] = []
     comment: list[str] = []
     current: ProtoBlock | None = None
+    oneof = ""  # the oneof being read, inside the current message
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
         if line.startswith("//"):
@@ -118,16 +123,25 @@ def parse_proto(path: Path) -> ProtoFile:
                 continue
         else:
             if line == "}":
-                current = None
+                if oneof:  # the end of a oneof, not of its message
+                    oneof = ""
+                else:
+                    current = None
+                continue
+            if current.kind == "message" and (m := _ONEOF.match(line)):
+                oneof = m.group(1)
                 continue
             if current.kind == "service" and (m := _RPC.match(line)):
                 current.members.append(
-                    ProtoRpc(m.group(1), m.group(2), m.group(4), bool(m.group(3)), doc)
+                    ProtoRpc(
+                        m.group(1), m.group(3), m.group(5), bool(m.group(4)), doc, bool(m.group(2))
+                    )
                 )
                 continue
             if current.kind == "message" and (m := _FIELD.match(line)):
+                label = f"oneof {oneof}" if oneof else m.group(1) or ""
                 current.members.append(
-                    ProtoField(m.group(1) or "", m.group(2), m.group(3), int(m.group(4)), doc)
+                    ProtoField(label, m.group(2), m.group(3), int(m.group(4)), doc)
                 )
                 continue
             if current.kind == "message" and (m := _MAP.match(line)):
@@ -177,9 +191,11 @@ def proto_reference() -> str:
                 resp = ("stream of " if rpc.server_streaming else "") + _type_link(
                     rpc.response, known
                 )
+                req = ("stream of " if rpc.client_streaming else "") + _type_link(
+                    rpc.request, known
+                )
                 out.append(
-                    f"| [`{rpc.name}`](#{_anchor(rpc.name)}) | {_type_link(rpc.request, known)} "
-                    f"| {resp} | {_cell(rpc.doc)} |"
+                    f"| [`{rpc.name}`](#{_anchor(rpc.name)}) | {req} | {resp} | {_cell(rpc.doc)} |"
                 )
             out.append("")
             for note in block.notes:
@@ -187,8 +203,10 @@ def proto_reference() -> str:
             for rpc in block.members:
                 out.append(f"#### `{rpc.name}` {{#{_anchor(rpc.name)}}}\n")
                 stream = "stream " if rpc.server_streaming else ""
+                in_stream = "stream " if rpc.client_streaming else ""
                 out.append(
-                    f"`rpc {rpc.name}({rpc.request}) returns ({stream}{rpc.response})`: {rpc.doc}\n"
+                    f"`rpc {rpc.name}({in_stream}{rpc.request}) returns "
+                    f"({stream}{rpc.response})`: {rpc.doc}\n"
                 )
         out.append("### Messages\n")
         for block in (b for b in pf.blocks if b.kind == "message"):
@@ -198,7 +216,7 @@ def proto_reference() -> str:
                 out.append("| field | type | number | meaning |")
                 out.append("|---|---|---|---|")
                 for f in block.members:
-                    label = f"{f.label} " if f.label in ("optional", "repeated") else ""
+                    label = f"{f.label} " if f.label.startswith(("optional", "repeated", "oneof")) else ""
                     out.append(
                         f"| `{f.name}` | {label}{_type_link(f.type, known)} | {f.number} "
                         f"| {_cell(f.doc)} |"

@@ -47,7 +47,11 @@ class Reason(StrEnum):
     SHUTTING_DOWN = "ShuttingDown"
     RATE_LIMITED = "RateLimited"
     REQUEST_TIMEOUT = "RequestTimeout"
-    """REST only: the request's headers or body did not arrive within their deadline (408)."""
+    """The request's headers or body did not arrive within their deadline (REST: 408); a
+    gRPC ``Play`` call whose ``open`` did not (``UNAVAILABLE``: resume)."""
+    FELL_BEHIND = "FellBehind"
+    """A play channel's client did not read what the server sent it (more waited than the
+    server keeps for it): it resumes from its last ``seq``."""
     TOO_MANY_CONNECTIONS = "TooManyConnections"
     """REST only: the listener is at ``--max-connections`` with every connection busy (503)."""
     # the game lifecycle (tables, invites, abort: .lobby)

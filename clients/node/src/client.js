@@ -20,6 +20,14 @@
 // ErrorInfo reason: a game's RejectCode or a service reason), `metadata`, `fieldViolations`
 // (BadRequest). `submit` retries UNAVAILABLE with the same action_id; `stream` resumes after a
 // dropped connection from the entry after the last one it yielded.
+//
+// A player's one connection (gRPC Play, docs/reference/play-channel.md): acts, entries, views
+// and the server's round-trip pings on one call, resumed after a drop:
+//
+//   const session = me.play({ fromSeq: 0 });
+//   await session.act({ kind: 'Play' }); // { actionId, seq, replayed, outcome }
+//   (await session.view()).rttMs; // the round trip the server measures
+//   for await (const entry of session) console.log(entry.seq); // until the game ends
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -104,6 +112,25 @@ export class CardcoreError extends Error {
     if (raw) this.readDetails(raw);
   }
 
+  /**
+   * The error a Play call's `rejected` carries (a PlayProblem): the same `code` (the gRPC status
+   * name), `reason`, message, `metadata` and `fieldViolations` as the unary call would give.
+   */
+  static fromProblem(problem) {
+    const status = problem.status || 'UNKNOWN';
+    const grpcCode = grpc.status[status] ?? grpc.status.UNKNOWN;
+    const err = new CardcoreError({ code: grpcCode, details: problem.detail });
+    err.code = status;
+    err.reason = problem.code;
+    err.domain = 'cardcore';
+    err.metadata = { ...problem.metadata };
+    err.fieldViolations = (problem.errors ?? []).map((v) => ({
+      field: v.field,
+      description: v.description,
+    }));
+    return err;
+  }
+
   readDetails(raw) {
     try {
       const status = Status.decode(raw);
@@ -136,6 +163,21 @@ function outcomeOf(o) {
     winners: o.winners.map(Number),
     losers: o.losers.map(Number),
     scores: o.scores.map(Number),
+  };
+}
+
+/** A GetViewResponse (GetView's answer, or a Play call's view) as a plain object. */
+function viewOf(r) {
+  return {
+    seq: Number(r.seq),
+    view: value(r.view),
+    legalCommands: r.legal_commands.map(value),
+    outcome: outcomeOf(r.outcome),
+    seat: r.seat === undefined || r.seat === null ? null : Number(r.seat),
+    presentSeats: r.present_seats.map(Number),
+    headHash: r.head_hash ?? '',
+    // the seat's round trip as the server measures it on its play channels; null without one
+    rttMs: r.rtt_ms === undefined || r.rtt_ms === null ? null : Number(r.rtt_ms),
   };
 }
 
@@ -504,14 +546,26 @@ export class GameSession {
       this.metadata(),
       this.client.options(),
     );
-    return {
-      seq: Number(r.seq),
-      view: value(r.view),
-      legalCommands: r.legal_commands.map(value),
-      outcome: outcomeOf(r.outcome),
-      seat: r.seat === undefined || r.seat === null ? null : Number(r.seat),
-      presentSeats: r.present_seats.map(Number),
-    };
+    return viewOf(r);
+  }
+
+  /**
+   * Open this token's play channel (gRPC `Play`, docs/reference/play-channel.md): one call that
+   * carries the seat's actions, the game's entries from `fromSeq` on, the answers to its actions
+   * and the server's round-trip pings. Returns a PlaySession at once (the call opens in the
+   * background; `await session.ready` for the server's `ready`):
+   *
+   *   const session = me.play();
+   *   const ack = await session.act({ kind: 'Play' }); // { actionId, seq, replayed, outcome }
+   *   for await (const entry of session) console.log(entry.seq, entry.events);
+   *   session.outcome; session.end; // once the loop is over: the game's outcome and end line
+   *
+   * A call dropped with UNAVAILABLE is reopened from the entry after the last one received, and
+   * the acts with no answer are sent again with their action_id (`reconnects` times in a row at
+   * most, backing off from `backoffMs`). Breaking out of the loop, `close()` or `signal` ends it.
+   */
+  play({ fromSeq = 0, signal, reconnects = 5, backoffMs = 100 } = {}) {
+    return new PlaySession(this, { fromSeq, signal, reconnects, backoffMs });
   }
 
   /** The log as the caller may see it: { text (JSON Lines), complete }. */
@@ -589,6 +643,300 @@ export class GameSession {
         signal?.removeEventListener('abort', abort);
         call.cancel();
       }
+    }
+  }
+}
+
+const closedError = () =>
+  new CardcoreError({ code: grpc.status.CANCELLED, details: 'the play session was closed' });
+
+/**
+ * One Play call (`GameSession.play()`), reopened after a drop. An async iterable of the game's
+ * entries (as `stream` yields them: in seq order, no gap, no duplicate) that ends when the game
+ * does, after which `outcome` (as `onOutcome` gets it), `end` (the log's end line, parsed: it
+ * reveals the seed and salt) and `endJson` (its canonical text) are set. Entries wait in memory
+ * until the loop takes them: iterate (once) when the session lives long.
+ */
+export class PlaySession {
+  constructor(game, { fromSeq = 0, signal, reconnects = 5, backoffMs = 100 } = {}) {
+    this.game = game;
+    this.gameId = game.gameId;
+    /** The token's seat (null for a spectator), once the server is `ready`. */
+    this.seat = null;
+    /** How often the server pings (ms), once it is `ready`. */
+    this.pingIntervalMs = null;
+    /** The game's outcome, once it is over. */
+    this.outcome = null;
+    /** The log's end line (parsed), once the game is over; `endJson` its canonical text. */
+    this.end = null;
+    this.endJson = '';
+    /** Pings answered, and calls reopened after a drop (both over the session's life). */
+    this.pings = 0;
+    this.reopened = 0;
+    this.next = Number(fromSeq); // the seq of the next entry to hand out
+    this.maxReconnects = reconnects;
+    this.backoffMs = backoffMs;
+    this.failures = 0; // drops in a row with no message between them
+    this.state = 'open'; // 'open' | 'ended' (the server's end) | 'closed' | 'failed'
+    this.error = null;
+    this.call = null;
+    this.timer = null;
+    this.heard = Date.now(); // when the current call last said anything
+    // The server pings every `pingIntervalMs`: a call silent for three of them is a dead link
+    // (one that never said so): dropped and reopened like any other.
+    this.watchdog = setInterval(() => {
+      const silent = 3 * (this.pingIntervalMs ?? 0) + 1000;
+      if (this.call && this.pingIntervalMs && Date.now() - this.heard > silent) {
+        this.dropped(this.call, 'the server went silent');
+      }
+    }, 1000);
+    this.watchdog.unref?.();
+    this.queue = []; // entries the loop has not taken yet
+    this.waiting = []; // the loop's next() calls waiting for an entry
+    this.acts = []; // acts with no answer yet, in the order they were made
+    this.views = []; // view requests with no answer yet (answered in order)
+    /** Resolves with { gameId, seat, nextSeq, pingIntervalMs } at the first `ready`. */
+    this.ready = new Promise((resolve, reject) => {
+      this.readyResolve = resolve;
+      this.readyReject = reject;
+    });
+    this.ready.catch(() => {}); // a failure also reaches the loop and the acts
+    this.signal = signal;
+    this.abort = () => this.close();
+    if (signal?.aborted) {
+      this.close();
+      return;
+    }
+    signal?.addEventListener('abort', this.abort, { once: true });
+    this.open();
+  }
+
+  /** Open a call from `next`, then send every act and view request still unanswered. */
+  open() {
+    this.timer = null;
+    this.heard = Date.now();
+    const call = this.game.client.stub.Play(this.game.metadata());
+    this.call = call;
+    call.on('data', (msg) => this.call === call && this.receive(call, msg));
+    call.on('error', () => {}); // the 'status' that follows says what happened
+    call.on('status', (status) => this.call === call && this.closed(status));
+    call.write({ open: { game_id: this.gameId, from_seq: String(this.next) } });
+    for (const act of this.acts) if (!act.waiting) call.write({ act: act.request });
+    for (let i = 0; i < this.views.length; i++) call.write({ view: {} });
+  }
+
+  receive(call, msg) {
+    this.heard = Date.now();
+    switch (msg.frame) {
+      case 'ready': {
+        this.failures = 0;
+        const r = msg.ready;
+        this.seat = r.seat === undefined || r.seat === null ? null : Number(r.seat);
+        this.pingIntervalMs = Number(r.ping_interval_ms);
+        this.readyResolve({
+          gameId: r.game_id,
+          seat: this.seat,
+          nextSeq: Number(r.next_seq),
+          pingIntervalMs: this.pingIntervalMs,
+        });
+        break;
+      }
+      case 'ping':
+        call.write({ pong: { nonce: msg.ping.nonce } });
+        this.pings++;
+        break;
+      case 'entry': {
+        this.failures = 0;
+        const entry = entryOf(msg.entry);
+        if (entry.seq < this.next) break; // never a duplicate
+        if (entry.seq > this.next) {
+          this.dropped(call, 'entries out of order'); // never a gap: ask from the one missing
+          break;
+        }
+        this.next = entry.seq + 1;
+        this.queue.push(entry);
+        this.wakeUp();
+        break;
+      }
+      case 'ack': {
+        const a = msg.ack;
+        this.answer(a.action_id)?.resolve({
+          actionId: a.action_id,
+          seq: Number(a.seq),
+          replayed: a.replayed,
+          outcome: outcomeOf(a.outcome),
+        });
+        break;
+      }
+      case 'rejected': {
+        const { action_id: actionId, problem } = msg.rejected;
+        const act = this.acts.find((x) => x.request.action_id === actionId && !x.waiting);
+        if (!act) break;
+        if (problem.status === 'UNAVAILABLE' && act.retries-- > 0) {
+          // not confirmed durable: send it again, with the same action_id, as submit does
+          act.waiting = true;
+          const ms = Number(problem.metadata?.retry_after_s ?? 0) * 1000 || this.backoffMs;
+          setTimeout(() => {
+            act.waiting = false;
+            if (this.acts.includes(act)) this.call?.write({ act: act.request });
+          }, ms);
+          break;
+        }
+        this.answer(actionId).reject(CardcoreError.fromProblem(problem));
+        break;
+      }
+      case 'view':
+        this.views.shift()?.resolve(viewOf(msg.view));
+        break;
+      case 'end':
+        this.outcome = outcomeOf(msg.end.outcome);
+        this.endJson = msg.end.end_json;
+        this.end = this.endJson ? parseJson(this.endJson) : null;
+        this.state = 'ended';
+        this.wakeUp();
+        break;
+      default:
+        break; // a frame this client does not know: newer servers may send more
+    }
+  }
+
+  /** The oldest unanswered act with this action_id, taken off the list. */
+  answer(actionId) {
+    const i = this.acts.findIndex((x) => x.request.action_id === actionId && !x.waiting);
+    return i < 0 ? null : this.acts.splice(i, 1)[0];
+  }
+
+  /** The call ended: after the game's end, settle what is left; after a drop, reopen. */
+  closed(status) {
+    this.call = null;
+    if (this.state === 'ended') {
+      this.settleAfterEnd();
+      clearInterval(this.watchdog);
+      this.signal?.removeEventListener('abort', this.abort);
+      return;
+    }
+    if (this.state !== 'open') return;
+    // A call that ends OK without the game's end is a drop too (a server going away), and so
+    // is FellBehind: resume from the last seq seen (play-channel.md, closing codes).
+    const err = status.code === grpc.status.OK ? null : new CardcoreError(status);
+    if (!err || RETRYABLE.has(status.code) || err.reason === 'FellBehind') {
+      this.reopen(status);
+    } else {
+      this.fail(err);
+    }
+  }
+
+  /** Drop the current call (not the session) and reopen from `next`. */
+  dropped(call, why) {
+    this.call = null;
+    call.cancel();
+    this.reopen({ code: grpc.status.UNAVAILABLE, details: why, metadata: null });
+  }
+
+  reopen(status) {
+    if (++this.failures > this.maxReconnects) {
+      const gone = { code: grpc.status.UNAVAILABLE, details: 'the call ended before the game' };
+      this.fail(new CardcoreError(status.code === grpc.status.OK ? gone : status));
+      return;
+    }
+    this.reopened++;
+    const ms = Math.min(this.backoffMs * 2 ** (this.failures - 1), 5_000);
+    this.timer = setTimeout(() => this.state === 'open' && this.open(), ms);
+  }
+
+  /** The game is over and the call with it: an act or view still unanswered is asked of the
+   *  request–response calls (an action_id answers the same on either path). */
+  settleAfterEnd() {
+    for (const act of this.acts.splice(0)) {
+      this.submitted(act.command, act.request.action_id).then(act.resolve, act.reject);
+    }
+    for (const v of this.views.splice(0)) this.game.view().then(v.resolve, v.reject);
+  }
+
+  async submitted(command, actionId) {
+    const r = await this.game.submit(command, { actionId });
+    return { actionId, seq: r.entry.seq, replayed: r.replayed, outcome: r.outcome };
+  }
+
+  fail(err) {
+    this.state = 'failed';
+    this.error = err;
+    this.finish(err);
+  }
+
+  finish(err) {
+    clearTimeout(this.timer);
+    clearInterval(this.watchdog);
+    this.signal?.removeEventListener('abort', this.abort);
+    this.readyReject(err);
+    for (const act of this.acts.splice(0)) act.reject(err);
+    for (const v of this.views.splice(0)) v.reject(err);
+    this.wakeUp();
+  }
+
+  wakeUp() {
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /**
+   * Send one command for the token's seat. Resolves with the ack, { actionId, seq, replayed,
+   * outcome } (`seq`: its entry's, which the loop yields too; `outcome`: set when it ended the
+   * game), or rejects with the CardcoreError `submit` would give. `actionId` (one is made when
+   * none is given) makes it idempotent: it is what a resend after a drop carries.
+   */
+  act(command, { actionId = randomUUID(), retries = 3 } = {}) {
+    if (this.state === 'ended') return this.submitted(command, actionId);
+    if (this.state !== 'open') return Promise.reject(this.error ?? closedError());
+    return new Promise((resolve, reject) => {
+      const request = { action_id: actionId, command: toValue(command) };
+      this.acts.push({ request, command, resolve, reject, retries, waiting: false });
+      this.call?.write({ act: request });
+    });
+  }
+
+  /** The seat's view as GetView gives it, with `rttMs`: its round trip as the server measures
+   *  it (the smallest of the last 16 pings; null until one was answered). */
+  view() {
+    if (this.state === 'ended') return this.game.view();
+    if (this.state !== 'open') return Promise.reject(this.error ?? closedError());
+    return new Promise((resolve, reject) => {
+      this.views.push({ resolve, reject });
+      this.call?.write({ view: {} });
+    });
+  }
+
+  /** End the call now; an act or view still unanswered rejects (CANCELLED). */
+  close() {
+    if (this.state === 'closed' || this.state === 'failed') return;
+    const ended = this.state === 'ended';
+    this.state = 'closed';
+    const call = this.call;
+    this.call = null;
+    call?.cancel();
+    if (ended) this.settleAfterEnd(); // the game is over: the answers are the unary calls'
+    this.finish(closedError());
+  }
+
+  /** The entries; breaking out of the loop closes the session. */
+  [Symbol.asyncIterator]() {
+    return {
+      next: () => this.nextEntry(),
+      return: async () => {
+        this.close();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  async nextEntry() {
+    for (;;) {
+      if (this.queue.length) return { done: false, value: this.queue.shift() };
+      if (this.state === 'failed') throw this.error;
+      if (this.state !== 'open') return { done: true, value: undefined };
+      await new Promise((resolve) => this.waiting.push(resolve));
     }
   }
 }

@@ -1,4 +1,11 @@
-export { CardcoreClient, CardcoreError, ENTROPY_BYTES, GameSession, PROTO_ROOT } from './client.js';
+export {
+  CardcoreClient,
+  CardcoreError,
+  ENTROPY_BYTES,
+  GameSession,
+  PROTO_ROOT,
+  PlaySession,
+} from './client.js';
 export { REPO_CARDCORE, Verifier, cardcoreDir, createVerifier } from './verify.js';
 export { crossCheck } from './crosscheck.js';
 export { canonical, parseJson } from './json.js';

@@ -13,12 +13,14 @@ with no gap and no duplicate.
 """
 
 from .client import (
+    Ack,
     CallError,
     Client,
     CreatedGame,
     Entry,
     GameClient,
     Joined,
+    PlaySession,
     Rejection,
     SubmitResult,
     Table,
@@ -27,12 +29,14 @@ from .client import (
 )
 
 __all__ = [
+    "Ack",
     "CallError",
     "Client",
     "CreatedGame",
     "Entry",
     "GameClient",
     "Joined",
+    "PlaySession",
     "Rejection",
     "SubmitResult",
     "Table",

@@ -14,6 +14,7 @@ import os
 import random
 import secrets
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,9 @@ ENTROPY_BYTES: Final = 16
 """What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed")."""
 RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 _STREAM_RETRYABLE: Final = RETRYABLE | {grpc.StatusCode.CANCELLED}
+_PLAY_RETRYABLE: Final = _STREAM_RETRYABLE | {grpc.StatusCode.RESOURCE_EXHAUSTED}
+"""A play session resumes after these; ``RESOURCE_EXHAUSTED`` is the server's ``FellBehind``
+(this client read too slowly) or a rate limit, both over after a pause."""
 _SEAT_KINDS: Final = {
     "human": pb.SEAT_KIND_HUMAN,
     "random": pb.SEAT_KIND_RANDOM_BOT,
@@ -108,6 +112,25 @@ class View:
     """Seats with an event stream open now (who is at the table)."""
     head_hash: str = ""
     """The hash of the last entry the view reflects (a receipt of the state shown)."""
+    rtt_ms: int | None = None
+    """This seat's round trip as the server measures it on its play channels (the smallest of
+    its last 16 pings); ``None`` for a spectator, or while the seat has no :meth:`GameClient.play`
+    session open."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A play session's answer to an act that is durable (:meth:`PlaySession.act`): what
+    :class:`SubmitResult` says but the entry, which comes in its place among the session's
+    entries."""
+
+    action_id: str
+    seq: int
+    """The entry the act made."""
+    replayed: bool
+    """An earlier act (or submit) with this ``action_id`` made it."""
+    outcome: Outcome | None
+    """Set when this act ended the game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +246,27 @@ def _entry(e: pb.Entry) -> Entry:
         hash=e.hash,
         prev=e.prev,
     )
+
+
+def _view(r: pb.GetViewResponse) -> View:
+    return View(
+        seq=r.seq,
+        view=_value(r.view),
+        legal_commands=tuple(_value(v) for v in r.legal_commands),
+        outcome=_outcome(r),
+        seat=r.seat if r.HasField("seat") else None,
+        present_seats=tuple(r.present_seats),
+        head_hash=r.head_hash,
+        rtt_ms=r.rtt_ms if r.HasField("rtt_ms") else None,
+    )
+
+
+def _problem(problem: pb.PlayProblem) -> CallError:
+    """A play session's ``rejected``, as the same error would end a unary call (:func:`_error`):
+    :class:`Rejection` for the game's, :class:`CallError` for the service's."""
+    cls = Rejection if problem.status == "FAILED_PRECONDITION" and problem.code else CallError
+    fields = {v.field: v.description for v in problem.errors}
+    return cls(problem.status, problem.code, problem.detail, fields, dict(problem.metadata))
 
 
 def _outcome(msg: Any) -> Outcome | None:
@@ -525,15 +569,16 @@ class GameClient:
         r = await self.client._call(
             self.client.stub.GetView, pb.GetViewRequest(game_id=self.game_id), self._metadata
         )
-        return View(
-            seq=r.seq,
-            view=_value(r.view),
-            legal_commands=tuple(_value(v) for v in r.legal_commands),
-            outcome=_outcome(r),
-            seat=r.seat if r.HasField("seat") else None,
-            present_seats=tuple(r.present_seats),
-            head_hash=r.head_hash,
-        )
+        return _view(r)
+
+    def play(self, from_seq: int = 0, *, max_reconnects: int = 100) -> PlaySession:
+        """The seat's play channel (gRPC ``Play``, docs/reference/play-channel.md): its acts,
+        views and entries over one call, authenticated once, with its round trip measured.
+        ``async with me.play() as session:`` opens it (and raises :class:`CallError` when the
+        server refuses: a bad token, no such game), ``async for entry in session`` reads the
+        entries from ``from_seq``, ``await session.act(command)`` and ``await session.view()``
+        play. A dropped call is resumed, up to ``max_reconnects`` times in a row."""
+        return PlaySession(self, from_seq, max_reconnects)
 
     async def resign(self, *, action_id: str | None = None) -> SubmitResult:
         """Leave the game (docs/games/common.md#leaving-a-game): an ordinary action, ``{"kind":
@@ -640,3 +685,276 @@ class GameClient:
                 call.cancel()
             await asyncio.sleep(random.uniform(0, backoff))
             backoff = min(backoff * 2, self.client.retry.max_backoff_s)
+
+
+class PlaySession:
+    """One seat's play channel (:meth:`GameClient.play`): a ``Play`` call, reopened after a
+    drop.
+
+    A call that drops (``UNAVAILABLE``: a server stopping, a network cut; or ``FellBehind``) is
+    opened again from the entry after the last one received, and every act without an answer
+    is sent again with its ``action_id``: the server applies an act once, so the caller gets
+    each entry once, in order, and each act one answer. Pings are answered as they come, so
+    the server measures this seat's round trip (``rtt_ms`` in :meth:`view`).
+
+    Entries wait here until read (``async for``): a session nobody reads keeps its game's
+    entries in memory, never the server's."""
+
+    def __init__(self, game: GameClient, from_seq: int, max_reconnects: int) -> None:
+        self._game = game
+        self._next_seq = from_seq
+        """The seq of the next entry wanted: where a reopened call starts."""
+        self._max_reconnects = max_reconnects
+        self._entries: asyncio.Queue[Entry | CallError | None] = asyncio.Queue()
+        """What ``async for`` reads: entries, then ``None`` at the end or the error."""
+        self._acts: dict[str, tuple[pb.PlayAct, asyncio.Future[Ack]]] = {}
+        """The acts sent and not answered yet, in the order sent: sent again on a new call."""
+        self._views: deque[asyncio.Future[View]] = deque()
+        """Views asked for, answered in order."""
+        self._outbox: asyncio.Queue[pb.PlayRequest | None] | None = None
+        """The current call's requests (``None`` while no call is open)."""
+        self._opened: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._over = False
+        self._failure: CallError | None = None
+        self.seat: int | None = None
+        """The token's seat (``None``: a spectator), once open."""
+        self.ping_interval_ms = 0
+        self.outcome: Outcome | None = None
+        """Once the game is over: how it ended."""
+        self.reconnects = 0
+        """How many times a dropped call was opened again."""
+        self._failures = 0
+        """Calls that failed since the last ``ready``."""
+        self._backoff = game.client.retry.first_backoff_s
+        self._ended = False
+        """The entries' end (``None`` or the error) is queued."""
+
+    # ------------------------------------------------------------------ opening and closing
+
+    async def __aenter__(self) -> PlaySession:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Open the call; returns once the server said ``ready`` (or raises its refusal)."""
+        if self._task is not None:
+            return
+        self._opened = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait({self._opened, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        if self._failure is not None:
+            raise self._failure
+
+    async def close(self) -> None:
+        """End the call; acts still unanswered raise ``CANCELLED``."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        if self._failure is None:
+            self._fail(CallError("CANCELLED", "SessionClosed", "the play session was closed"))
+
+    @property
+    def end_json(self) -> str:
+        """Once the game is over: the log's end line (it reveals seed and salt)."""
+        return self._game.end_json
+
+    # ------------------------------------------------------------------ the caller's calls
+
+    def __aiter__(self) -> PlaySession:
+        return self
+
+    async def __anext__(self) -> Entry:
+        """The next entry, in seq order, with no gap and no duplicate across reconnects."""
+        item = await self._entries.get()
+        if item is None or isinstance(item, CallError):
+            self._entries.put_nowait(item)  # the end stays the end for the next reader
+            if item is None:
+                raise StopAsyncIteration
+            raise item
+        return item
+
+    async def act(
+        self, command: Mapping[str, Any] | Value | str, *, action_id: str | None = None
+    ) -> Ack:
+        """One command for the seat: its :class:`Ack` once durable, or the :class:`Rejection`
+        (:class:`CallError`) ``submit`` would raise. Once the game is over the act goes as a
+        ``submit`` (the call has ended): its answer is the same."""
+        if self._failure is not None:
+            raise self._failure
+        action_id = action_id or uuid.uuid4().hex
+        if self._over:
+            return await self._submit(command, action_id)
+        if action_id in self._acts:  # the same act twice at once: one answer for both
+            return await asyncio.shield(self._acts[action_id][1])
+        request = pb.PlayAct(action_id=action_id, command=_command(command))
+        answer: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        self._acts[action_id] = (request, answer)
+        if self._outbox is not None:  # else the next call sends it
+            self._outbox.put_nowait(pb.PlayRequest(act=request))
+        return await answer
+
+    async def view(self) -> View:
+        """The seat's view now, with ``rtt_ms``."""
+        if self._failure is not None:
+            raise self._failure
+        if self._over:
+            return await self._game.view()
+        answer: asyncio.Future[View] = asyncio.get_running_loop().create_future()
+        self._views.append(answer)
+        if self._outbox is not None:
+            self._outbox.put_nowait(pb.PlayRequest(view=pb.PlayViewRequest()))
+        return await answer
+
+    async def _submit(self, command: Mapping[str, Any] | Value | str, action_id: str) -> Ack:
+        result = await self._game.submit(command, action_id=action_id)
+        return Ack(action_id, result.entry.seq, result.replayed, result.outcome)
+
+    # ------------------------------------------------------------------ the calls
+
+    async def _run(self) -> None:
+        """Calls until the game's end, as :meth:`GameClient.stream` resumes its streams (and
+        with its client's :class:`_Retry` pauses): ``max_reconnects`` drops in a row at most,
+        the count starting again at each ``ready``."""
+        retry = self._game.client.retry
+        try:
+            while True:
+                try:
+                    if await self._one_call():
+                        break  # the game is over
+                    self._failures += 1  # ended without the end (a server stopping): resume
+                    if self._failures > self._max_reconnects:
+                        raise CallError("UNAVAILABLE", "PlayEnded", "the call kept ending early")
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() not in _PLAY_RETRYABLE or self._failures >= self._max_reconnects:
+                        raise _error(exc) from None
+                    self._failures += 1
+                self.reconnects += 1
+                await asyncio.sleep(random.uniform(0, self._backoff))  # full jitter, as _call's
+                self._backoff = min(self._backoff * 2, retry.max_backoff_s)
+        except CallError as err:
+            self._fail(err)
+            return
+        self._ended = True
+        self._entries.put_nowait(None)
+        self._game_over()
+
+    async def _one_call(self) -> bool:
+        """One ``Play`` call, until it ends; whether it ended with the game's end."""
+        outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        outbox.put_nowait(
+            pb.PlayRequest(open=pb.PlayOpen(game_id=self._game.game_id, from_seq=self._next_seq))
+        )
+        for request, _ in self._acts.values():  # unanswered: again, with the same action_id
+            outbox.put_nowait(pb.PlayRequest(act=request))
+        for _ in self._views:
+            outbox.put_nowait(pb.PlayRequest(view=pb.PlayViewRequest()))
+        self._outbox = outbox
+        call = self._game.client.stub.Play(
+            _drain(outbox), metadata=self._game._metadata, wait_for_ready=True
+        )
+        try:
+            async for response in call:
+                if self._received(response, outbox):
+                    return True
+            return False
+        finally:
+            self._outbox = None
+            outbox.put_nowait(None)
+            call.cancel()
+
+    def _received(self, r: pb.PlayResponse, outbox: asyncio.Queue[pb.PlayRequest | None]) -> bool:
+        """Handle one message; whether it was the game's end."""
+        kind = r.WhichOneof("frame")
+        if kind == "ping":
+            outbox.put_nowait(pb.PlayRequest(pong=pb.PlayPong(nonce=r.ping.nonce)))
+        elif kind == "entry":
+            if r.entry.seq >= self._next_seq:  # below: received before a reconnect
+                if r.entry.seq != self._next_seq:
+                    got = r.entry.seq
+                    raise CallError("DATA_LOSS", "Gap", f"expected {self._next_seq}, got {got}")
+                self._next_seq += 1
+                self._entries.put_nowait(_entry(r.entry))
+        elif kind == "ack":
+            found = self._acts.pop(r.ack.action_id, None)
+            if found is not None and not found[1].done():
+                ack = Ack(r.ack.action_id, r.ack.seq, r.ack.replayed, _outcome(r.ack))
+                found[1].set_result(ack)
+        elif kind == "rejected":
+            found = self._acts.pop(r.rejected.action_id, None)
+            if found is not None and not found[1].done():
+                found[1].set_exception(_problem(r.rejected.problem))
+        elif kind == "view":
+            if self._views:
+                answer = self._views.popleft()
+                if not answer.done():
+                    answer.set_result(_view(r.view))
+        elif kind == "ready":
+            self.seat = r.ready.seat if r.ready.HasField("seat") else None
+            self.ping_interval_ms = r.ready.ping_interval_ms
+            self._failures = 0
+            self._backoff = self._game.client.retry.first_backoff_s
+            if self._opened is not None and not self._opened.done():
+                self._opened.set_result(None)
+        elif kind == "end":
+            self.outcome = _outcome(r.end)
+            self._game.end_json = r.end.end_json
+            self._over = True
+            return True
+        return False
+
+    def _game_over(self) -> None:
+        """The call ended with the game: acts it left unanswered (sent as it ended) get their
+        answer from ``submit``, views from ``view``."""
+        for action_id, (request, answer) in list(self._acts.items()):
+            self._acts.pop(action_id)
+            task = asyncio.ensure_future(self._submit(_value(request.command), action_id))
+            _chain(task, answer)
+        while self._views:
+            _chain(asyncio.ensure_future(self._game.view()), self._views.popleft())
+
+    def _fail(self, err: CallError) -> None:
+        """The session cannot go on: every waiter gets ``err``."""
+        if self._failure is None:
+            self._failure = err
+        for _, answer in self._acts.values():
+            if not answer.done():
+                answer.set_exception(err)
+        self._acts.clear()
+        while self._views:
+            answer_view = self._views.popleft()
+            if not answer_view.done():
+                answer_view.set_exception(err)
+        if self._opened is not None and not self._opened.done():
+            self._opened.set_result(None)
+        if not self._ended:
+            self._ended = True
+            self._entries.put_nowait(err)
+
+
+async def _drain(outbox: asyncio.Queue[pb.PlayRequest | None]) -> AsyncIterator[pb.PlayRequest]:
+    """A call's requests: what is put in ``outbox``, until ``None``."""
+    while (request := await outbox.get()) is not None:
+        yield request
+
+
+def _chain(source: asyncio.Future[Any], target: asyncio.Future[Any]) -> None:
+    """``target`` gets ``source``'s outcome when it has one."""
+
+    def copy(done: asyncio.Future[Any]) -> None:
+        if target.done():
+            return
+        if done.cancelled():
+            target.cancel()
+        elif (exc := done.exception()) is not None:
+            target.set_exception(exc)
+        else:
+            target.set_result(done.result())
+
+    source.add_done_callback(copy)

@@ -29,7 +29,7 @@ from ...app import (
     ViewResult,
     read_json_object,
 )
-from ...errors import invalid
+from ...errors import ServiceError, invalid
 from ...redaction import RedactedEntry, Value
 from ...store import SeatSpec
 
@@ -208,6 +208,39 @@ def submitted(result: SubmitResult) -> bytes:
     return found + rest.SerializeToString()
 
 
+def play_entry(e: RedactedEntry) -> bytes:
+    """A ``PlayResponse`` carrying the entry: its ``entry`` is field 2, so the bytes are
+    :func:`entry_field`'s (made once per entry and view, whatever the call) with field 2's tag
+    (wire type 2 as well: ``0x12``) in place of field 1's."""
+    return b"\x12" + entry_field(e)[1:]
+
+
+def play_ack(action_id: str, result: SubmitResult) -> pb.PlayResponse:
+    return pb.PlayResponse(
+        ack=pb.PlayAck(
+            action_id=action_id,
+            seq=result.entry.seq,
+            replayed=result.replayed,
+            outcome=outcome(result.outcome) if result.outcome is not None else None,
+        )
+    )
+
+
+def play_rejected(action_id: str, err: ServiceError) -> pb.PlayResponse:
+    """The error a unary call would end with, as a message: its reason, status name, text,
+    fields and metadata (what ``ErrorInfo`` and ``BadRequest`` carry there)."""
+    problem = pb.PlayProblem(
+        code=err.reason,
+        status=err.status.value,
+        detail=err.message,
+        errors=[
+            pb.PlayFieldViolation(field=v.field, description=v.description) for v in err.violations
+        ],
+        metadata=err.metadata,
+    )
+    return pb.PlayResponse(rejected=pb.PlayRejected(action_id=action_id, problem=problem))
+
+
 def created(made: CreatedGame) -> pb.CreateGameResponse:
     return pb.CreateGameResponse(
         game_id=made.game_id,
@@ -230,6 +263,7 @@ def game_view(result: ViewResult) -> pb.GetViewResponse:
         seat=result.seat,
         present_seats=result.present,
         head_hash=result.head_hash,
+        rtt_ms=result.rtt_ms,
     )
 
 

@@ -10,6 +10,7 @@ request that is not a valid message gets ``INVALID_ARGUMENT`` with a ``BadReques
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
@@ -25,6 +26,7 @@ from ...app import Application, request_fields
 from ...errors import Reason, ServiceError, Status, invalid
 from ...limits import TrustedProxies
 from . import convert
+from .play import PlayCall, read_open
 from .status import abort, is_abort
 
 SERVICE_NAME: Final = "cardcore.v1.GameService"
@@ -104,6 +106,7 @@ class GameServiceHandlers:
                     self._unary("ListMyGames", pb.ListMyGamesRequest, self.list_my_games)
                 ),
                 "StreamEvents": grpc.unary_stream_rpc_method_handler(self._stream_events),
+                "Play": grpc.stream_stream_rpc_method_handler(self._play),
             },
         )
 
@@ -184,6 +187,57 @@ class GameServiceHandlers:
             self.app.metrics.request("grpc", "StreamEvents", code, time.perf_counter() - start)
             _request_line(fields, code, start)
             request_fields.set(previous)
+
+    async def _play(self, requests: AsyncIterator[bytes], context: Context) -> AsyncIterator[bytes]:
+        """``Play`` (:mod:`.play`): authenticated once, at its ``open``; its errors end the
+        call as a unary call's would, and each act gets a log line of its own."""
+        fields: dict[str, Any] = {"rpc": "Play"}
+        previous = request_fields.get()  # set back, not reset: see _stream_events
+        request_fields.set(fields)
+        start = time.perf_counter()
+        code = "OK"
+        call: PlayCall | None = None
+        self._began()
+        try:
+            self._admit(context)
+            opened = await read_open(requests)
+            fields["from_seq"] = opened.from_seq
+            channel = await self.app.open_channel(_token(context), opened.game_id)
+            gauge = self.app.metrics.play_channels.labels("grpc")
+            gauge.inc()
+            try:
+                call = PlayCall(channel, requests, opened.from_seq, self._act_done)
+                async with contextlib.aclosing(call.responses()) as responses:
+                    async for data in responses:
+                        yield data
+            finally:
+                channel.close()
+                gauge.dec()
+        except ServiceError as err:
+            code = err.status.value
+            fields.setdefault("reason", err.reason)
+            await abort(context, err)
+        except (GeneratorExit, asyncio.CancelledError):
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            if is_abort(exc):
+                raise
+            code = "INTERNAL"
+            log.exception("internal_error", rpc="Play")
+            await abort(context, ServiceError(Status.INTERNAL, Reason.INTERNAL, "internal error"))
+        finally:
+            self.running -= 1
+            if call is not None:
+                fields["entries"], fields["acts"] = call.entries, call.acts
+            self.app.metrics.request("grpc", "Play", code, time.perf_counter() - start)
+            _request_line(fields, code, start)
+            request_fields.set(previous)
+
+    def _act_done(self, fields: dict[str, Any], code: str, start: float) -> None:
+        """An act of a ``Play`` call was answered: its own line and metrics, as a request's."""
+        self.app.metrics.request("grpc", "Play.act", code, time.perf_counter() - start)
+        _request_line(fields, code, start)
 
     # ------------------------------------------------------------------ the RPCs
 

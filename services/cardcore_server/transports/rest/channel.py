@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -54,6 +55,8 @@ MAX_WRITE: Final = 32
 """Frames sent in one write at most."""
 MAX_IN_FLIGHT: Final = 32
 """Acts of one connection being sequenced at once; past it the reader waits."""
+PINGS_KEPT: Final = 16
+"""Pings awaiting their pong at most (an older one's pong is ignored)."""
 AUTH_TIMEOUT_S: Final = 10.0
 """The ``auth`` frame must arrive within this of the upgrade."""
 SUBPROTOCOL: Final = "cardcore.v1"
@@ -530,11 +533,13 @@ class SocketChannel:
             self._out.close(code, f"{err.reason}: {err.message}")
 
     async def _ping(self, channel: PlayChannel) -> None:
-        nonce = 0
+        """A ping every second. Nonces are random: a client cannot answer a ping before it has
+        it and so show a round trip shorter than its own (races are credited by it)."""
         while True:
             await asyncio.sleep(PING_INTERVAL_S)
-            nonce += 1
-            self._pings = {n: t for n, t in self._pings.items() if n > nonce - 16}
+            if len(self._pings) >= PINGS_KEPT:  # never answered: forget the oldest
+                del self._pings[next(iter(self._pings))]
+            nonce = secrets.randbits(63)
             self._pings[nonce] = time.monotonic()
             self._out.offer(b'{"type":"ping","nonce":%d}' % nonce)
 
