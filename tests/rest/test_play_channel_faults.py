@@ -228,3 +228,68 @@ def test_no_http_deadline_runs_on_an_open_channel(tmp_path: Path) -> None:
         await running.stop(grace_s=1.0)
 
     asyncio.run(main())
+
+
+def test_fragmented_and_out_of_order_frames(tmp_path: Path) -> None:
+    """A message in fragments (and sent before the 101 came back) is one frame, acted on once;
+    a pong for a ping never sent is ignored."""
+
+    async def main() -> None:
+        running = await _server(tmp_path)
+        port = running.rest_port
+        assert port is not None
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            game = await _game(http)
+            gid, token = game["game_id"], game["seat_tokens"][0]["token"]
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                f"GET /v1/games/{gid}/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+            writer.write(_masked({"type": "auth", "token": token}))
+            # one act in three fragments: text (not final), continuation, continuation (final)
+            act = json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": "f"})
+            parts = [act[:10], act[10:30], act[30:]]
+            for i, part in enumerate(parts):
+                opcode = 0x1 if i == 0 else 0x0
+                fin = 0x80 if i == len(parts) - 1 else 0
+                writer.write(_masked_raw(part.encode(), fin | opcode))
+            writer.write(_masked({"type": "pong", "nonce": 12345}))  # a pong for no ping
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert b" 101 " in head
+            frames = await _read_frames(reader, until="ack")
+            ack = next(f for f in frames if f["type"] == "ack")
+            assert ack["action_id"] == "f" and ack["seq"] == 1
+            writer.close()
+            r = await http.get(
+                f"/v1/games/{gid}/view", headers={"authorization": f"Bearer {token}"}
+            )
+            assert r.json()["seq"] == 2  # the deal and the one act
+        await running.stop(grace_s=1.0)
+
+    asyncio.run(main())
+
+
+def _masked_raw(payload: bytes, first_byte: int) -> bytes:
+    mask = b"\x05\x06\x07\x08"
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    assert len(payload) < 126
+    return bytes([first_byte, 0x80 | len(payload)]) + mask + masked
+
+
+async def _read_frames(reader: asyncio.StreamReader, until: str) -> list[dict[str, Any]]:
+    """Unmasked server frames until one of type ``until``."""
+    frames: list[dict[str, Any]] = []
+    while True:
+        head = await asyncio.wait_for(reader.readexactly(2), 5)
+        size = head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2))
+        elif size == 127:
+            size = int.from_bytes(await reader.readexactly(8))
+        frame = json.loads(await reader.readexactly(size))
+        frames.append(frame)
+        if frame["type"] == until:
+            return frames
