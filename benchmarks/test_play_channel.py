@@ -6,7 +6,9 @@ protocol, a raw ASGI app) measured in the same run with the same client code:
   p50/p99 from the act to its ``ack``, and the server's CPU per action (utime + stime over the
   timed loop, /proc/PID/stat) next to the echo's per round trip;
 * fan-out: one game, its actor and 8 spectator channels; the next act once the ack and all 8
-  copies arrived: acts/s, all-8-seen p50, server CPU per action.
+  copies arrived: acts/s, all-8-seen p50, server CPU per action;
+* gRPC's ``Play``, sequential, next to a no-op unary grpc.aio call (the issue's bar: 0.8× its
+  rate).
 
 A durable store (SQLite, WAL, synchronous=FULL) on the temporary folder's disk; the server's
 CPU per action says what the channel and the application cost beside the transport. Run with
@@ -24,14 +26,26 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
+import grpc
 import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from cardcore_proto import game_service_pb2 as pb
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.test_service import CpuMeter, longest_game_seed, report, server_pid, summary
+from benchmarks.test_service import (
+    CpuMeter,
+    Noop,
+    longest_game_seed,
+    noop_unary,
+    report,
+    run_clients,
+    server_pid,
+    summary,
+)
 from tests.rest.helpers import RestServer
 
 ECHO_SERVER = r"""
@@ -258,3 +272,108 @@ def test_play_channel_fanout(
     row = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
     benchmark.extra_info.update(row)
     report(capsys, "Play channel fan-out, 8 spectators (latency: until all 8 have it)", {"": row})
+
+
+class PlayCallTable:
+    """One ERS game played over its two seats' gRPC ``Play`` calls (the same games as
+    :class:`Table`): timed from the act to its ack."""
+
+    def __init__(self, server: RestServer, seed: int) -> None:
+        self.server, self.seed, self.n = server, seed, 0
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}")
+        self.play = self.channel.stream_stream(
+            "/cardcore.v1.GameService/Play",
+            request_serializer=pb.PlayRequest.SerializeToString,
+            response_deserializer=pb.PlayResponse.FromString,
+        )
+
+    async def open(self) -> None:
+        async with httpx.AsyncClient(base_url=self.server.url) as http:
+            r = await http.post(
+                "/v1/games",
+                json={
+                    "game": "ratscrew",
+                    "seats": [{"kind": "human"}] * 2,
+                    "rules": {"auto_collect": True},
+                    "seed": self.seed,
+                },
+            )
+        g = r.json()
+        self.seed += 1
+        tokens = [t["token"] for t in sorted(g["seat_tokens"], key=lambda t: t["seat"])]
+        self.calls = [self.play(metadata=(("authorization", f"Bearer {t}"),)) for t in tokens]
+        for call in self.calls:
+            await call.write(pb.PlayRequest(open=pb.PlayOpen(game_id=g["game_id"])))
+        for call in self.calls:
+            await self._until(call, "entry")  # ready, then the deal
+        self.turn, self.command = 0, pb.GameValue(kind="Play", json='{"kind":"Play"}')
+
+    async def _until(self, call: Any, kind: str) -> Any:
+        while True:
+            msg = cast(pb.PlayResponse, await call.read())
+            which = msg.WhichOneof("frame")
+            if which == "ping":
+                await call.write(pb.PlayRequest(pong=pb.PlayPong(nonce=msg.ping.nonce)))
+            elif which == kind:
+                return getattr(msg, kind)
+
+    async def step(self) -> float:
+        self.n += 1
+        call = self.calls[self.turn]
+        start = time.perf_counter()
+        await call.write(
+            pb.PlayRequest(act=pb.PlayAct(action_id=f"b{self.n}", command=self.command))
+        )
+        ack, entry = None, None
+        while ack is None or entry is None:
+            msg = cast(pb.PlayResponse, await call.read())
+            which = msg.WhichOneof("frame")
+            if which == "ack":
+                ack = msg.ack
+            elif which == "entry":
+                entry = msg.entry
+            elif which == "ping":
+                await call.write(pb.PlayRequest(pong=pb.PlayPong(nonce=msg.ping.nonce)))
+        latency = time.perf_counter() - start
+        await self._until(self.calls[1 - self.turn], "entry")
+        if ack.HasField("outcome"):
+            await self.close_calls()
+            await self.open()
+            return latency
+        for e in entry.events:
+            fields = json.loads(e.json)
+            if e.kind == "PileTaken":
+                self.turn = fields["seat"]
+            elif e.kind in TURN_EVENTS and fields.get("current") is not None:
+                self.turn = fields["current"]
+        return latency
+
+    async def close_calls(self) -> None:
+        for call in self.calls:
+            call.cancel()
+
+    async def close(self) -> None:
+        await self.close_calls()
+        await self.channel.close()
+
+
+def test_grpc_play_vs_noop_unary(
+    benchmark: Any, capsys: pytest.CaptureFixture[str], rest_server: RestServer, noop: Noop
+) -> None:
+    seed, _ = longest_game_seed(auto_collect=True)
+
+    async def run() -> dict[str, dict[str, float]]:
+        base = await run_clients(1, 2000, noop_unary(noop.target), noop.pid)
+        ours = await run_tables(
+            [PlayCallTable(rest_server, seed + 11)], 2000, server_pid(rest_server)
+        )
+        return {"noop unary": base, "gRPC Play": ours}
+
+    rows = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
+    base, ours = rows["noop unary"], rows["gRPC Play"]
+    ratios = {
+        "throughput_ratio": ours["per_s"] / base["per_s"],
+        "server_cpu_us_diff": ours["server_cpu_us"] - base["server_cpu_us"],
+    }
+    benchmark.extra_info.update({"noop": base, "play": ours, **ratios})
+    report(capsys, "gRPC Play vs no-op unary, sequential", {**rows, "ratios": ratios})
