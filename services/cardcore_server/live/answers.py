@@ -6,7 +6,7 @@ oldest in the commit that stores a new one)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from cardcore.errors import Rejected
 
@@ -28,11 +28,17 @@ class Answers:
         self._kept: Counter[int] = Counter()
         """How many of :attr:`rejected` each seat has."""
 
-    def past_the_cap(self, adding: Counter[int]) -> list[Key]:
-        """Each seat's oldest stored rejections that keeping ``adding`` more (per seat) would
-        push past :data:`~..store.REJECTIONS_KEPT`."""
-        kept = self._kept
-        over = {seat: n - REJECTIONS_KEPT for seat, n in (kept + adding).items()}
+    def past_the_cap(self, adding: Sequence[StoredRejection]) -> list[Key]:
+        """Each seat's oldest stored rejections that keeping ``adding`` too would push past
+        :data:`~..store.REJECTIONS_KEPT`."""
+        if not adding:
+            return []  # no seat is past the cap (:meth:`keep` sees to it): most rounds
+        return self._oldest_past(self._kept + Counter(r.seat for r in adding))
+
+    def _oldest_past(self, counts: Counter[int]) -> list[Key]:
+        """Each seat's oldest stored rejections beyond :data:`~..store.REJECTIONS_KEPT` of
+        ``counts`` (per seat)."""
+        over = {seat: n - REJECTIONS_KEPT for seat, n in counts.items()}
         if all(n <= 0 for n in over.values()):
             return []
         out = []
@@ -45,12 +51,16 @@ class Answers:
     def keep(self, rejections: Iterable[StoredRejection]) -> None:
         """Remember ``rejections`` (stored, oldest first), forgetting each seat's oldest past
         :data:`~..store.REJECTIONS_KEPT` as the store does."""
+        added = False
         for rej in rejections:
             key = (rej.seat, rej.action_id)
             if key not in self.rejected:
                 self._kept[rej.seat] += 1
+                added = True
             self.rejected[key] = rej
-        for key in self.past_the_cap(Counter()):
+        if not added:
+            return  # no seat has more than before: none is past the cap
+        for key in self._oldest_past(self._kept):
             del self.rejected[key]
             self._kept[key[0]] -= 1
 

@@ -52,7 +52,8 @@ class Fanout:
         """How many of :attr:`lines` are durable (header included)."""
         self.checkpoint: Checkpoint = match.checkpoint()
         """The match at the durable state (what a refused round rewinds to)."""
-        self._changed = asyncio.Event()
+        self._waiting: list[asyncio.Future[None]] = []
+        """The streams waiting for a change (each wakes once, then looks again)."""
         self._views = redaction.EntryViews(game)
 
     @property
@@ -89,9 +90,15 @@ class Fanout:
     async def wait_change(self, seen_lines: int) -> None:
         """Return once more lines are durable than ``seen_lines``, or on :meth:`wake`."""
         if self.durable_lines <= seen_lines:
-            await self._changed.wait()
+            # A bare future, not an asyncio.Event: every action wakes every stream of the game,
+            # and an Event (a new one per wake) costs several times as much per stream.
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiting.append(waiter)
+            await waiter
 
     def wake(self) -> None:
         """Wake every stream waiting (they look again)."""
-        self._changed.set()
-        self._changed = asyncio.Event()
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            if not waiter.done():  # else its stream was cancelled while it waited
+                waiter.set_result(None)

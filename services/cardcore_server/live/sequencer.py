@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -94,6 +94,10 @@ class _Intent:
     future: asyncio.Future[Accepted | Rejected]
     deadline: float
     """Loop time after which an unreachable store fails it (``inf``: never)."""
+    left: bool = False
+    """Its caller was cancelled (the action stays in line)."""
+    stopped_at: int | None = None
+    """The caller's ``cancelling()`` count when :meth:`Sequencer._watch` stopped its round."""
 
 
 Answer = Accepted | Rejected | BaseException
@@ -164,6 +168,8 @@ class Sequencer:
         self._runner: asyncio.Task[None] | None = None
         self._fenced_at: int | None = None
         self._committing = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        """Due at the earliest deadline of a client waiting (:meth:`_watch`), if any."""
 
     def now_ms(self) -> int:
         return max(self.match.last_at_ms, self.clock() - self._created_ms)
@@ -193,31 +199,55 @@ class Sequencer:
             raise Unavailable()
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Accepted | Rejected] = loop.create_future()
-        # The caller waits through a shield: if it was cancelled (a bot's task at stop), nobody
-        # reads the answer, and asyncio would log "Future exception was never retrieved".
-        fut.add_done_callback(_observed)
         timed = planned_seq is not None
         deadline = float("inf") if timed else loop.time() + CLIENT_WAIT_S
         intent = _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
         self._queue.append(intent)
-        # A client waits for the store CLIENT_WAIT_S at most, whatever the store does (an
-        # outage may hang a commit until TCP gives up): then it is answered UNAVAILABLE.
+        # A client waits CLIENT_WAIT_S at most, whatever the store does (hangs, in an outage).
+        if not timed and self._watchdog is None:
+            self._watchdog = loop.call_at(deadline, self._watch)
         try:
-            async with asyncio.timeout_at(None if timed else deadline):
-                # A round of PostgreSQL's runs on the sequencer's task, never the caller's: a
-                # caller leaves at its deadline, and cancelling a query in flight would itself
-                # wait for the unreachable server (psycopg asks it to cancel).
-                inline = self._runner is None and len(self._queue) == 1 and not self._stale
-                if inline and self.shared is None:
-                    await self._round_inline(fut)
-                else:
-                    self._kick()
-                result = await asyncio.shield(fut)
-        except TimeoutError:
-            result = self._give_up(intent)
+            # A round of PostgreSQL's runs on the sequencer's task, never the caller's: a
+            # caller leaves at its deadline, and cancelling a query in flight would itself
+            # wait for the unreachable server (psycopg asks it to cancel).
+            inline = self._runner is None and len(self._queue) == 1 and not self._stale
+            if inline and self.shared is None:
+                await self._round_inline(fut)
+            else:
+                self._kick()
+            result = await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if intent.stopped_at is None or task is None or task.uncancel() > intent.stopped_at:
+                intent.left = True  # the caller's own cancellation (too)
+                raise
+            result = self._give_up(intent)  # _watch stopped its round, hung on the store
         if isinstance(result, Rejected):
             raise result
         return result
+
+    def _watch(self) -> None:
+        """One timer per game, not one per action: each client past :data:`CLIENT_WAIT_S` is
+        answered ``UNAVAILABLE`` (:meth:`_give_up`); one running its own round, hung on the
+        store, is stopped, and its :meth:`submit` answers it."""
+        self._watchdog = None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        runner = self._runner
+        due = float("inf")
+        for intent in [*self._queue, *self._in_round]:
+            if intent.future.done() or intent.left or intent.stopped_at is not None:
+                continue
+            if intent.deadline > now:
+                due = min(due, intent.deadline)
+            elif runner is not None and runner is not self._sequencer and intent in self._in_round:
+                intent.stopped_at = runner.cancelling()
+                runner.cancel()
+            else:
+                with contextlib.suppress(StoreError):
+                    self._give_up(intent)
+        if due != float("inf"):
+            self._watchdog = loop.call_at(due, self._watch)
 
     def _give_up(self, intent: _Intent) -> Accepted | Rejected:
         """A client's wait for the store is over: answer it ``UNAVAILABLE`` (retry with the
@@ -228,7 +258,7 @@ class Sequencer:
         with contextlib.suppress(ValueError):
             self._queue.remove(intent)
         failure = StoreError(f"the store did not answer within {CLIENT_WAIT_S:g} s")
-        intent.future.set_exception(failure)
+        _answer(intent, failure)
         raise failure
 
     async def sync(self) -> None:
@@ -327,8 +357,7 @@ class Sequencer:
         keep: deque[_Intent] = deque()
         for intent in self._queue:
             if intent.deadline <= now:
-                if not intent.future.done():
-                    intent.future.set_exception(exc)
+                _answer(intent, exc)
             else:
                 keep.append(intent)
         self._queue = keep
@@ -337,9 +366,7 @@ class Sequencer:
 
     def _fail_all(self, exc: BaseException) -> None:
         while self._queue:
-            intent = self._queue.popleft()
-            if not intent.future.done():
-                intent.future.set_exception(exc)
+            _answer(self._queue.popleft(), exc)
         waiters, self._sync_waiters = self._sync_waiters, []
         _release(waiters)
 
@@ -384,7 +411,7 @@ class Sequencer:
                 tuple(rejections),
                 owner=self.server_id if timed else None,  # None on a store of our own
                 texts=tuple(decided.texts),
-                forget=tuple(self.answers.past_the_cap(Counter(r.seat for r in rejections))),
+                forget=tuple(self.answers.past_the_cap(rejections)),
             )
             try:
                 version = await self.store.commit(commit)
@@ -528,8 +555,7 @@ class Sequencer:
     def drain(self, *, in_round: bool = False) -> None:
         """:meth:`.game.LiveGame.drain`."""
         for intent in [*self._queue, *(self._in_round if in_round else ())]:
-            if not intent.future.done():
-                intent.future.set_exception(Unavailable())
+            _answer(intent, Unavailable())
         self._queue.clear()
         runner = self._runner
         if (
@@ -563,12 +589,6 @@ def _release(waiters: list[asyncio.Future[None]]) -> None:
             w.set_result(None)
 
 
-def _observed(fut: asyncio.Future[Any]) -> None:
-    """Mark an answer read: its caller, if still there, reads it through its shield."""
-    if not fut.cancelled():
-        fut.exception()
-
-
 def _answer(intent: _Intent, answer: Answer) -> None:
     fut = intent.future
     if fut.done():
@@ -577,3 +597,4 @@ def _answer(intent: _Intent, answer: Answer) -> None:
         fut.set_result(answer)
     else:
         fut.set_exception(answer)
+        fut.exception()  # read: a cancelled caller never will, and asyncio would log it
