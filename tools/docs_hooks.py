@@ -216,7 +216,8 @@ def proto_reference() -> str:
                 out.append("| field | type | number | meaning |")
                 out.append("|---|---|---|---|")
                 for f in block.members:
-                    label = f"{f.label} " if f.label.startswith(("optional", "repeated", "oneof")) else ""
+                    shown = f.label.startswith(("optional", "repeated", "oneof"))
+                    label = f"{f.label} " if shown else ""
                     out.append(
                         f"| `{f.name}` | {label}{_type_link(f.type, known)} | {f.number} "
                         f"| {_cell(f.doc)} |"
