@@ -105,6 +105,23 @@ def rest_server() -> Iterator[RestServer]:
 TURN_EVENTS = ("CardPlayed", "TurnPassed", "ChallengeLapsed")
 
 
+async def new_game(server: RestServer, seed: int) -> tuple[dict[str, Any], list[str]]:
+    """An ERS game of two human seats (auto-collect: every act a Play), and its seat tokens in
+    seat order."""
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        r = await http.post(
+            "/v1/games",
+            json={
+                "game": "ratscrew",
+                "seats": [{"kind": "human"}] * 2,
+                "rules": {"auto_collect": True},
+                "seed": seed,
+            },
+        )
+    g: dict[str, Any] = r.json()
+    return g, [t["token"] for t in sorted(g["seat_tokens"], key=lambda t: t["seat"])]
+
+
 class Table:
     """One ERS game played over two seat channels (and, for the fan-out, 8 spectators'): the
     seat to act plays or collects (no slaps); a new game when one ends."""
@@ -114,19 +131,8 @@ class Table:
         self.n = 0
 
     async def open(self) -> None:
-        async with httpx.AsyncClient(base_url=self.server.url) as http:
-            r = await http.post(
-                "/v1/games",
-                json={
-                    "game": "ratscrew",
-                    "seats": [{"kind": "human"}] * 2,
-                    "rules": {"auto_collect": True},
-                    "seed": self.seed,
-                },
-            )
-        g = r.json()
+        g, tokens = await new_game(self.server, self.seed)
         self.seed += 1
-        tokens = [t["token"] for t in sorted(g["seat_tokens"], key=lambda t: t["seat"])]
         url = f"ws://127.0.0.1:{self.server.rest_port}/v1/games/{g['game_id']}/play"
         self.seats = [await self._join(url, t) for t in tokens]
         self.watchers = [
@@ -288,19 +294,8 @@ class PlayCallTable:
         )
 
     async def open(self) -> None:
-        async with httpx.AsyncClient(base_url=self.server.url) as http:
-            r = await http.post(
-                "/v1/games",
-                json={
-                    "game": "ratscrew",
-                    "seats": [{"kind": "human"}] * 2,
-                    "rules": {"auto_collect": True},
-                    "seed": self.seed,
-                },
-            )
-        g = r.json()
+        g, tokens = await new_game(self.server, self.seed)
         self.seed += 1
-        tokens = [t["token"] for t in sorted(g["seat_tokens"], key=lambda t: t["seat"])]
         self.calls = [self.play(metadata=(("authorization", f"Bearer {t}"),)) for t in tokens]
         for call in self.calls:
             await call.write(pb.PlayRequest(open=pb.PlayOpen(game_id=g["game_id"])))

@@ -9,7 +9,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -38,23 +38,26 @@ def _open(
 
 def _until(ws: ClientConnection, kind: str, seen: list[dict[str, Any]]) -> dict[str, Any]:
     """Frames up to the first of ``kind`` (pings answered), all kept in ``seen``."""
-    while True:
-        frame = json.loads(ws.recv(timeout=5))
-        seen.append(frame)
-        if frame["type"] == "ping":
-            ws.send(json.dumps({"type": "pong", "nonce": frame["nonce"]}))
-        if frame["type"] == kind:
-            return frame
+    return _first(ws, seen, lambda frame: frame["type"] == kind)
 
 
 def _answer(ws: ClientConnection, action_id: str, seen: list[dict[str, Any]]) -> dict[str, Any]:
     """Frames up to the ``ack`` or ``rejected`` of ``action_id``."""
+    return _first(
+        ws, seen, lambda f: f["type"] in ("ack", "rejected") and f["action_id"] == action_id
+    )
+
+
+def _first(
+    ws: ClientConnection, seen: list[dict[str, Any]], wanted: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """Frames up to the first ``wanted`` one (pings answered), all kept in ``seen``."""
     while True:
         frame = json.loads(ws.recv(timeout=5))
         seen.append(frame)
         if frame["type"] == "ping":
             ws.send(json.dumps({"type": "pong", "nonce": frame["nonce"]}))
-        if frame["type"] in ("ack", "rejected") and frame["action_id"] == action_id:
+        if wanted(frame):
             return frame
 
 
@@ -130,7 +133,8 @@ def test_round_trips_reach_the_seat_view(rest_server: RestServer, http: httpx.Cl
     seen: list[dict[str, Any]] = []
     assert http.get(f"/v1/games/{gid}/view", headers=bearer(tokens[0])).json()["rtt_ms"] is None
     with _open(rest_server, gid, tokens[0]) as ws:
-        _until(ws, "ping", seen)  # answered at once by _until
+        ping = _until(ws, "ping", seen)  # the first comes with ready; answered at once
+        assert 0 < ping["nonce"] < 2**53  # random, and exact in a JavaScript client
         time.sleep(0.05)
         ws.send(json.dumps({"type": "view"}))
         rtt = _until(ws, "view", seen)["rtt_ms"]

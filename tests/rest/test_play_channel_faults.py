@@ -104,11 +104,7 @@ def test_a_client_that_stops_reading_is_closed_4409_and_cut_off(
             sock = socket.socket()
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
             sock.connect(("127.0.0.1", port))
-            sock.sendall(
-                f"GET /v1/games/{gid}/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-            )
+            sock.sendall(_upgrade(gid))
             sock.sendall(_masked({"type": "auth", "token": token}))
             # Far more than the socket buffers hold; sent from a thread, for the server stops
             # reading while it waits for room (and this loop runs the server).
@@ -142,6 +138,15 @@ def test_a_client_that_stops_reading_is_closed_4409_and_cut_off(
         await running.stop(grace_s=1.0)
 
     asyncio.run(main())
+
+
+def _upgrade(gid: str) -> bytes:
+    """A client's request to open the play channel of ``gid`` as a WebSocket."""
+    return (
+        f"GET /v1/games/{gid}/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
 
 
 def _send(sock: socket.socket, data: bytes) -> None:
@@ -242,11 +247,7 @@ def test_fragmented_and_out_of_order_frames(tmp_path: Path) -> None:
             game = await _game(http)
             gid, token = game["game_id"], game["seat_tokens"][0]["token"]
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(
-                f"GET /v1/games/{gid}/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-            )
+            writer.write(_upgrade(gid))
             writer.write(_masked({"type": "auth", "token": token}))
             # one act in three fragments: text (not final), continuation, continuation (final)
             act = json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": "f"})

@@ -13,6 +13,7 @@ races with (issue 26).
 from __future__ import annotations
 
 import math
+import secrets
 from collections import deque
 from collections.abc import Callable
 from typing import Final
@@ -25,6 +26,13 @@ WINDOW: Final = 16
 
 MAX_RTT_S: Final = 30.0
 """A pong later than this is not a sample (a client that was suspended, not a network)."""
+
+
+def ping_nonce() -> int:
+    """A ping's nonce: random, so that a client cannot answer a ping before it has it and so
+    show a round trip shorter than its own (races are credited by it); below 2**53, so that a
+    JavaScript client reads and echoes it exactly (JSON numbers and grpc-js longs are floats)."""
+    return secrets.randbelow(2**53 - 1) + 1
 
 
 class RoundTrips:

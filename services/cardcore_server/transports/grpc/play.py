@@ -14,7 +14,6 @@ long log is paced, not dropped, and the answers and pings always find room while
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
@@ -27,7 +26,7 @@ from cardcore_proto import game_service_pb2 as pb
 
 from ...app import request_fields
 from ...app.channel import PlayChannel
-from ...app.roundtrips import PING_INTERVAL_S
+from ...app.roundtrips import PING_INTERVAL_S, ping_nonce
 from ...errors import Reason, ServiceError, Status, invalid
 from . import convert
 
@@ -238,7 +237,7 @@ class PlayCall:
         answer a ping before it has it (a round trip shorter than its own flatters it in races
         that credit it)."""
         while True:
-            nonce = secrets.randbelow(2**63 - 1) + 1
+            nonce = ping_nonce()
             self._pings[nonce] = time.monotonic()
             while len(self._pings) > PINGS_KEPT:
                 del self._pings[next(iter(self._pings))]

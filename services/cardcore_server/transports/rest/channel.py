@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 from cardcore import codec
 
 from ...app import Application, PlayChannel, StreamBatch
-from ...app.roundtrips import PING_INTERVAL_S
+from ...app.roundtrips import PING_INTERVAL_S, ping_nonce
 from ...errors import Reason, ServiceError, Status
 from . import render
 from .openapi import GameId
@@ -417,7 +416,13 @@ class SocketChannel:
     # ------------------------------------------------------------------ reading
 
     async def _frame(self) -> Auth | Act | Pong | AskView | None:
-        """The next frame; ``None`` when it closed the connection (its code is set)."""
+        """The next frame through ASGI; ``None`` when it closed the connection (its code is
+        set)."""
+        text = await self._text()
+        return None if text is None else self._parse(text)
+
+    async def _text(self) -> str | None:
+        """The next message through ASGI; ``None`` for a binary one, which closes."""
         message = await self._socket.receive()
         if message["type"] == "websocket.disconnect":
             raise _Disconnected()
@@ -425,6 +430,10 @@ class SocketChannel:
         if not isinstance(text, str):
             self._out.close(Close.UNSUPPORTED, "frames are JSON text, never binary")
             return None
+        return text
+
+    def _parse(self, text: str) -> Auth | Act | Pong | AskView | None:
+        """A frame's JSON as its frame; ``None`` when it is not one (the connection closes)."""
         try:
             frame: Auth | Act | Pong | AskView = _decode(text)
             return frame
@@ -441,12 +450,8 @@ class SocketChannel:
         if self._direct is not None:
             self._direct.attach(self._on_text)
         while self._out.close_code is None:
-            message = await self._socket.receive()
-            if message["type"] == "websocket.disconnect":
-                raise _Disconnected()
-            text = message.get("text")
-            if not isinstance(text, str):
-                self._out.close(Close.UNSUPPORTED, "frames are JSON text, never binary")
+            text = await self._text()
+            if text is None:
                 return
             self._on_text(text)
 
@@ -454,13 +459,8 @@ class SocketChannel:
         """One frame of the client, as it is parsed."""
         if self._out.close_code is not None or self._channel is None:
             return
-        try:
-            frame = _decode(text)
-        except msgspec.ValidationError as exc:
-            self._out.close(Close.INVALID, f"invalid frame: {exc}")
-            return
-        except msgspec.DecodeError:
-            self._out.close(Close.INVALID, "a frame is one JSON object")
+        frame = self._parse(text)
+        if frame is None:
             return
         if isinstance(frame, Pong):
             sent = self._pings.pop(frame.nonce, None)
@@ -533,15 +533,15 @@ class SocketChannel:
             self._out.close(code, f"{err.reason}: {err.message}")
 
     async def _ping(self, channel: PlayChannel) -> None:
-        """A ping every second. Nonces are random: a client cannot answer a ping before it has
-        it and so show a round trip shorter than its own (races are credited by it)."""
+        """A ping at once (a seat has its round trip from the start), then every second, each
+        with a nonce of :func:`~cardcore_server.app.roundtrips.ping_nonce`."""
         while True:
-            await asyncio.sleep(PING_INTERVAL_S)
             if len(self._pings) >= PINGS_KEPT:  # never answered: forget the oldest
                 del self._pings[next(iter(self._pings))]
-            nonce = secrets.randbits(63)
+            nonce = ping_nonce()
             self._pings[nonce] = time.monotonic()
             self._out.offer(b'{"type":"ping","nonce":%d}' % nonce)
+            await asyncio.sleep(PING_INTERVAL_S)
 
 
 class _Disconnected(Exception):
