@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
+from cardcore_server.config import ServiceConfig
 from cardcore_server.transports.connections import ConnectionLimits
 from cardcore_server.transports.rest import channel as ws_channel
 from cardcore_server.transports.server import Running, ServerOptions, start
@@ -25,10 +27,11 @@ from cardcore_server.transports.server import Running, ServerOptions, start
 from ..service.helpers import hang_store_commits
 
 
-async def _server(tmp: Path, **limits: Any) -> Running:
-    return await start(
-        ServerOptions(port=0, rest_port=0, db=str(tmp / "s.db"), limits=ConnectionLimits(**limits))
+async def _server(tmp: Path, config: ServiceConfig | None = None, **limits: Any) -> Running:
+    options = ServerOptions(
+        port=0, rest_port=0, db=str(tmp / "s.db"), limits=ConnectionLimits(**limits)
     )
+    return await start(options if config is None else replace(options, config=config))
 
 
 async def _game(http: httpx.AsyncClient) -> dict[str, Any]:
@@ -294,3 +297,38 @@ async def _read_frames(reader: asyncio.StreamReader, until: str) -> list[dict[st
         frames.append(frame)
         if frame["type"] == until:
             return frames
+
+
+def test_each_act_counts_against_the_tokens_rate_limit(tmp_path: Path) -> None:
+    """A channel is no way round the per-token limit a request meets: the open takes one of
+    the token's two, the first act the other, the next is RateLimited (and changes nothing)."""
+
+    async def main() -> None:
+        running = await _server(tmp_path, ServiceConfig(rate_per_token=1.0))
+        port = running.rest_port
+        assert port is not None
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            game = await _game(http)
+        ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
+        answers = []
+        for action_id in ("a1", "a2"):
+            await ws.send(
+                json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": action_id})
+            )
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                if frame["type"] in ("ack", "rejected"):
+                    answers.append(frame)
+                    break
+        assert answers[0]["type"] == "ack" and answers[0]["seq"] == 1
+        problem = answers[1]["problem"]
+        assert (answers[1]["type"], problem["code"], problem["status"]) == (
+            "rejected",
+            "RateLimited",
+            429,
+        )
+        assert int(problem["metadata"]["retry_after_s"]) >= 1
+        await ws.close()
+        await running.stop(grace_s=1.0)
+
+    asyncio.run(main())

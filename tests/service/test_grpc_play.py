@@ -13,6 +13,7 @@ import random
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from cardcore import codec, registry
 from cardcore import log as clog
 from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
+from cardcore_server.config import ServiceConfig
 from cardcore_server.transports.server import Running, ServerOptions, start
 
 from .helpers import auth, command, hang_store_commits
@@ -38,9 +40,12 @@ Call = Any
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path) -> AsyncIterator[tuple[Running, Any]]:
+async def serving(
+    tmp_path: Path, config: ServiceConfig | None = None
+) -> AsyncIterator[tuple[Running, Any]]:
     """An in-process server (gRPC only) and a stub of it."""
-    running = await start(ServerOptions(port=0, db=str(tmp_path / "play.db")))
+    options = ServerOptions(port=0, db=str(tmp_path / "play.db"))
+    running = await start(replace(options, config=config) if config is not None else options)
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
         yield running, pb_grpc.GameServiceStub(channel)
@@ -556,5 +561,28 @@ def test_seat_0_is_never_sent_seat_1s_hidden_hand(tmp_path: Path) -> None:
                 assert _cards(str(r.problem)) <= seen, r.problem
             end_seed = str(lines[-1]["seed"])
             assert all(end_seed not in str(m) for m in got if m.WhichOneof("frame") != "end")
+
+    asyncio.run(main())
+
+
+def test_each_act_counts_against_the_tokens_rate_limit(tmp_path: Path) -> None:
+    """One call is no way round the per-token limit a request meets: the open takes one of the
+    token's two, the first act the other, the next is RateLimited (and changes nothing)."""
+
+    async def main() -> None:
+        async with serving(tmp_path, ServiceConfig(rate_per_token=1.0)) as (_, s):
+            created = await ratscrew(s)
+            call = await open_play(s, tokens_of(created)[0], created.game_id)
+            await call.write(act("a1", "Play"))
+            (ack,) = [
+                m for m in await read_until(call, lambda m: m.HasField("ack")) if m.HasField("ack")
+            ]
+            assert ack.ack.seq == 1
+            await call.write(act("a2", "Play"))
+            got = await read_until(call, lambda m: m.HasField("rejected"))
+            problem = got[-1].rejected.problem
+            assert (problem.code, problem.status) == ("RateLimited", "RESOURCE_EXHAUSTED")
+            assert int(problem.metadata["retry_after_s"]) >= 1
+            call.cancel()
 
     asyncio.run(main())

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from cardcore.engine import Viewer
 
 from ..errors import Reason, ServiceError, Status
+from ..limits import RateLimits
 from ..live import LiveGame
 from .values import JsonObject, StreamBatch, SubmitResult, Unreadable, ViewResult
 
@@ -24,8 +25,19 @@ if TYPE_CHECKING:
 class PlayChannel:
     """One open play channel (:meth:`.play.Play.open_channel` makes it)."""
 
-    def __init__(self, play: Play, live: LiveGame, viewer: Viewer) -> None:
+    def __init__(
+        self,
+        play: Play,
+        live: LiveGame,
+        viewer: Viewer,
+        token: str = "",
+        limits: RateLimits | None = None,
+    ) -> None:
         self._play = play
+        self._token = token
+        self._limits = limits if limits is not None and limits.token is not None else None
+        """Each act counts against the token's rate limit (the address's was counted at the
+        open): one connection is no way round the limit a request would meet."""
         self._live = live
         self.game_id = live.game_id
         self.viewer = viewer
@@ -45,6 +57,8 @@ class PlayChannel:
         if self.seat is None:
             raise ServiceError(Status.PERMISSION_DENIED, Reason.SPECTATOR, "a spectator cannot act")
         self._play.gate.check_open()  # a stopping server takes no new action (in flight: yes)
+        if self._limits is not None:
+            self._limits.admit(self._token, None)  # RateLimited, with retry_after_s
         if self._live.broken or self._live.closed:  # rebuilt since: act on the new one
             self._live = await self._play.live(self.game_id)
         return await self._play.act(self._live, self.seat, command, action_id)

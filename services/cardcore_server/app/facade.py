@@ -196,8 +196,8 @@ class Application:
 
     async def open_channel(self, token: str | None, game_id: str) -> PlayChannel:
         """A play channel: authenticated once, for every action and view it carries
-        (:meth:`.play.Play.open_channel`)."""
-        return await self.play.open_channel(token, game_id)
+        (:meth:`.play.Play.open_channel`); each act counts against the token's rate limit."""
+        return await self.play.open_channel(token, game_id, self.limits)
 
     async def log(self, token: str | None, game_id: str) -> LogResult:
         """The log as the caller may see it (:meth:`.play.Play.log`)."""

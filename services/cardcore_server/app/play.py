@@ -20,6 +20,7 @@ from cardcore.log import LogLine, dumps
 
 from .. import redaction
 from ..errors import FieldViolation, Reason, ServiceError, Status, invalid
+from ..limits import RateLimits
 from ..live import ActionIdReused, AnyGame, LiveGame, Unavailable
 from ..metrics import Metrics
 from ..store import StoreError
@@ -122,12 +123,15 @@ class Play:
         note(seq=accepted.seq, replayed=accepted.replayed)
         return SubmitResult(live.redacted(accepted.seq, seat), accepted.outcome, accepted.replayed)
 
-    async def open_channel(self, token: str | None, game_id: str) -> PlayChannel:
+    async def open_channel(
+        self, token: str | None, game_id: str, limits: RateLimits | None = None
+    ) -> PlayChannel:
         """A play channel for ``token`` on ``game_id``: authenticated here, once, for every
-        action, view and entry it carries (:mod:`.channel`). A table still waiting for players
-        is ``GameNotStarted``: a channel opens on a dealt game."""
+        action, view and entry it carries (:mod:`.channel`); ``limits``: each of its acts
+        counts against the token's rate limit, as a request would. A table still waiting for
+        players is ``GameNotStarted``: a channel opens on a dealt game."""
         live, viewer = await self._caller(token, game_id)
-        return PlayChannel(self, live, viewer)
+        return PlayChannel(self, live, viewer, token or "", limits)
 
     async def stream(
         self, token: str | None, game_id: str, from_seq: int = 0

@@ -309,7 +309,6 @@ class SocketChannel:
         self._held: deque[Act | AskView] = deque()
         """Requests read beyond that, waiting for one in flight to end (reading is held)."""
         self._pings: dict[int, float] = {}
-        self._token = ""
         self._address = socket.client.host if socket.client else None
 
     async def run(self, game_id: str) -> None:
@@ -363,7 +362,6 @@ class SocketChannel:
         if not isinstance(frame, Auth):
             self._out.close(Close.POLICY, "the first frame must be auth")
             return None
-        self._token = frame.token
         try:
             self._app.limits.admit(frame.token, self._address)
             channel = await self._app.open_channel(frame.token, game_id)
@@ -496,8 +494,6 @@ class SocketChannel:
 
     async def _act(self, channel: PlayChannel, frame: Act) -> None:
         try:
-            if self._app.limits.on:
-                self._app.limits.admit(self._token, None)  # per token: the address was at open
             result = await channel.act(
                 render.json_object(frame.command, "command.json"), frame.action_id
             )
