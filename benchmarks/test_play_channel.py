@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,9 +35,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from cardcore_proto import game_service_pb2 as pb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.conftest import Noop, served
 from benchmarks.test_service import (
     CpuMeter,
-    Noop,
+    compare,
     longest_game_seed,
     noop_unary,
     report,
@@ -84,12 +84,8 @@ class Echo(NamedTuple):
 
 @pytest.fixture(scope="module")
 def echo() -> Iterator[Echo]:
-    proc = subprocess.Popen([sys.executable, "-c", ECHO_SERVER], stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline())
-    yield Echo(f"ws://127.0.0.1:{port}/", proc.pid)
-    proc.terminate()
-    proc.wait(10)
+    with served(ECHO_SERVER) as (port, pid):
+        yield Echo(f"ws://127.0.0.1:{port}/", pid)
 
 
 @pytest.fixture(scope="module")
@@ -258,10 +254,7 @@ def test_play_channel_vs_websocket_echo(
 
     rows = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
     base, ours = rows["websocket echo"], rows["play channel"]
-    ratios = {
-        "throughput_ratio": ours["per_s"] / base["per_s"],
-        "server_cpu_us_diff": ours["server_cpu_us"] - base["server_cpu_us"],
-    }
+    ratios = compare(ours, base, per_s="throughput")
     benchmark.extra_info.update({"echo": base, "channel": ours, **ratios})
     report(capsys, f"Play channel vs WebSocket echo, {games} game(s)", {**rows, "ratios": ratios})
 
@@ -366,9 +359,6 @@ def test_grpc_play_vs_noop_unary(
 
     rows = benchmark.pedantic(lambda: asyncio.run(run()), rounds=1, iterations=1)
     base, ours = rows["noop unary"], rows["gRPC Play"]
-    ratios = {
-        "throughput_ratio": ours["per_s"] / base["per_s"],
-        "server_cpu_us_diff": ours["server_cpu_us"] - base["server_cpu_us"],
-    }
+    ratios = compare(ours, base, per_s="throughput")
     benchmark.extra_info.update({"noop": base, "play": ours, **ratios})
     report(capsys, "gRPC Play vs no-op unary, sequential", {**rows, "ratios": ratios})

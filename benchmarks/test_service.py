@@ -22,14 +22,13 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import grpc
 import pytest
@@ -41,67 +40,8 @@ from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.conftest import Noop
 from tests.service.helpers import ServerProcess
-
-NOOP_SERVER = r"""
-import asyncio, sys, grpc
-
-async def unary(request, context):
-    return b""
-
-async def stream(request, context):
-    n = int(request.decode() or "0")
-    for _ in range(n):
-        yield b"\x0a\x02ok"
-
-subscribers = set()
-
-async def subscribe(request, context):
-    # b"0" at once (as a StreamEvents stream starts with the deal), then every published message
-    queue = asyncio.Queue()
-    subscribers.add(queue)
-    try:
-        yield b"0"
-        while True:
-            yield await queue.get()
-    finally:
-        subscribers.discard(queue)
-
-async def publish(request, context):
-    for queue in subscribers:
-        queue.put_nowait(request)
-    return b""
-
-async def main():
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Noop", {
-        "Unary": grpc.unary_unary_rpc_method_handler(unary),
-        "Stream": grpc.unary_stream_rpc_method_handler(stream),
-        "Subscribe": grpc.unary_stream_rpc_method_handler(subscribe),
-        "Publish": grpc.unary_unary_rpc_method_handler(publish),
-    }),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    print(port, flush=True)
-    await server.wait_for_termination()
-
-asyncio.run(main())
-"""
-
-
-class Noop(NamedTuple):
-    target: str
-    pid: int
-
-
-@pytest.fixture(scope="module")
-def noop() -> Iterator[Noop]:
-    proc = subprocess.Popen([sys.executable, "-c", NOOP_SERVER], stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline())
-    yield Noop(f"127.0.0.1:{port}", proc.pid)
-    proc.terminate()
-    proc.wait(10)
 
 
 @pytest.fixture(scope="module")
