@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,23 @@ async def _server(tmp: Path, config: ServiceConfig | None = None, **limits: Any)
         port=0, rest_port=0, db=str(tmp / "s.db"), limits=ConnectionLimits(**limits)
     )
     return await start(options if config is None else replace(options, config=config))
+
+
+@contextlib.asynccontextmanager
+async def _table(
+    tmp: Path, config: ServiceConfig | None = None, **limits: Any
+) -> AsyncIterator[tuple[Running, int, httpx.AsyncClient, dict[str, Any]]]:
+    """An in-process server, its REST port, a client of its REST API and a game of two human
+    seats on it; the server stopped at the end (unless the test stopped it)."""
+    running = await _server(tmp, config, **limits)
+    port = running.rest_port
+    assert port is not None
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            yield running, port, http, await _game(http)
+    finally:
+        if not running.app.gate.closing:
+            await running.stop(grace_s=1.0)
 
 
 async def _game(http: httpx.AsyncClient) -> dict[str, Any]:
@@ -64,11 +82,7 @@ async def _frames_until_closed(ws: ClientConnection) -> tuple[list[dict[str, Any
 @pytest.mark.parametrize("store", ["answers", "hangs"])
 def test_a_stop_answers_acts_in_flight_then_closes_1001(tmp_path: Path, store: str) -> None:
     async def main() -> None:
-        running = await _server(tmp_path)
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
+        async with _table(tmp_path) as (running, port, _http, game):
             ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
             if store == "hangs":
                 hang_store_commits(running.app)
@@ -79,14 +93,14 @@ def test_a_stop_answers_acts_in_flight_then_closes_1001(tmp_path: Path, store: s
             stopping = asyncio.create_task(running.stop(grace_s=2.0))
             frames, code, reason = await _frames_until_closed(ws)
             await stopping
-        answers = [f for f in frames if f["type"] in ("ack", "rejected")]
-        assert len(answers) == 1 and answers[0]["action_id"] == "x", frames
-        if store == "answers":
-            assert answers[0]["type"] == "ack" and answers[0]["seq"] == 1
-        else:  # the store never confirmed it: retryable, with the same action_id
-            assert answers[0]["problem"]["code"] == "StoreUnavailable", answers
-            assert answers[0]["problem"]["status"] == 503
-        assert code == 1001 and "resume from seq" in reason, (code, reason)
+            answers = [f for f in frames if f["type"] in ("ack", "rejected")]
+            assert len(answers) == 1 and answers[0]["action_id"] == "x", frames
+            if store == "answers":
+                assert answers[0]["type"] == "ack" and answers[0]["seq"] == 1
+            else:  # the store never confirmed it: retryable, with the same action_id
+                assert answers[0]["problem"]["code"] == "StoreUnavailable", answers
+                assert answers[0]["problem"]["status"] == 503
+            assert code == 1001 and "resume from seq" in reason, (code, reason)
 
     asyncio.run(main())
 
@@ -97,11 +111,7 @@ def test_a_client_that_stops_reading_is_closed_4409_and_cut_off(
     monkeypatch.setattr(ws_channel, "SEND_STALL_S", 0.5)
 
     async def main() -> None:
-        running = await _server(tmp_path)
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
+        async with _table(tmp_path) as (running, port, _http, game):
             gid, token = game["game_id"], game["seat_tokens"][0]["token"]
             # A raw client with a tiny receive window: it asks for views and never reads them.
             sock = socket.socket()
@@ -138,7 +148,6 @@ def test_a_client_that_stops_reading_is_closed_4409_and_cut_off(
             await sending
             assert ended
             assert running.app.metrics.play_channels.labels("websocket")._value.get() == 0
-        await running.stop(grace_s=1.0)
 
     asyncio.run(main())
 
@@ -171,11 +180,7 @@ def _masked(frame: dict[str, Any]) -> bytes:
 @pytest.mark.solo  # 3,000 sockets in 3 s: it would slow the timed tests running beside it
 def test_a_burst_of_3000_opens_is_served_or_refused_retryably(tmp_path: Path) -> None:
     async def main() -> None:
-        running = await _server(tmp_path, max_connections=300)
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
+        async with _table(tmp_path, max_connections=300) as (_running, port, http, game):
             gid, token = game["game_id"], game["seat_tokens"][0]["token"]
             outcomes: dict[str, int] = {}
             held: list[ClientConnection] = []
@@ -209,7 +214,6 @@ def test_a_burst_of_3000_opens_is_served_or_refused_retryably(tmp_path: Path) ->
             await ws.send(json.dumps({"type": "act", "command": {"kind": "Play"}}))
             assert json.loads(await ws.recv())["type"] in ("entry", "ack")
             await ws.close()
-        await running.stop(grace_s=1.0)
 
     asyncio.run(main())
 
@@ -219,21 +223,23 @@ def test_no_http_deadline_runs_on_an_open_channel(tmp_path: Path) -> None:
     for longer than both still plays (a deadline once fired into the WebSocket's stream)."""
 
     async def main() -> None:
-        running = await _server(tmp_path, header_timeout_s=0.3, body_timeout_s=0.3)
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
-        ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
-        await asyncio.sleep(1.2)  # four deadlines' worth
-        await ws.send(json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": "x"}))
-        while True:
-            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
-            if frame["type"] == "ack":
-                assert frame["seq"] == 1
-                break
-        await ws.close()
-        await running.stop(grace_s=1.0)
+        async with _table(tmp_path, header_timeout_s=0.3, body_timeout_s=0.3) as (
+            _running,
+            port,
+            _http,
+            game,
+        ):
+            ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
+            await asyncio.sleep(1.2)  # four deadlines' worth
+            await ws.send(
+                json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": "x"})
+            )
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                if frame["type"] == "ack":
+                    assert frame["seq"] == 1
+                    break
+            await ws.close()
 
     asyncio.run(main())
 
@@ -243,11 +249,7 @@ def test_fragmented_and_out_of_order_frames(tmp_path: Path) -> None:
     a pong for a ping never sent is ignored."""
 
     async def main() -> None:
-        running = await _server(tmp_path)
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
+        async with _table(tmp_path) as (_running, port, http, game):
             gid, token = game["game_id"], game["seat_tokens"][0]["token"]
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(_upgrade(gid))
@@ -271,7 +273,6 @@ def test_fragmented_and_out_of_order_frames(tmp_path: Path) -> None:
                 f"/v1/games/{gid}/view", headers={"authorization": f"Bearer {token}"}
             )
             assert r.json()["seq"] == 2  # the deal and the one act
-        await running.stop(grace_s=1.0)
 
     asyncio.run(main())
 
@@ -304,31 +305,31 @@ def test_each_act_counts_against_the_tokens_rate_limit(tmp_path: Path) -> None:
     the token's two, the first act the other, the next is RateLimited (and changes nothing)."""
 
     async def main() -> None:
-        running = await _server(tmp_path, ServiceConfig(rate_per_token=1.0))
-        port = running.rest_port
-        assert port is not None
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            game = await _game(http)
-        ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
-        answers = []
-        for action_id in ("a1", "a2"):
-            await ws.send(
-                json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": action_id})
+        async with _table(tmp_path, ServiceConfig(rate_per_token=1.0)) as (
+            _running,
+            port,
+            _http,
+            game,
+        ):
+            ws = await _open(port, game["game_id"], game["seat_tokens"][0]["token"])
+            answers = []
+            for action_id in ("a1", "a2"):
+                await ws.send(
+                    json.dumps({"type": "act", "command": {"kind": "Play"}, "action_id": action_id})
+                )
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                    if frame["type"] in ("ack", "rejected"):
+                        answers.append(frame)
+                        break
+            assert answers[0]["type"] == "ack" and answers[0]["seq"] == 1
+            problem = answers[1]["problem"]
+            assert (answers[1]["type"], problem["code"], problem["status"]) == (
+                "rejected",
+                "RateLimited",
+                429,
             )
-            while True:
-                frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
-                if frame["type"] in ("ack", "rejected"):
-                    answers.append(frame)
-                    break
-        assert answers[0]["type"] == "ack" and answers[0]["seq"] == 1
-        problem = answers[1]["problem"]
-        assert (answers[1]["type"], problem["code"], problem["status"]) == (
-            "rejected",
-            "RateLimited",
-            429,
-        )
-        assert int(problem["metadata"]["retry_after_s"]) >= 1
-        await ws.close()
-        await running.stop(grace_s=1.0)
+            assert int(problem["metadata"]["retry_after_s"]) >= 1
+            await ws.close()
 
     asyncio.run(main())
