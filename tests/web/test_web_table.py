@@ -23,8 +23,9 @@ from .conftest import ROOT, Scenario
 
 GAMES: dict[str, dict[str, Any]] = {
     # short games where the game allows them; the event limit is only a backstop. Spit between
-    # two equally quick players goes back and forth for thousands of entries: its bot is a
-    # little slower than the person (and five stock piles leave fewer spit cards than four)
+    # two equally quick players goes back and forth for thousands of entries: its bot is
+    # slower than the person (at 20-60 ms a game took 300-500 gestures and 23-38 s; at 80-200 ms,
+    # 85-110 gestures and 12-19 s, still to a natural end)
     # Slapjack against a bot about as quick as the person: each wins races (the person's slaps
     # are the latency sample), with every slap target for more races a game. (Ratscrew against
     # such a bot runs from 15 to 90 s: its bot is quicker, the person rarely slaps first.)
@@ -35,7 +36,7 @@ GAMES: dict[str, dict[str, Any]] = {
         "eventLimit": 4000,
     },
     "palace": {"bot": [5, 30], "leakScan": True},
-    "spit": {"bot": [20, 60], "eventLimit": 4000},
+    "spit": {"bot": [80, 200], "eventLimit": 4000},
     "speed": {"bot": [5, 30]},
 }
 NATURAL = {"all_cards", "last_standing", "out_of_cards", "target_score"}
