@@ -350,6 +350,28 @@ class TestSqliteStore(StoreContract):
 
         return write
 
+    def test_the_wal_starts_again_under_a_steady_stream_of_commits(self, tmp_path: Path) -> None:
+        """One game's rounds one after another, with no pause for a checkpoint to catch up:
+        the WAL still starts again from its beginning every few rounds, so it stays a fraction
+        of what the commits wrote (each commit writes two pages at least; without the writer
+        finishing the checkpoint thread's passes, the WAL held every one of them)."""
+        from cardcore_server.store.sqlite import CHECKPOINT_EVERY_S
+
+        async def body() -> None:
+            async with opened(lambda: SqliteStore(str(tmp_path / "store.db"))) as store:
+                game = (await new_game(store))[0].game_id
+                wal = tmp_path / "store.db-wal"
+                seq, largest = 0, 0
+                until = time.monotonic() + 8 * CHECKPOINT_EVERY_S
+                while time.monotonic() < until or seq < 200:
+                    seq += 1
+                    await store.commit(Commit(game, seq - 1, entries(entry(seq))))
+                    largest = max(largest, wal.stat().st_size)
+                written = seq * 2 * 4096
+                assert largest < written / 3, (largest, written, seq)
+
+        run(body())
+
     def test_open_store_picks_the_backend(self, tmp_path: Path) -> None:
         plain = open_store(str(tmp_path / "a.db"))
         assert isinstance(plain, SqliteStore) and plain.path == str(tmp_path / "a.db")

@@ -13,6 +13,7 @@ backend for more.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -53,6 +54,10 @@ class GroupCommit:
         self.writes = 0
         self.on_commit: Callable[[int, float], None] | None = None
         """Told ``(writes, seconds)`` of every transaction committed (metrics)."""
+        self.finish_checkpoint = False
+        """Set by the checkpoint thread after each of its passes: the next flush copies what
+        that pass left in the WAL, so the transaction after it writes the WAL from its start
+        again (see :meth:`flush`)."""
 
     def enqueue(self, write: Write) -> asyncio.Future[Any]:
         """``write`` in the transaction of this turn of the loop; the future is its result, set
@@ -72,12 +77,29 @@ class GroupCommit:
         """Commit what this turn of the loop asked for (see the module docstring)."""
         self._flush_scheduled = False
         conn = self.conn
+        if self.finish_checkpoint and conn is not None:
+            self._finish_checkpoint(conn)
         while self._pending:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             if conn is None:
                 _settle(batch, [StoreError("the store is closed")] * len(batch))
                 continue
             _settle(batch, self._commit(conn, batch))
+
+    def _finish_checkpoint(self, conn: sqlite3.Connection) -> None:
+        """Copy into the database the few frames the checkpoint thread's last pass left.
+
+        Under a steady stream of commits the thread's passes never catch up with the WAL's end
+        (a commit lands while each runs), and SQLite rewinds the WAL only when it is wholly
+        copied: the WAL would grow without bound, and each commit would append to it, which
+        costs every fsync a journal commit of the file's new size as well (measured on this
+        disk, 8,000 commits of a played game: COMMIT p50 388 µs appending, 170 µs overwriting).
+        Here, between two transactions, the copy completes (the pass did most of it: this
+        takes about a millisecond, an fsync of the database included), and the next commit
+        writes the WAL from its start again, over blocks the file already has."""
+        self.finish_checkpoint = False
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def _commit(self, conn: sqlite3.Connection, batch: list[_Job]) -> list[Any]:
         """One transaction for the batch; if it fails, each job alone (to isolate the bad one).

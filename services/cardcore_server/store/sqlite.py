@@ -2,9 +2,11 @@
 writes grouped into one transaction per turn of the event loop (:mod:`.group_commit`).
 
 Reads and WAL checkpoints run on threads of their own with their own connections, so neither
-waits for a commit nor makes one wait. One server process per database file: the
-compare-and-set commit keeps the log right even so, but this backend sends no hints to other
-processes.
+waits for a commit nor makes one wait (but for the last few frames of each checkpoint, which the
+writer copies between two transactions: :meth:`.group_commit.GroupCommit.flush` says why).
+
+One server process per database file: the compare-and-set commit keeps the log right even so,
+but this backend sends no hints to other processes.
 """
 
 from __future__ import annotations
@@ -54,8 +56,11 @@ from .rows import (
 WRITE_BUSY_TIMEOUT_MS: Final = 200
 """How long a commit waits for another process's write lock (it blocks the event loop; past
 this it fails as a :class:`~.interface.StoreError` and the sequencer retries with backoff)."""
-CHECKPOINT_EVERY_S: Final = 0.5
-"""How often the checkpoint thread folds the WAL back into the database."""
+CHECKPOINT_EVERY_S: Final = 0.1
+"""How often the checkpoint thread folds the WAL back into the database. Each pass lets the WAL
+start again from its beginning, so this bounds its size to a tenth of a second of commits (a
+played game's commit: COMMIT p90 240 µs at 0.1 s, 374 µs at 0.5 s, where the longer WAL ran
+past the blocks it had before)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS games(
@@ -275,7 +280,11 @@ class SqliteStore(SqlReads):
         try:
             while not self._stop_checkpoints.wait(CHECKPOINT_EVERY_S):
                 with contextlib.suppress(sqlite3.Error):
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    _busy, frames, _copied = conn.execute(
+                        "PRAGMA wal_checkpoint(PASSIVE)"
+                    ).fetchone()
+                    if frames > 0:  # the loop's writer finishes the copy (GroupCommit)
+                        self._writer.finish_checkpoint = True
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
