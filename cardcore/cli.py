@@ -28,6 +28,7 @@ from .commandline.common import (
     EXIT_USAGE,
     os_error_text,
 )
+from .commandline.fairness import cmd_fairness
 from .commandline.games import cmd_games
 from .commandline.parser import (
     DASHED_VALUES,
@@ -97,6 +98,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     handlers = {
         "games": cmd_games,
         "simulate": cmd_simulate,
+        "fairness": cmd_fairness,
         "verify": cmd_verify,
         "replay": cmd_replay,
     }

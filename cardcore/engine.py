@@ -123,11 +123,23 @@ def _seats_phrase(seats: Sequence[int], one: str, many: str) -> str:
 # --------------------------------------------------------------------------- rules and setup
 
 
-def flag(default: Any, help: str, *, min: int | None = None, max: int | None = None) -> Any:
+def flag(
+    default: Any,
+    help: str,
+    *,
+    min: int | None = None,
+    max: int | None = None,
+    omit_default: bool = False,
+) -> Any:
     """Declare a rule flag on a game's rules dataclass: its default, a one-line help text and,
     for integers, inclusive bounds. Each game's page says what its flags do
-    (docs/games/<game>.md#variant-flags); the catalogue lists them."""
-    meta = {"help": help, "min": min, "max": max}
+    (docs/games/<game>.md#variant-flags); the catalogue lists them.
+
+    ``omit_default``: a log's header leaves the game's ``omit_default`` flags out while every
+    one of them has its default value (and writes them all otherwise), so flags added to a game
+    after logs of it were written change none of their bytes, and the headers of games that
+    keep the defaults read as they always did."""
+    meta = {"help": help, "min": min, "max": max, "omit_default": omit_default}
     if isinstance(default, dict | list | set):
         frozen = default
         return field(default_factory=lambda: type(frozen)(frozen), metadata=meta)
@@ -171,6 +183,14 @@ def _rule_fields(rules_type: type) -> tuple[dict[str, Any], dict[str, dataclasse
     """Type hints and fields of a rules dataclass (cached: resolving hints is slow)."""
     fields = {f.name: f for f in dataclasses.fields(rules_type)}
     return get_type_hints(rules_type), fields
+
+
+@functools.cache
+def _omitted_at_default(rules_type: type) -> tuple[str, ...]:
+    """The flags a header leaves out while they have their default (:func:`flag`)."""
+    return tuple(
+        f.name for f in dataclasses.fields(rules_type) if f.metadata.get("omit_default", False)
+    )
 
 
 @functools.cache
@@ -320,9 +340,16 @@ class Setup(Generic[R]):
     event_limit: int = DEFAULT_EVENT_LIMIT
 
     def public_json(self) -> dict[str, codec.JSON]:
-        """The setup without its seed, as the log header records it."""
+        """The setup without its seed, as the log header records it: the flags declared with
+        ``omit_default`` are left out while every one of them has its default."""
         rules = codec.encode(self.rules)
         del rules[codec.KIND]
+        rules_type = cast(type, type(self.rules))
+        late = _omitted_at_default(rules_type)
+        defaults = _rule_defaults(rules_type)
+        if all(getattr(self.rules, name) == defaults[name] for name in late):
+            for name in late:
+                del rules[name]
         return {"seats": self.seats, "rules": rules, "event_limit": self.event_limit}
 
     def setup_hash(self) -> str:

@@ -56,6 +56,7 @@ from .log.header import (
     start_of,
 )
 from .log.writer import LogWriter
+from .races import RACE_KEY, Race, RacePolicy, credit
 from .sequencer import Sequencer
 
 
@@ -124,6 +125,9 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
             if record and deal is None
             else None
         )
+        self.race_policy = RacePolicy.of_rules(setup.rules)
+        """How races are decided (docs/games/common.md#race-policy): under ``compensated``
+        every action is credited (:meth:`submit_received`) and its entry records its race."""
         self._advance(None, None, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
@@ -295,6 +299,12 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
                 by = abort_by(line)
                 if by is not None:
                     self.abort(at_ms, by)
+                elif self.race_policy.compensated:
+                    race = line[RACE_KEY]
+                    command = game.decode_command(line["action"], "action")
+                    self.submit_received(
+                        line["seat"], command, race["received_ms"], race["delay_ms"]
+                    )
                 else:
                     self.submit(line["seat"], game.decode_command(line["action"], "action"), at_ms)
             except (CardcoreError, KeyError, TypeError, ValueError) as exc:
@@ -352,7 +362,14 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         ``at_ms`` is the host's time stamp for this action; it must not go backwards. ``seat``
         is whatever the caller gave (:class:`~cardcore.errors.InvalidSeat` unless it is a seat
         of this game): declared ``object`` so that the compiled build, which checks a declared
-        ``int`` on entry with a ``TypeError``, answers as the pure one does."""
+        ``int`` on entry with a ``TypeError``, answers as the pure one does.
+
+        Under ``race_policy: "compensated"`` this is the host's own action, or a bot's (delay
+        0): :meth:`submit_received` with ``delay_ms=0``."""
+        if self.race_policy.compensated:
+            if at_ms < self.last_at_ms:
+                raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
+            return self.submit_received(seat, command, at_ms, 0)
         if at_ms < self.last_at_ms:
             raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
         p = seat if type(seat) is int and 0 <= seat < self._seats else check_seat(self._seats, seat)
@@ -363,6 +380,41 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         events = self._decide(self.state, p, command)
         self._advance(p, command, events, at_ms)
         return events
+
+    def submit_received(
+        self, seat: object, command: C, received_ms: int, delay_ms: int
+    ) -> Sequence[E]:
+        """Sequence one action of a game under ``race_policy: "compensated"``, received at
+        ``received_ms`` from a seat ``delay_ms`` away (the host's measured one-way delay; 0 for
+        its own actions and bots): credited at ``received_ms - min(delay_ms, cap)``, or at the
+        last entry's time when that is earlier (clamped), decided there and recorded with its
+        race (:func:`cardcore.races.credit`). The host hands actions over in credited order
+        (:class:`cardcore.races.Hold`). Returns the events, like :meth:`submit`."""
+        policy = self.race_policy
+        if not policy.compensated:
+            raise ValueError('submit_received is for a game under race_policy "compensated"')
+        at_ms, race = credit(policy, received_ms, delay_ms, self.last_at_ms)
+        p = check_seat(self._seats, seat)
+        if self.outcome is not None:
+            raise Rejected(RejectCode.GAME_OVER, "the game is over")
+        if type(command) not in self._typed:
+            check_command(command)
+        events = self._decide(self.state, p, command)
+        self._raced(race, p, command, events, at_ms)
+        return events
+
+    def _raced(
+        self, race: Race, seat: int | None, command: Any, events: Sequence[E], at: int
+    ) -> None:
+        """Apply and record an action with its race record."""
+        writer = self.writer
+        if writer is not None:
+            writer.race = race
+        try:
+            self._advance(seat, command, events, at)
+        finally:
+            if writer is not None:
+                writer.race = None
 
     def apply(self, seat: int, command: C, events: Sequence[E], at_ms: int) -> None:
         """Sequence an action whose events were already decided (replaying a log, or

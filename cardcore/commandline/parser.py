@@ -182,6 +182,63 @@ SERVICE_HELP: Final = {
 }
 
 
+def _add_fairness(sub: Any) -> None:
+    s = sub.add_parser(
+        "fairness",
+        help="who wins the races when the seats sit at different distances from the host",
+        description="Play seeded deals of a real-time game between equal bots with a human "
+        "reaction time, one seat further from the host than the other, each deal once per "
+        "seating (duplicate), and print each seat's share of the wins with its 95%% confidence "
+        "interval. A seat here is a player: its delay goes with it round the table. The model: "
+        "docs/games/common.md#fairness. Exit 0, or 2 on a usage error.",
+    )
+    s.add_argument("game", help="a real-time game: ratscrew, slapjack, spit or speed")
+    s.add_argument("--seats", type=whole_number(2), metavar="N", help="players (default 2)")
+    s.add_argument(
+        "--delay",
+        action="append",
+        default=[],
+        metavar="SEAT=MS",
+        help="a seat's one-way delay to the host; repeatable (default: 0 for every seat)",
+    )
+    s.add_argument(
+        "--measured",
+        action="append",
+        default=[],
+        metavar="SEAT=MS",
+        help="the one-way delay the host measures for a seat, where it is not the true one (a "
+        "seat that answers pings late looks further away); repeatable",
+    )
+    s.add_argument(
+        "--race-policy",
+        default="arrival",
+        metavar="POLICY",
+        help="arrival, or compensated:CAP_MS (default %(default)s)",
+    )
+    s.add_argument(
+        "--reaction",
+        default="human",
+        metavar="MODEL",
+        help="the bots' reaction time: human (180-260 ms), instant, or uniform:LO-HI "
+        "(default %(default)s)",
+    )
+    s.add_argument(
+        "--views",
+        choices=("delayed", "at-once"),
+        default="delayed",
+        help="delayed: a seat sees each change its delay after the host (a real link); "
+        "at-once: only actions travel (default %(default)s)",
+    )
+    s.add_argument(
+        "--deals", type=whole_number(2), default=400, metavar="N", help="deals (default 400)"
+    )
+    s.add_argument("--seed", type=SEED, default=0, metavar="N", help="the run's seed (default 0)")
+    s.add_argument(
+        "--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule flag; repeatable"
+    )
+    s.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cardcore",
@@ -193,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_games(sub)
     _add_simulate(sub)
+    _add_fairness(sub)
     _add_verify(sub)
     _add_replay(sub)
     for name in SERVICE_COMMANDS:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from ..engine import Outcome, Termination
+from ..engine import Outcome, Setup, Termination
 from ..errors import CorruptLog, DecodeError
+from ..races import RACE_KEY, RacePolicy, check_race
 from .format import LogLine, decode_outcome, encode_outcome, json_eq
 
 BROKEN: Final = "hash chain broken: prev does not match the previous line"
@@ -147,3 +148,38 @@ def count(n: int, one: str, many: str | None = None) -> str:
 def terminated(outcome: Outcome | None) -> bool:
     """True for a game that ended by its own rules (not by the event limit)."""
     return outcome is not None and outcome.termination is not Termination.EVENT_LIMIT
+
+
+class RaceCheck:
+    """The race records of a log (docs/games/common.md#race-policy): under ``compensated``,
+    every action of a seat carries one whose credit follows the rule and whose ``at_ms`` is the
+    credited time, and actions credited alike are in order of arrival; under ``arrival``, and
+    on the deal and a host's abort, there is none. Every walker of entries asks it, in order."""
+
+    def __init__(self, setup: Setup[Any]) -> None:
+        self.policy = RacePolicy.of_rules(setup.rules)
+        self._tie: tuple[int, int] | None = None
+        """``(at_ms, received_ms)`` of the last action credited without a clamp."""
+
+    def check(self, seq: Any, line: LogLine, last_at_ms: int) -> None:
+        race: Any = line.get(RACE_KEY)
+        if not self.policy.compensated or seq == 0 or line.get("seat") is None:
+            if RACE_KEY in line:
+                raise CorruptLog(
+                    seq,
+                    'only an action of a seat under race_policy "compensated" has a race record',
+                )
+            return
+        why = check_race(self.policy, race, line.get("at_ms"), last_at_ms)
+        if why is not None:
+            raise CorruptLog(seq, f"the race record does not hold: {why}")
+        at_ms, received, clamped = line["at_ms"], race["received_ms"], race["clamped"]
+        if clamped:
+            return
+        if self._tie is not None and self._tie[0] == at_ms and received < self._tie[1]:
+            raise CorruptLog(
+                seq,
+                f"credited at {at_ms} as the action before it, but received earlier "
+                f"({received} < {self._tie[1]}): actions credited alike go in order of arrival",
+            )
+        self._tie = (at_ms, received)

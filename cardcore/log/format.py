@@ -34,7 +34,12 @@ FORMAT: Final = 1
 FORMAT_2: Final = 2
 """A log whose game deals from a seed derived from the committed server seed and the players'
 entropy, which the header records (``contributions``; docs/rng.md, "The deal seed")."""
-FORMATS: Final = (FORMAT, FORMAT_2)
+FORMAT_3: Final = 3
+"""A log of a game under ``race_policy: "compensated"`` (docs/games/common.md#race-policy): every
+entry after the deal records its race (``received_ms``, ``delay_ms``, ``clamped``) and its
+``at_ms`` is the credited time. The header is format 1's or format 2's otherwise (with or without
+``contributions``). A cardcore that predates it refuses it rather than verify it unchecked."""
+FORMATS: Final = (FORMAT, FORMAT_2, FORMAT_3)
 SALT_BYTES: Final = 16
 DEAL_ACTION: Final = {"kind": "Deal"}
 ABORT_KIND: Final = "Abort"
@@ -127,14 +132,16 @@ def header_line(
     game_id: str | None,
     contributions: Sequence[tuple[int, bytes]] | None = None,
     position: str | None = None,
+    raced: bool = False,
 ) -> LogLine:
     """A header, hashed (:func:`header_hash`): ``setup`` is the public setup
     (:meth:`Setup.public_json`), ``commits_to`` the :func:`commitment`; ``contributions`` make
-    it a format-2 header; ``position``, the referee's notation of a start position. The host's
-    signature, if any, is added to it afterwards."""
+    it a format-2 header; ``position``, the referee's notation of a start position; ``raced``
+    (a game under ``race_policy: "compensated"``), format 3. The host's signature, if any, is
+    added to it afterwards."""
     header: LogLine = {
         "type": "header",
-        "format": FORMAT if contributions is None else FORMAT_2,
+        "format": FORMAT_3 if raced else FORMAT if contributions is None else FORMAT_2,
         "game": game,
         "rules_version": rules_version,
         "cardcore": __version__,

@@ -11,8 +11,9 @@ from typing import Any
 from .. import rng
 from ..engine import Game, Setup, with_setup
 from ..errors import CardcoreError, CorruptLog
+from ..races import RacePolicy
 from ..registry import get_game
-from .format import FORMAT, FORMATS, SALT_BYTES, LogLine, commitment
+from .format import FORMAT, FORMAT_3, FORMATS, SALT_BYTES, LogLine, commitment
 
 
 def checked_header(lines: Sequence[LogLine]) -> LogLine:
@@ -56,6 +57,8 @@ def contributions(header: LogLine) -> tuple[tuple[int, bytes], ...] | None:
         if "contributions" in header or "seed_derivation" in header:
             raise CorruptLog(None, "a format-1 header has no contributions")
         return None
+    if header.get("format") == FORMAT_3 and not {"contributions", "seed_derivation"} & set(header):
+        return None  # format 3 with format 1's header
     if header.get("seed_derivation") != rng.DERIVATION:
         raise CorruptLog(None, f"unknown seed_derivation {header.get('seed_derivation')!r}")
     raw = header.get("contributions")
@@ -125,6 +128,10 @@ def setup_of(game: Game[Any, Any, Any, Any, Any], header: LogLine, seed: int) ->
         raise CorruptLog(None, f"invalid setup: {exc}") from None
     if setup.setup_hash() != header.get("setup_hash"):
         raise CorruptLog(None, "setup_hash does not match the setup")
+    if RacePolicy.of_rules(setup.rules).compensated != (header.get("format") == FORMAT_3):
+        raise CorruptLog(
+            None, 'a log is of format 3 exactly when its rules set race_policy "compensated"'
+        )
     return setup
 
 

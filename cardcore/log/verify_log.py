@@ -13,6 +13,7 @@ from ..engine import Game, Setup
 from ..errors import CorruptLog, DecodeError, Rejected
 from .chain import (
     BROKEN,
+    RaceCheck,
     Report,
     check_outcome,
     count,
@@ -140,6 +141,7 @@ class _Log:
         self.table: Redecider | None = None
         self.last_at_ms = 0
         self.unchecked = 0
+        self.races = RaceCheck(setup)
 
     def place(self, expected: int, line: LogLine) -> Any:
         return in_place(expected, line)
@@ -147,6 +149,7 @@ class _Log:
     def stamp(self, seq: Any, line: LogLine) -> int:
         if self.salt is not None and line.get("hash") != keyed_hash(self.salt, line):
             raise CorruptLog(seq, "hash mismatch: the entry was altered")
+        self.races.check(seq, line, self.last_at_ms)
         self.last_at_ms = ordered_time(seq, line, self.last_at_ms)
         listed_events(seq, line)
         return self.last_at_ms

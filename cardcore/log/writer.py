@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from .. import codec, rng
 from ..engine import Game, Outcome, Setup
+from ..races import RACE_KEY, Race, RacePolicy
 from ..signatures import SIGNATURE_KEY
 from .format import (
     DEAL_ACTION,
@@ -71,6 +72,9 @@ class LogWriter:
             if rng.derive_deal_seed(server_seed, contributions) != setup.seed:
                 raise ValueError("setup.seed is not the deal seed of server_seed and contributions")
             self._seed = server_seed
+        self.race: Race | None = None
+        """Set by the host (:class:`~cardcore.match.Match`) before an action of a game under
+        ``race_policy: "compensated"`` is recorded: the entry records it (log format 3)."""
         header = header_line(
             game.info.name,
             version,
@@ -79,6 +83,7 @@ class LogWriter:
             game_id=game_id,
             contributions=contributions,
             position=position,
+            raced=RacePolicy.of_rules(setup.rules).compensated,
         )
         if sign is not None:
             header[SIGNATURE_KEY] = sign(header["hash"])
@@ -140,6 +145,8 @@ class LogWriter:
         canonical text (:func:`codec.encode_with_text`). The line is the one :meth:`entry` of
         their encodings gives, faster. Nothing is appended if a value does not encode."""
         # The playouts' hot path: one Python call per value encoded, one for the entry's text.
+        if self.race is not None:
+            return self._raced(seq, at_ms, seat, command, events, race=self.race)
         if command is None:
             action, action_text = dict(DEAL_ACTION), _DEAL_TEXT
         else:
@@ -184,6 +191,39 @@ class LogWriter:
         self._bytes.append(body)
         return line
 
+    def _raced(
+        self,
+        seq: int,
+        at_ms: int,
+        seat: int | None,
+        command: Any,
+        events: Sequence[Any],
+        *,
+        race: Race,
+    ) -> LogLine:
+        """:meth:`record` of an entry with its race record (log format 3): the line is built
+        and hashed as any line is (:func:`keyed_hash`), not by the fast path's template."""
+        if len(self._bytes) != len(self.lines):
+            self._sync()
+        line: LogLine = {
+            "type": "entry",
+            "seq": seq,
+            "at_ms": at_ms,
+            "seat": seat,
+            "action": dict(DEAL_ACTION) if command is None else _value(command),
+            "events": [_value(e) for e in events],
+            "prev": self.lines[-1]["hash"],
+            RACE_KEY: race.json(),
+        }
+        body = codec.canonical_bytes(line)
+        inner, outer = self._inner.copy(), self._outer.copy()
+        inner.update(body)
+        outer.update(inner.digest())
+        line["hash"] = self._tip = outer.hexdigest()
+        self.lines.append(line)
+        self._bytes.append(body)
+        return line
+
     def end(self, seq: int, outcome: Outcome) -> LogLine:
         """Append the end line: the outcome, and the seed and salt revealed."""
         if len(self._bytes) != len(self.lines):
@@ -206,6 +246,11 @@ class _Encoded:
 
     value: Any
     text: str
+
+
+def _value(value: Any) -> Any:
+    """A typed value's JSON, or the JSON an :class:`_Encoded` holds."""
+    return value.value if isinstance(value, _Encoded) else codec.encode(value)
 
 
 def _encoded_pair(e: _Encoded) -> tuple[Any, str]:

@@ -18,11 +18,16 @@ class Preset:
     seed: int
     rules: dict[str, Any] = field(default_factory=dict)
     event_limit: int = 5_000
+    delays_ms: tuple[int, ...] = ()
+    """Each seat's one-way delay to the host (the race simulator plays it:
+    :func:`cardcore.fairness.play_raced`); none: every seat at the host."""
 
     @property
     def stem(self) -> str:
         return f"{self.game}/{self.name}-{self.seats}p-seed{self.seed}"
 
+
+COMPENSATED: dict[str, Any] = {"race_policy": "compensated", "race_cap_ms": 80}
 
 PRESETS: list[Preset] = [
     Preset("ratscrew", "default", 2, 11),
@@ -155,5 +160,16 @@ PRESETS: list[Preset] = [
             "ten_follow_up": False,
             "voluntary_pickup": True,
         },
+    ),
+    # docs/games/common.md#race-policy: one game per real-time game under "compensated", its
+    # seats at different distances (a delay past the cap in the three-seat one)
+    *(
+        Preset(game, "compensated", seats, seed, COMPENSATED, delays_ms=delays)
+        for game, seats, seed, delays in (
+            ("ratscrew", 2, 15, (0, 40)),
+            ("slapjack", 3, 25, (0, 30, 90)),
+            ("speed", 2, 35, (45, 0)),
+            ("spit", 2, 56, (0, 60)),
+        )
     ),
 ]

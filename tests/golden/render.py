@@ -7,6 +7,7 @@ from pathlib import Path
 from cardcore import codec, log
 from cardcore.bots import play_out, seat_bots
 from cardcore.engine import Role, Viewer
+from cardcore.fairness import play_raced
 from cardcore.match import Match
 from cardcore.registry import get_game
 from cardcore.views import render_value, viewer_name
@@ -27,7 +28,11 @@ def build(preset: Preset) -> tuple[bytes, bytes]:
     game = get_game(preset.game)
     setup = game.make_setup(preset.seats, preset.seed, preset.rules, preset.event_limit)
     match = Match(game, setup, game_id=preset.stem)
-    play_out(match, seat_bots("reaction", preset.seats, preset.seed))
+    bots = seat_bots("reaction", preset.seats, preset.seed)
+    if preset.delays_ms:
+        play_raced(match, bots, preset.delays_ms)
+    else:
+        play_out(match, bots)
     assert match.writer is not None
     lines = match.writer.lines
     viewers: list[Viewer] = [*range(preset.seats), Role.SPECTATOR]

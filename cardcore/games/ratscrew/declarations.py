@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ... import kit
+from ... import kit, races
 from ...cards import RANKS, Card, SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
@@ -49,8 +49,12 @@ class Rules:
     num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=8)
     jokers: int = flag(0, "jokers per deck", min=0, max=2)
 
+    race_policy: Literal["arrival", "compensated"] = races.policy_flag()
+    race_cap_ms: int = races.cap_flag()
+
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        races.check_race_flags(self)
         for rank, count in self.challenge_counts.items():
             if rank not in RANKS:
                 raise InvalidSetup(

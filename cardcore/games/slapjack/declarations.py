@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ... import kit
+from ... import kit, races
 from ...cards import Card, SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
@@ -44,8 +44,12 @@ class Rules:
     )
     num_decks: int = flag(1, "52-card decks shuffled together", min=1, max=8)
 
+    race_policy: Literal["arrival", "compensated"] = races.policy_flag()
+    race_cap_ms: int = races.cap_flag()
+
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        races.check_race_flags(self)
         # The game is Slapjack: a Jack is always a target; docs/games/slapjack.md#variant-flags
         # lists double and sandwich as additions ("+ double"). It also guarantees the end of
         # docs/games/slapjack.md#playing-a-card, step 3 (a Jack resurfaces).

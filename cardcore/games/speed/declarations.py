@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ... import kit
+from ... import kit, races
 from ...cards import Card, SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
@@ -37,8 +37,12 @@ class Rules:
     score_counts: ScoreCounts = flag("stock", "what the round winner scores: loser's draw pile …")
     best_of: int | None = flag(None, "play a best-of-N series of won rounds (odd N)", min=1)
 
+    race_policy: Literal["arrival", "compensated"] = races.policy_flag()
+    race_cap_ms: int = races.cap_flag()
+
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        races.check_race_flags(self)
         if self.jokers not in (0, 2):
             raise InvalidSetup("rules.jokers", f"must be 0 or 2, got {self.jokers}")
         if self.best_of is not None:

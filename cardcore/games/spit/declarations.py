@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ... import kit
+from ... import kit, races
 from ...cards import Card, SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
@@ -36,8 +36,12 @@ class Rules:
         "starter", "who takes the only spit pile after a stalemate round end (B)"
     )
 
+    race_policy: Literal["arrival", "compensated"] = races.policy_flag()
+    race_cap_ms: int = races.cap_flag()
+
     def __post_init__(self) -> None:
         check_rules(self)  # types, Literal values and bounds, as make_setup checks them
+        races.check_race_flags(self)
         if not 4 <= self.num_stock_piles <= 5:
             raise InvalidSetup(
                 "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
