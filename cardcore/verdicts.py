@@ -149,11 +149,11 @@ def _alone(lines: LogLines, key: bytes | None, game: Any) -> Verdict:
         text = (
             f"valid from {log.whose(report.copy)} own {kind}: {report.game}, {report.entries} "
             "entries rebuilt from the revealed seed and the actions; every hash held and every "
-            f"event shown match the game the seed gives{ending}{signed}"
+            f"event shown match the game the seed gives{_credits(report)}{ending}{signed}"
         )
         return Verdict(Status.VALID, text)
     rebuilt = f"{report.game}, {report.entries} entries; the seed matches its commitment, "
-    rebuilt += f"every action re-decided by the rules{ending}"
+    rebuilt += f"every action re-decided by the rules{_credits(report)}{ending}"
     if key is not None:
         return Verdict(Status.VALID, f"valid, signed by the server key: {rebuilt}{signed}")
     text = (
@@ -188,6 +188,13 @@ def _signature_words(report: log.Report, key: bytes | None) -> str:
     if report.signed_by:
         return f"; signed by {report.signed_by} (not checked: pass --server-key)"
     return "; unsigned"
+
+
+def _credits(report: log.Report) -> str:
+    """What a verdict adds for a game whose races were credited (log format 3)."""
+    if report.race_policy == "arrival":
+        return ""
+    return f" at its credited time (race policy {report.race_policy}: every credit checked)"
 
 
 def _ending(outcome: Outcome | None) -> str:

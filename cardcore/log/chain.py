@@ -48,6 +48,9 @@ class Report:
     """The public key (base64url) the header says signed the log, if any."""
     signatures_checked: int = 0
     """Signatures checked against the ``server_key`` given to :func:`verify` (header, end)."""
+    race_policy: str = "arrival"
+    """The game's race policy (docs/games/common.md#race-policy): ``arrival``, or
+    ``compensated:CAP``, whose every credit was checked (:class:`RaceCheck`)."""
 
 
 class EntryPolicy(Protocol):

@@ -11,7 +11,16 @@ from typing import Any, Final
 from .. import codec
 from ..engine import Game, Role, Setup, Viewer, check_abort_by, union_of
 from ..errors import CorruptLog, DecodeError, InvalidSeat, Rejected
-from .chain import Report, check_outcome, count, in_place, listed_events, ordered_time, walk
+from .chain import (
+    RaceCheck,
+    Report,
+    check_outcome,
+    count,
+    in_place,
+    listed_events,
+    ordered_time,
+    walk,
+)
 from .format import (
     COPY_KEY,
     DEAL_ACTION,
@@ -84,6 +93,7 @@ def verify_copy(
             "seq",
             "prev links",
             "at_ms order",
+            *(("credits",) if copy.races.policy.compensated else ()),
             "seats",
             "actions",
             "events",
@@ -116,6 +126,7 @@ class _Copy:
         self.last_at_ms = 0
         self.aborted: int | None = None
         self.undecoded = 0
+        self.races = RaceCheck(setup)
 
     def place(self, expected: int, line: LogLine) -> Any:
         seq = in_place(expected, line, bool_is_seq=False)
@@ -126,6 +137,7 @@ class _Copy:
     def stamp(self, seq: Any, line: LogLine) -> int:
         if not is_digest(line.get("hash")):
             raise CorruptLog(seq, "the entry's hash is not a sha256 digest")
+        self.races.check(seq, line, self.last_at_ms)
         self.last_at_ms = ordered_time(seq, line, self.last_at_ms)
         listed_events(seq, line)
         return self.last_at_ms
@@ -231,6 +243,7 @@ def settle(
         0,
         copy=viewer_text(viewer),
         checked=("header", "commitment", "every entry rebuilt from the seed", "hashes", "end"),
+        race_policy=str(settled.races.policy),
     )
 
 
@@ -250,6 +263,8 @@ class _Settle:
         self.salt = salt
         self.viewer = viewer
         self.table: Redecider | None = None
+        self.races = RaceCheck(setup)
+        self.last_at_ms = 0
 
     def place(self, expected: int, line: LogLine) -> Any:
         if line.get("type", "entry") != "entry" or line.get("seq") != expected:
@@ -265,6 +280,8 @@ class _Settle:
         at_ms = line.get("at_ms")
         if not isinstance(at_ms, int) or isinstance(at_ms, bool):
             raise CorruptLog(seq, f"at_ms {at_ms!r} is not a time")
+        self.races.check(seq, line, self.last_at_ms)
+        self.last_at_ms = at_ms
         return at_ms
 
     def deal(self, line: LogLine, at_ms: int) -> None:

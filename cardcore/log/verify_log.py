@@ -241,7 +241,14 @@ class _Log:
         if table is None:
             raise CorruptLog(0, "the log has no deal entry")
         if end is not None:
-            return Report(self.game.name, n, True, table.outcome, self.unchecked)
+            return Report(
+                self.game.name,
+                n,
+                True,
+                table.outcome,
+                self.unchecked,
+                race_policy=str(self.races.policy),
+            )
         return Report(
             self.game.name,
             n,
@@ -253,6 +260,7 @@ class _Log:
                 "seq",
                 "prev links",
                 "at_ms order",
+                *(("credits",) if self.races.policy.compensated else ()),
                 count(n - 1 - self.unchecked, "decision"),
             ),
             not_checked=(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -243,3 +244,20 @@ def test_the_fairness_command_prints_each_seats_share() -> None:
     assert "seat 1 (+50 ms): wins" in text.getvalue()
     assert main(["fairness", "palace", "--deals", "2"], io.StringIO()) == 2  # turn-based
     assert main(["fairness", "speed", "--delay", "2=5", "--deals", "2"], io.StringIO()) == 2
+
+
+def test_a_players_copy_holds_the_credits_too() -> None:
+    """docs/games/common.md#race-policy: a seat's copy carries every race record; its check
+    says it checked the credits, catches a changed one at its seq, and the settled copy and the
+    log's verdict say every credit was checked."""
+    match = raced_match()
+    lines = log.loads(match.dumps())
+    mine = log.redact_log(lines, 0)
+    assert all("race" in ln for ln in mine[2:] if ln.get("type") == "entry")
+    report = log.verify(mine)
+    assert "credits" in report.checked and report.copy == "0"
+    assert caught(tampered(mine, 4, delay_ms=mine[5]["race"]["delay_ms"] + 1))[0] == 4
+    out = io.StringIO()
+    done = Path(__file__).parents[1] / "golden" / "speed" / "compensated-2p-seed35.jsonl"
+    assert main(["verify", str(done)], out) == 0
+    assert "race policy compensated:80: every credit checked" in out.getvalue()
