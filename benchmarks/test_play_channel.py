@@ -12,8 +12,10 @@ protocol, a raw ASGI app) measured in the same run with the same client code:
 
 A durable store (SQLite, WAL, synchronous=FULL) on the temporary folder's disk; the server's
 CPU per action says what the channel and the application cost beside the transport. Run with
-``make bench``; the shared servers harness (``../shared/bench/servers``) has the same rows next
-to boardgame.io and Colyseus.
+``make bench``. Next to boardgame.io and Colyseus: the shared servers harness
+(``../shared/bench/servers``) has no play-channel rows and cannot be changed from here, so
+``bash benchmarks/servers/run.sh OUT_DIR`` runs a copy of it with them added (WebSocket
+sequential, tmpfs, x8 and fan-out; gRPC ``Play`` sequential; benchmarks/servers/README.md).
 """
 
 from __future__ import annotations

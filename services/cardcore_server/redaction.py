@@ -28,6 +28,7 @@ from typing import Any, Final, Protocol, TypeVar
 from cardcore import codec
 from cardcore.engine import Game, Viewer
 from cardcore.log import LogLine, redact_log
+from cardcore.races import RACE_KEY
 
 _T = TypeVar("_T")
 
@@ -65,6 +66,9 @@ class RedactedEntry:
     """The entry's hash in the log (keyed: it proves the entry, and reveals nothing)."""
     prev: str = ""
     """The hash of the line before it."""
+    race: str = ""
+    """Its race record's canonical JSON, in a game under ``race_policy: "compensated"`` (log
+    format 3; docs/games/common.md#race-policy): how it was credited. Empty otherwise."""
     wire: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Each transport's encoding of the entry, made once for every subscriber of this view."""
 
@@ -86,6 +90,7 @@ def _make(line: LogLine, events: tuple[Value, ...]) -> RedactedEntry:
         events=events,
         hash=str(line["hash"]),
         prev=str(line["prev"]),
+        race=codec.canonical_text(line[RACE_KEY]) if RACE_KEY in line else "",
     )
 
 

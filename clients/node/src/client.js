@@ -190,6 +190,7 @@ function entryOf(e) {
     events: e.events.map(value),
     hash: e.hash,
     prev: e.prev,
+    race: e.race_json || '', // a game under race_policy "compensated": the race record's JSON
   };
 }
 
@@ -204,7 +205,7 @@ function receiptLine(e) {
   return (
     `{"type":"entry","seq":${Number(e.seq)},"at_ms":${Number(e.at_ms)},"seat":${seat},` +
     `"action":${e.action.json},"events":[${events}],"prev":${JSON.stringify(e.prev)},` +
-    `"hash":${JSON.stringify(e.hash)}}\n`
+    `"hash":${JSON.stringify(e.hash)}${e.race ? `,"race":${e.race}` : ''}}\n`
   );
 }
 

@@ -1,7 +1,8 @@
 // Node's own check of a complete log, beside cardcore's verdict (verify.js): the header's hash,
-// the seed commitment, every entry's seq, link and keyed hash, the end line's hash, and the
-// first deal re-dealt from the revealed seed. Written from docs/log-format.md and docs/rng.md,
-// not from cardcore's Python.
+// the seed commitment, every entry's seq, link and keyed hash, in format 3 every entry's credit
+// (its race record), the end line's hash, and the first deal re-dealt from the revealed seed.
+// Written from docs/log-format.md, docs/games/common.md#race-policy and docs/rng.md, not from
+// cardcore's Python.
 //
 // Why keep it, now that the verdict is cardcore's own engine run under Pyodide: that engine is
 // the code a doubter doubts. These are the checks that make a log tamper-evident (once the
@@ -24,9 +25,14 @@ import {
   u64,
 } from './rng.js';
 
-const FORMATS = [1, 2];
+const FORMATS = [1, 2, 3];
+const RACED = 3; // the format of a game under race_policy "compensated" (log-format.md)
 const HIDDEN = '??';
 const MAX_DECKS = 16; // a guard, not a rule: a forged header could ask for a billion decks
+const COMPENSATED = 'compensated';
+const [DEFAULT_CAP_MS, MAX_CAP_MS] = [80, 250]; // race_cap_ms (games/common.md#race-policy)
+const RACE_FIELDS = 'clamped,delay_ms,received_ms';
+const ONLY_RACED = 'every action of a seat under race_policy "compensated"';
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -53,10 +59,16 @@ export function crossCheck(data) {
   const [header, end] = [lines[0], lines.at(-1)];
   const entries = lines.slice(1, -1);
   const deal = dealCheck(header, entries[0], end);
-  const fault = revealFault(header, end) ?? chainFault(header, entries, end) ?? deal.fault;
+  const fault =
+    revealFault(header, end) ??
+    policyFault(header) ??
+    chainFault(header, entries, end) ??
+    deal.fault;
+  const credits = header.format === RACED ? `${entries.filter(raced).length} credits, ` : '';
   const checked =
     "the header's hash, the seed commitment, " +
-    `${entries.length} entries' seq, link and keyed hash, the end line's hash, ${deal.checked}`;
+    `${entries.length} entries' seq, link and keyed hash, ${credits}the end line's hash, ` +
+    deal.checked;
   return { checked, fault };
 }
 
@@ -103,6 +115,7 @@ function revealFault(header, end) {
 
 function chainFault(header, entries, end) {
   const salt = Buffer.from(end.salt, 'hex');
+  const credit = creditWalk(header);
   let prev = header.hash;
   for (const [k, entry] of entries.entries()) {
     if (entry.type !== 'entry' || entry.seq !== k) return `seq ${k}: not entry ${k}`;
@@ -110,6 +123,9 @@ function chainFault(header, entries, end) {
     if (entry.hash !== entryHash(salt, entry)) {
       return `seq ${k}: its keyed hash is not its content's`;
     }
+    // after the hash: a record re-hashed with the salt is what only the credit rule can catch
+    const why = credit(entry);
+    if (why !== null) return `seq ${k}: ${why}`;
     prev = entry.hash;
   }
   const at = `end line (seq ${entries.length})`;
@@ -118,6 +134,110 @@ function chainFault(header, entries, end) {
   if (end.hash !== endHash(end)) return `${at}: its hash is not its content's`;
   return null;
 }
+
+// ------------------------------------------------------------------------- races (format 3)
+
+/** The cap of the header's race policy (ms), or null under arrival (rules without the flag). */
+function capOf(header) {
+  const rules = header.setup?.rules;
+  return rules?.race_policy === COMPENSATED ? (rules.race_cap_ms ?? DEFAULT_CAP_MS) : null;
+}
+
+/** A log is of format 3 exactly when its rules compensate races: a format-3 header under
+ *  arrival would let its entries carry credits nobody asked for, and a compensated game logged
+ *  in another format would carry credits no verifier that knows the format checks. */
+function policyFault(header) {
+  const cap = capOf(header);
+  if ((header.format === RACED) !== (cap !== null)) {
+    const policy = canonical(header.setup?.rules?.race_policy ?? 'arrival');
+    return (
+      `header: a log of format ${header.format} under race_policy ${policy} ` +
+      '(format 3 is exactly the logs of race_policy "compensated")'
+    );
+  }
+  if (cap !== null && !(Number.isSafeInteger(cap) && cap >= 0 && cap <= MAX_CAP_MS)) {
+    const what = `race_cap_ms ${canonical(cap)}`;
+    return `header: ${what} is not a whole number of ms from 0 to ${MAX_CAP_MS}`;
+  }
+  return null;
+}
+
+/** Whether an entry is an action of a seat: the deal (seq 0) and a host's abort (seat null)
+ *  are not, and never carry a race record. */
+const raced = (entry) => entry.seq !== 0 && entry.seat !== null && entry.seat !== undefined;
+/** A whole, non-negative number of ms (a BigInt beyond 2^53: json.js never rounds). */
+const isMs = (v) =>
+  (typeof v === 'bigint' && v >= 0n) || (Number.isSafeInteger(v) && v >= 0);
+
+/**
+ * The credits of the log's entries, walked in order: a function of each entry (after its hash
+ * is checked) giving why its time or race record breaks the rule, or null. Under arrival, no
+ * entry may carry a race record. Under compensated, each action of a seat is credited at
+ * received_ms - min(delay_ms, cap), or at the previous entry's at_ms (clamped) when that is
+ * earlier, so credited times never go back; and two actions credited alike, neither clamped,
+ * go in order of arrival (the sequencer's tie-break: games/common.md#race-policy).
+ */
+function creditWalk(header) {
+  const cap = capOf(header);
+  let last = 0n; // the previous entry's at_ms: the deal's is at or after 0
+  let tie = null; // { at, received } of the last action credited without a clamp
+  return (entry) => {
+    const race = entry.race;
+    if (cap === null || !raced(entry)) {
+      if ('race' in entry) return `it has a race record, but only ${ONLY_RACED} has one`;
+    } else if (!('race' in entry)) {
+      return `it has no race record, but ${ONLY_RACED} has one`;
+    } else {
+      const why = creditFault(race, entry.at_ms, last, BigInt(cap));
+      if (why !== null) return `its race record does not hold: ${why}`;
+      const [at, received] = [BigInt(entry.at_ms), BigInt(race.received_ms)];
+      if (!race.clamped) {
+        if (tie !== null && tie.at === at && received < tie.received) {
+          return (
+            `credited at ${at} as the action before it, but received earlier ` +
+            `(${received} < ${tie.received}): actions credited alike go in order of arrival`
+          );
+        }
+        tie = { at, received };
+      }
+    }
+    if (cap !== null) {
+      // time never goes back: the credit of the next action is judged against this at_ms
+      if (!isMs(entry.at_ms) || BigInt(entry.at_ms) < last) {
+        return `at_ms ${canonical(entry.at_ms ?? null)} is not a time at or after ${last}`;
+      }
+      last = BigInt(entry.at_ms);
+    }
+    return null;
+  };
+}
+
+/** Why a race record (and its entry's at_ms) is not the credit the rule gives after an entry at
+ *  `last`, or null. All times are BigInt here, so a forged huge time is compared, not rounded. */
+function creditFault(race, atMs, last, cap) {
+  if (!isObject(race) || Object.keys(race).sort().join() !== RACE_FIELDS) {
+    return 'it must hold received_ms, delay_ms and clamped';
+  }
+  const { received_ms: received, delay_ms: delay, clamped } = race;
+  if (!isMs(received) || !isMs(delay) || typeof clamped !== 'boolean') {
+    return 'received_ms and delay_ms must be whole numbers of ms, clamped a boolean';
+  }
+  const credited = BigInt(received) - (BigInt(delay) < cap ? BigInt(delay) : cap);
+  const early = credited < last;
+  if (clamped !== early) {
+    return (
+      `clamped is ${clamped}, but the credit ${received} - min(${delay}, ${cap}) = ${credited} ` +
+      `is ${early ? 'before' : 'not before'} the previous entry's at_ms ${last}`
+    );
+  }
+  const due = early ? last : credited;
+  if (!isMs(atMs) || BigInt(atMs) !== due) {
+    return `at_ms ${canonical(atMs ?? null)} is not the credited time ${due}`;
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------------- the deal
 
 /** The deal of entry 0 against the deck re-dealt from the deal seed: { checked, fault }. */
 function dealCheck(header, deal, end) {
@@ -132,20 +252,28 @@ function dealCheck(header, deal, end) {
   if (!counts(decks, 1) || !counts(jokers, 0)) {
     return { checked: 'not the deal (a deck Node does not deal)', fault: null };
   }
-  if (header.format === 2 && header.seed_derivation !== DERIVATION) {
+  const derived = contributed(header);
+  if (derived && header.seed_derivation !== DERIVATION) {
     return { checked: 'not the deal (a seed derivation Node does not know)', fault: null };
   }
   const checked = 'the deal re-dealt from the revealed seed';
   let cards;
   let seed;
   try {
-    seed = header.format === 1 ? BigInt(end.seed) : deriveDealSeed(end.seed, header.contributions);
+    seed = derived ? deriveDealSeed(end.seed, header.contributions) : BigInt(end.seed);
     cards = spec.order(deal.events.find((e) => e.kind === 'Dealt'), header.setup.seats);
   } catch {
     return { checked, fault: "seq 0: no deal Node can read (or the header's contributions)" };
   }
   return { checked, fault: dealFault(cards, shuffled(seed, 0, spec.deck(rules ?? {}))) };
 }
+
+/** Whether the deal seed is derived from the revealed seed and the seats' contributions: format
+ *  2, and format 3 when its header is format 2's (it has either field); else the seed is the
+ *  revealed one. */
+const contributed = (header) =>
+  header.format === 2 ||
+  (header.format === RACED && ('contributions' in header || 'seed_derivation' in header));
 
 /** Where the cards dealt (in the order taken from the deck) are not the deck's. */
 function dealFault(cards, deck) {

@@ -127,7 +127,11 @@ const MAX_PYTHONS = 2; // the machine's cores are shared
  * directory of its own holding `files` ({ name: text }), `stdin` on its standard input:
  * resolves to { exit, stdout, stderr }.
  */
-export async function pythonVerify(args, files = {}, stdin = '') {
+export const pythonVerify = (args, files = {}, stdin = '') =>
+  python(['-m', 'cardcore', 'verify', ...args], files, stdin);
+
+/** `python ARGS…` with the cardcore sources Node runs, as pythonVerify runs it. */
+async function python(args, files, stdin) {
   if (running >= MAX_PYTHONS) await new Promise((go) => waiting.push(go));
   running++;
   const dir = mkdtempSync(path.join(tmpdir(), 'cardcore-py-'));
@@ -135,7 +139,7 @@ export async function pythonVerify(args, files = {}, stdin = '') {
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
     return await new Promise((resolve, reject) => {
       const env = { ...process.env, PYTHONPATH: path.dirname(cardcoreDir()) };
-      const child = spawn(PYTHON, ['-m', 'cardcore', 'verify', ...args], { cwd: dir, env });
+      const child = spawn(PYTHON, args, { cwd: dir, env });
       const out = { stdout: '', stderr: '' };
       child.stdout.on('data', (d) => (out.stdout += d));
       child.stderr.on('data', (d) => (out.stderr += d));
@@ -148,6 +152,44 @@ export async function pythonVerify(args, files = {}, stdin = '') {
     running--;
     waiting.shift()?.();
   }
+}
+
+// A game under race_policy "compensated" as a host logs it (format 3, with format 2's
+// contributions), two seats' actions from the bots received so that every third is credited
+// after the last entry, every third credited at the same time as it and received later (a
+// tie, in order of arrival), every third received too late for its credit (clamped).
+const RACED_GAME = `
+import sys
+from cardcore import log, rng
+from cardcore.bots import ask, seat_bots
+from cardcore.match import Match
+from cardcore.registry import get_game
+
+game = get_game(sys.argv[1])
+server_seed, contributions = 20240607, ((0, bytes(range(16))), (1, bytes(range(16, 32))))
+seed = rng.derive_deal_seed(server_seed, contributions)
+rules = {"race_policy": "compensated", "race_cap_ms": 80}
+setup = game.make_setup(2, seed, rules, 5000)
+match = Match(game, setup, server_seed=server_seed, contributions=contributions,
+              salt=bytes(range(16)), game_id="raced")
+bots = seat_bots("reaction", 2, 7)
+k = 0
+while match.outcome is None:
+    proposals = [(b.seat, p[1]) for b in bots if (p := ask(b, game, match.state)) is not None]
+    seat, command = proposals[k % len(proposals)]
+    last = match.last_at_ms
+    received, delay = [(last + 140, 40), (last + 60, 60), (last + 10, 40)][k % 3]
+    match.submit_received(seat, command, received, delay)
+    k += 1
+sys.stdout.buffer.write(log.dumps(match.writer.lines))
+`;
+
+/** A complete format-3 log of `game` (a two-seat real-time game) with contributions, ties and
+ *  clamps, written by cardcore (the sources Node runs): its text. */
+export async function racedLog(game) {
+  const { exit, stdout, stderr } = await python(['-c', RACED_GAME, game], {}, '');
+  assert.equal(exit, 0, stderr);
+  return stdout;
 }
 
 /** Assert that `verifier` (a Verifier) calls the complete log `text` valid, and that Node's own

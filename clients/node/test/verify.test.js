@@ -22,6 +22,8 @@ import {
   goldenLogs,
   linesOf,
   pythonVerify,
+  racedLog,
+  rehash,
   same,
   signingKey,
   textOf,
@@ -174,6 +176,172 @@ test("Node's own check says nothing of what it cannot check", () => {
   const position = clone(lines);
   position[0].position = 'a position';
   assert.match(crossCheck(textOf(position)).checked, /no deal \(the game starts from a position\)$/);
+});
+
+// ------------------------------------------------------------------------- credits (format 3)
+
+const RACED = goldenLogs.filter((f) => path.basename(f).startsWith('compensated-'));
+const CAP = 80; // the race_cap_ms of the compensated golden logs
+const RECORD = 'its race record does not hold: ';
+const MALFORMED =
+  `${RECORD}received_ms and delay_ms must be whole numbers of ms, clamped a boolean`;
+const FIELDS = 'received_ms, delay_ms and clamped';
+const ONLY = 'every action of a seat under race_policy "compensated"';
+const EXTRA = `it has a race record, but only ${ONLY} has one`;
+
+const isAction = (e) => e.type === 'entry' && e.seq !== 0 && e.seat !== null;
+/** `lines` (a complete log) changed by `change`, every hash from it on recomputed with the
+ *  revealed salt, as anyone holding the log after its end can: the forged log's text. */
+const resealed = (lines, change) => {
+  const changed = clone(lines);
+  change(changed);
+  return textOf(rehash(changed));
+};
+/** The first action from the middle of the log for which `pick` holds. */
+const middleAction = (lines, pick) =>
+  lines.slice(Math.floor(lines.length / 2)).find((e) => isAction(e) && pick(e));
+
+/** Entries `k` and `k + 1` of a log's lines swapped, each in the other's seq. */
+const swap = (k) => (lines) => {
+  [lines[k + 1], lines[k + 2]] = [lines[k + 2], lines[k + 1]];
+  [lines[k + 1].seq, lines[k + 2].seq] = [k, k + 1];
+};
+
+/** Node's own check names `fault` in `text`, and cardcore's verdict (Pyodide) is INVALID at
+ *  the same seq, unless `seq` says where cardcore's own first fault is. */
+async function caught(text, fault, what, seq = fault.split(':')[0]) {
+  assert.equal(crossCheck(text).fault, fault, what);
+  const r = await verifier.run(['x.jsonl'], { 'x.jsonl': text });
+  assert.equal(r.exit, 1, `${what}: ${r.stdout}`);
+  assert.ok(r.stdout.startsWith(`INVALID at ${seq}: `), `${what}: ${r.stdout}`);
+}
+
+test("Node's own check, format 3: the compensated golden logs hold, credits counted", () => {
+  assert.ok(RACED.length >= 4, RACED.join(', '));
+  for (const file of RACED) {
+    const lines = linesOf(readFileSync(file, 'utf8'));
+    assert.equal(lines[0].format, 3, file);
+    const c = crossCheck(textOf(lines));
+    assert.equal(c.fault, null, `${file}: ${c.fault}`);
+    const credits = lines.filter(isAction).length;
+    assert.match(c.checked, new RegExp(`hash, ${credits} credits, the end line's hash, `), file);
+    assert.match(c.checked, /the deal re-dealt from the revealed seed$/, file);
+  }
+  // an arrival log (format 1) still holds, and has no credits to count
+  const arrival = crossCheck(RATSCREW);
+  assert.equal(arrival.fault, null);
+  assert.doesNotMatch(arrival.checked, /credits/);
+});
+
+test("Node's own check, format 3: a delay, receipt or clamp changed, re-hashed: its seq", async () => {
+  const cases = RACED.flatMap((file) => {
+    const lines = linesOf(readFileSync(file, 'utf8'));
+    // a delay under the cap, so that changing it changes the credit
+    const e = middleAction(lines, (x) => x.race.delay_ms > 0 && x.race.delay_ms < CAP);
+    const { at_ms: at, seq, race } = e;
+    const credit = `${race.received_ms} - min(${race.delay_ms}, ${CAP}) = ${at}`;
+    const notCredited = `${RECORD}at_ms ${at} is not the credited time`;
+    const forged = (what, change, fault) => [
+      resealed(lines, (l) => change(l[seq + 1])),
+      `seq ${seq}: ${fault}`,
+      `${path.basename(file)}, ${what}`,
+    ];
+    return [
+      forged('delay + 1', (x) => (x.race.delay_ms += 1), `${notCredited} ${at - 1}`),
+      forged('received + 1', (x) => (x.race.received_ms += 1), `${notCredited} ${at + 1}`),
+      forged(
+        'clamped',
+        (x) => (x.race.clamped = true),
+        `${RECORD}clamped is true, but the credit ${credit} ` +
+          `is not before the previous entry's at_ms ${lines[seq].at_ms}`,
+      ),
+      forged('no race', (x) => delete x.race, `it has no race record, but ${ONLY} has one`),
+      forged('no clamped', (x) => delete x.race.clamped, `${RECORD}it must hold ${FIELDS}`),
+      forged('a negative delay', (x) => (x.race.delay_ms = -1), MALFORMED),
+      forged('clamped 0', (x) => (x.race.clamped = 0), MALFORMED),
+    ];
+  });
+  const deal = linesOf(readFileSync(RACED[0], 'utf8'));
+  const dealRace = (l) => (l[1].race = { clamped: false, delay_ms: 0, received_ms: 0 });
+  cases.push([resealed(deal, dealRace), `seq 0: ${EXTRA}`, 'the deal']);
+  await Promise.all(cases.map((c) => caught(...c)));
+});
+
+test("Node's own check, format 3: a delay past the cap is credited the cap", async () => {
+  const lines = linesOf(readFileSync(RACED.find((f) => f.includes('slapjack')), 'utf8'));
+  const e = middleAction(lines, (x) => x.race.delay_ms > CAP);
+  assert.ok(e, 'the slapjack golden log has a seat past the cap');
+  const text = resealed(lines, (l) => (l[e.seq + 1].race.delay_ms += 1000));
+  assert.equal(crossCheck(text).fault, null);
+  assert.equal((await verifier.run(['x.jsonl'], { 'x.jsonl': text })).exit, 0);
+});
+
+test("Node's own check, format 3: two entries swapped, re-numbered, re-hashed", async () => {
+  for (const file of RACED) {
+    const lines = linesOf(readFileSync(file, 'utf8'));
+    const next = (x) => lines[x.seq + 2];
+    const e = middleAction(lines, (x) => isAction(next(x)) && next(x).at_ms > x.at_ms);
+    const later = lines[e.seq + 2];
+    // the later action first is credited as it was; the earlier one after it comes too late
+    // for its credit, but does not say it was clamped (cardcore may first refuse the action)
+    const fault = crossCheck(resealed(lines, swap(e.seq))).fault;
+    const credit = `${e.race.received_ms} - min(${e.race.delay_ms}, ${CAP}) = ${e.at_ms}`;
+    const expected =
+      `seq ${e.seq + 1}: ${RECORD}clamped is false, but the credit ${credit} ` +
+      `is before the previous entry's at_ms ${later.at_ms}`;
+    assert.equal(fault, expected, file);
+    const r = await verifier.run(['x.jsonl'], { 'x.jsonl': resealed(lines, swap(e.seq)) });
+    assert.equal(r.exit, 1, `${file}: ${r.stdout}`);
+  }
+});
+
+// a log cardcore writes (racedLog): format 3 with contributions, clamped credits and ties
+test("Node's own check, format 3: contributions, clamps, ties; a tie swapped; the policy", async () => {
+  const text = await racedLog('speed');
+  const lines = linesOf(text);
+  const actions = lines.filter(isAction);
+  const alike = (x, i) => i > 0 && !x.race.clamped && x.at_ms === actions[i - 1].at_ms;
+  const tie = actions.findIndex(alike);
+  assert.ok('contributions' in lines[0], 'format 3 with format 2 contributions');
+  assert.ok(actions.some((x) => x.race.clamped), 'a clamped credit');
+  assert.ok(tie > 0, 'two actions credited alike');
+  same(await both(['raced.jsonl'], { 'raced.jsonl': text }), 'a raced log cardcore wrote');
+  assert.equal(crossCheck(text).fault, null);
+  // the pair credited alike, swapped: the same credits, received out of order
+  const [first, second] = [actions[tie - 1], actions[tie]];
+  const swapped = resealed(lines, swap(first.seq));
+  const order =
+    `seq ${first.seq + 1}: credited at ${first.at_ms} as the action before it, ` +
+    `but received earlier (${first.race.received_ms} < ${second.race.received_ms}): ` +
+    'actions credited alike go in order of arrival';
+  assert.equal(crossCheck(swapped).fault, order);
+  assert.equal((await verifier.run(['x.jsonl'], { 'x.jsonl': swapped })).exit, 1);
+  // the deal seed is derived from the contributions: without them, it is not the deal
+  const dropped = resealed(lines, (l) => {
+    delete l[0].contributions;
+    delete l[0].seed_derivation;
+  });
+  assert.match(crossCheck(dropped).fault, /^seq 0: card \d+ dealt is /);
+  // format 3 exactly when the rules compensate; no race record in any other format
+  const policy = (format, name) =>
+    `header: a log of format ${format} under race_policy "${name}" ` +
+    '(format 3 is exactly the logs of race_policy "compensated")';
+  const golden = linesOf(readFileSync(RACED[0], 'utf8'));
+  const arrival = linesOf(RATSCREW);
+  const headers = [
+    [resealed(golden, (l) => (l[0].format = 1)), policy(1, 'compensated')],
+    [resealed(golden, (l) => (l[0].setup.rules.race_policy = 'arrival')), policy(3, 'arrival')],
+    [resealed(arrival, (l) => (l[0].format = 3)), policy(3, 'arrival')],
+    [
+      resealed(golden, (l) => (l[0].setup.rules.race_cap_ms = 251)),
+      'header: race_cap_ms 251 is not a whole number of ms from 0 to 250',
+    ],
+  ];
+  for (const [forged, fault] of headers) await caught(forged, fault, fault, 'header');
+  const e = middleAction(arrival, () => true);
+  const race = { clamped: false, delay_ms: 0, received_ms: e.at_ms };
+  const raced = resealed(arrival, (l) => (l[e.seq + 1].race = race));
+  await caught(raced, `seq ${e.seq}: ${EXTRA}`, 'format 1');
 });
 
 test("Node's own check turns valid into exit 1, saying why, and never INVALID into valid", () => {

@@ -73,16 +73,20 @@ class Entry:
     hash: str = ""
     """The entry's hash in the log: the final log must hold this very entry (a receipt)."""
     prev: str = ""
+    race: str = ""
+    """How the action was credited, in a game under ``race_policy: "compensated"``: its race
+    record's JSON text (``received_ms``, ``delay_ms``, ``clamped``); empty otherwise."""
 
     def receipt_line(self) -> str:
         """The entry as a line of a receipts file (``cardcore verify --receipts MINE FINAL``):
         the log entry exactly as this viewer was shown it, the server's JSON texts verbatim."""
         seat = "null" if self.seat is None else str(self.seat)
         events = ",".join(e.json for e in self.events)
+        race = f',"race":{self.race}' if self.race else ""
         return (
             f'{{"type":"entry","seq":{self.seq},"at_ms":{self.at_ms},"seat":{seat},'
             f'"action":{self.action.json},"events":[{events}],'
-            f'"prev":{json.dumps(self.prev)},"hash":{json.dumps(self.hash)}}}'
+            f'"prev":{json.dumps(self.prev)},"hash":{json.dumps(self.hash)}{race}}}'
         )
 
 
@@ -245,6 +249,7 @@ def _entry(e: pb.Entry) -> Entry:
         events=tuple(_value(x) for x in e.events),
         hash=e.hash,
         prev=e.prev,
+        race=e.race_json,
     )
 
 

@@ -95,6 +95,7 @@ class Application:
             metrics=self.metrics,
             roundtrips=RoundTrips(self.metrics.play_rtt.observe),
         )
+        self.games.delay_ms = self.play.roundtrips.delay_ms
         self.lobby = Lobby(
             store, gate=gate, tokens=tokens, games=games, waiting=waiting, presence=self.presence
         )

@@ -64,6 +64,9 @@ class Games:
         """Games whose stored log did not rebuild → when to try again (monotonic seconds)."""
         self._lease_task: asyncio.Task[None] | None = None
         self._stopping = False
+        self.delay_ms: Callable[[str, int], int] = lambda _game_id, _seat: 0
+        """A seat's measured one-way delay, in ms (set to the play channels' round trips):
+        what a game under ``race_policy: "compensated"`` credits its actions with."""
 
     @property
     def sign(self) -> Sign | None:
@@ -136,10 +139,16 @@ class Games:
         """A new game dealt here (not yet durable: :meth:`adopt` it once it is)."""
         return LiveGame.create(game, record, self._store, sign=self.sign)
 
+    def _serve(self, live: LiveGame) -> None:
+        """What every game served here is told: who hears of its timers, how far its seats are."""
+        live.on_auto = self._on_timer
+        game_id = live.game_id
+        live.sequencer.delay_of = lambda seat: self.delay_ms(game_id, seat)
+
     def adopt(self, live: LiveGame) -> None:
         """Serve a game this server just dealt, now durable."""
         live.created()
-        live.on_auto = self._on_timer
+        self._serve(live)
         self._tokens.know(live.game_id)
         self.games[live.game_id] = live
         live.plan()
@@ -197,7 +206,7 @@ class Games:
                 log.error("rebuild_failed", game_id=game_id, error=str(exc))
                 raise unavailable("the game could not be rebuilt") from None
             self._failed_until.pop(game_id, None)
-            live.on_auto = self._on_timer
+            self._serve(live)
             self.games[game_id] = live
             if not live.over:
                 live.plan()

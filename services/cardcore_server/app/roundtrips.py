@@ -68,6 +68,12 @@ class RoundTrips:
         window.append(seconds)
         self._observe(seconds)
 
+    def delay_ms(self, game_id: str, seat: int) -> int:
+        """The seat's one-way delay, in whole milliseconds: half its round trip, rounded down
+        (a credit never flatters: docs/games/common.md#race-policy); 0 while it has none."""
+        window = self._samples.get((game_id, seat))
+        return math.floor(min(window) * 500) if window else 0
+
     def rtt_ms(self, game_id: str, seat: int) -> int | None:
         """The seat's round trip in whole milliseconds (rounded up: never flattering), or
         ``None`` while it has no channel open or none has answered a ping yet."""

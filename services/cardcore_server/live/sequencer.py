@@ -30,14 +30,12 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import structlog
 
 from cardcore import codec
 from cardcore.errors import DecodeError, RejectCode, Rejected
-from cardcore.log import LogLine
 
 from ..store import (
     Commit,
@@ -45,7 +43,6 @@ from ..store import (
     EventStore,
     GameRecord,
     SharedStore,
-    StoredRejection,
     StoreError,
 )
 from .actions import (
@@ -62,6 +59,8 @@ from .actions import (
 from .answers import Answers, Key, stored_rejection
 from .catchup import apply_tail
 from .fanout import Fanout
+from .holding import RaceHold
+from .intents import Answer, Intent, Round, answer
 
 log = structlog.get_logger("cardcore_server")
 
@@ -78,44 +77,6 @@ RETRY_MAX_S: Final = 2.0
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-@dataclass(slots=True)
-class _Intent:
-    """An action waiting for the sequencer."""
-
-    seat: int
-    command: Any
-    text: str
-    """The command's canonical JSON (tells a retry from a reused ``action_id``)."""
-    action_id: str | None
-    planned_seq: int | None
-    """A timed or bot action: only at this ``seq`` (otherwise :class:`Superseded`)."""
-    future: asyncio.Future[Accepted | Rejected]
-    deadline: float
-    """Loop time after which an unreachable store fails it (``inf``: never)."""
-    left: bool = False
-    """Its caller was cancelled (the action stays in line)."""
-    stopped_at: int | None = None
-    """The caller's ``cancelling()`` count when :meth:`Sequencer._watch` stopped its round."""
-
-
-Answer = Accepted | Rejected | BaseException
-
-
-@dataclass(slots=True)
-class _Round:
-    """One round as decided, before it is committed."""
-
-    answers: list[tuple[_Intent, Answer]] = field(default_factory=list)
-    entries: list[tuple[LogLine, str | None]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    """The entries' canonical JSON, as the log writer made it."""
-    rejections: list[StoredRejection] = field(default_factory=list)
-    accepted: dict[Key, int] = field(default_factory=dict)
-    rejected: dict[Key, StoredRejection] = field(default_factory=dict)
-    confirm: bool = False
-    """A rejection was decided on a state the store must confirm as current."""
 
 
 class Sequencer:
@@ -157,8 +118,8 @@ class Sequencer:
         which one does."""
         self.broken = False
         self.closed = False
-        self._queue: deque[_Intent] = deque()
-        self._in_round: list[_Intent] = []
+        self._queue: deque[Intent] = deque()
+        self._in_round: list[Intent] = []
         """The round being decided and committed now (their futures not yet answered)."""
         self._draining = False
         self._sequencer: asyncio.Task[None] | None = None
@@ -170,9 +131,19 @@ class Sequencer:
         self._committing = False
         self._watchdog: asyncio.TimerHandle | None = None
         """Due at the earliest deadline of a client waiting (:meth:`_watch`), if any."""
+        policy = match.race_policy
+        self._hold = (
+            RaceHold(policy, self._released, self._clock_ms) if policy.compensated else None
+        )
+        """Under ``race_policy: "compensated"``: actions wait here for their credited turn."""
+        self.delay_of: Callable[[int], int] = lambda _seat: 0
+        """A seat's measured one-way delay now, in ms (the play channel's round trips)."""
 
     def now_ms(self) -> int:
-        return max(self.match.last_at_ms, self.clock() - self._created_ms)
+        return max(self.match.last_at_ms, self._clock_ms())
+
+    def _clock_ms(self) -> int:
+        return self.clock() - self._created_ms
 
     def mark_durable(self) -> None:
         """Everything the match holds is in the store."""
@@ -201,8 +172,11 @@ class Sequencer:
         fut: asyncio.Future[Accepted | Rejected] = loop.create_future()
         timed = planned_seq is not None
         deadline = float("inf") if timed else loop.time() + CLIENT_WAIT_S
-        intent = _Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
-        self._queue.append(intent)
+        intent = Intent(seat, command, command_text, action_id, planned_seq, fut, deadline)
+        if self._hold is None:
+            self._queue.append(intent)
+        else:
+            self._hold_back(intent)
         # A client waits CLIENT_WAIT_S at most, whatever the store does (hangs, in an outage).
         if not timed and self._watchdog is None:
             self._watchdog = loop.call_at(deadline, self._watch)
@@ -211,7 +185,9 @@ class Sequencer:
             # caller leaves at its deadline, and cancelling a query in flight would itself
             # wait for the unreachable server (psycopg asks it to cancel).
             inline = self._runner is None and len(self._queue) == 1 and not self._stale
-            if inline and self.shared is None:
+            if self._hold is not None:
+                pass  # released to the queue in credited order (_released)
+            elif inline and self.shared is None:
                 await self._round_inline(fut)
             else:
                 self._kick()
@@ -225,6 +201,21 @@ class Sequencer:
         if isinstance(result, Rejected):
             raise result
         return result
+
+    def _hold_back(self, intent: Intent) -> None:
+        """Credit an action (docs/games/common.md#race-policy) and hold it for its turn: a
+        seat's by its measured delay, the host's own (a timer's, a bot's) with delay 0."""
+        assert self._hold is not None
+        if intent.planned_seq is None:
+            intent.received_ms, intent.delay_ms = self._clock_ms(), self.delay_of(intent.seat)
+        else:
+            intent.received_ms = self.now_ms()
+        credited = intent.received_ms - min(intent.delay_ms, self.match.race_policy.cap_ms)
+        self._hold.add(intent, credited, intent.received_ms)
+
+    def _released(self, intents: list[Intent]) -> None:
+        self._queue.extend(intents)
+        self._kick()
 
     def _watch(self) -> None:
         """One timer per game, not one per action: each client past :data:`CLIENT_WAIT_S` is
@@ -249,7 +240,7 @@ class Sequencer:
         if due != float("inf"):
             self._watchdog = loop.call_at(due, self._watch)
 
-    def _give_up(self, intent: _Intent) -> Accepted | Rejected:
+    def _give_up(self, intent: Intent) -> Accepted | Rejected:
         """A client's wait for the store is over: answer it ``UNAVAILABLE`` (retry with the
         same ``action_id``). Still queued, its action is never decided; in the round being
         committed, its fate is the round's, which a resend learns."""
@@ -258,7 +249,7 @@ class Sequencer:
         with contextlib.suppress(ValueError):
             self._queue.remove(intent)
         failure = StoreError(f"the store did not answer within {CLIENT_WAIT_S:g} s")
-        _answer(intent, failure)
+        answer(intent, failure)
         raise failure
 
     async def sync(self) -> None:
@@ -354,10 +345,10 @@ class Sequencer:
         """Answer the actions that cannot wait any longer for the store; wake sync waiters
         (they see the durable state as it is)."""
         now = asyncio.get_running_loop().time()
-        keep: deque[_Intent] = deque()
+        keep: deque[Intent] = deque()
         for intent in self._queue:
             if intent.deadline <= now:
-                _answer(intent, exc)
+                answer(intent, exc)
             else:
                 keep.append(intent)
         self._queue = keep
@@ -365,20 +356,22 @@ class Sequencer:
         _release(waiters)
 
     def _fail_all(self, exc: BaseException) -> None:
+        for intent in self._hold.take_all() if self._hold is not None else ():
+            answer(intent, exc)
         while self._queue:
-            _answer(self._queue.popleft(), exc)
+            answer(self._queue.popleft(), exc)
         waiters, self._sync_waiters = self._sync_waiters, []
         _release(waiters)
 
     # ------------------------------------------------------------------ rounds
 
-    def _take_round(self) -> list[_Intent]:
+    def _take_round(self) -> list[Intent]:
         """The next round: either one timed action (it carries the owner's fence) or the
         clients' actions up to the next timed one."""
         q = self._queue
         if q[0].planned_seq is not None:
             return [q.popleft()]
-        batch: list[_Intent] = []
+        batch: list[Intent] = []
         while q and q[0].planned_seq is None and len(batch) < MAX_ROUND:
             batch.append(q.popleft())
         return batch
@@ -393,11 +386,11 @@ class Sequencer:
             self._committing = False
             self._in_round = []
 
-    async def _decide_and_commit(self, batch: list[_Intent]) -> None:
+    async def _decide_and_commit(self, batch: list[Intent]) -> None:
         match = self.match
         timed = batch[0].planned_seq is not None
         was_over = match.outcome is not None
-        decided = _Round()
+        decided = Round()
         for intent in batch:
             decided.answers.append((intent, self._decide(intent, decided, was_over)))
         end = self.lines[-1] if match.outcome is not None and not was_over else None
@@ -426,12 +419,12 @@ class Sequencer:
         self.answers.keep(rejections)
         if decided.entries:
             self.mark_durable()
-        for intent, answer in decided.answers:
-            _answer(intent, answer)
+        for intent, decision in decided.answers:
+            answer(intent, decision)
         if decided.entries:
             self._on_durable()
 
-    def _decide(self, intent: _Intent, decided: _Round, was_over: bool) -> Answer:
+    def _decide(self, intent: Intent, decided: Round, was_over: bool) -> Answer:
         """Decide one action of the round on the match (the entry it makes, or the rejection,
         goes into ``decided``); returns its answer, once the round is durable."""
         match = self.match
@@ -449,6 +442,10 @@ class Sequencer:
             if isinstance(intent.command, HostAbort):
                 match.abort(self.now_ms(), intent.command.by)
                 events: Any = ()
+            elif self._hold is not None:
+                events = match.submit_received(
+                    intent.seat, intent.command, intent.received_ms, intent.delay_ms
+                )
             else:
                 events = match.submit(intent.seat, intent.command, self.now_ms())
         except Rejected as exc:
@@ -473,7 +470,7 @@ class Sequencer:
             decided.accepted[key] = seq
         return Accepted(seq, line, tuple(events), match.outcome if over else None, False)
 
-    def _prior(self, key: Key, command_text: str, decided: _Round) -> Accepted | Rejected | None:
+    def _prior(self, key: Key, command_text: str, decided: Round) -> Accepted | Rejected | None:
         """The answer ``key`` got already (stored, or earlier in this round), if any; raises
         :class:`~.actions.ActionIdReused` when it came with another command."""
         seq = self.answers.accepted.get(key)
@@ -493,18 +490,18 @@ class Sequencer:
             return Rejected(RejectCode(rej.code), rej.detail)
         return None
 
-    def _refused(self, batch: list[_Intent], timed: bool) -> None:
+    def _refused(self, batch: list[Intent], timed: bool) -> None:
         """The store refused the round (another server wrote first): rewind, catch up, and
         decide the round again."""
         self._rewind()
         self._stale = True
         if timed:  # re-planned after the catch-up if it still applies
             self._fenced_at = self.version
-            _answer(batch[0], Superseded())
+            answer(batch[0], Superseded())
         else:
             self._queue.extendleft(reversed(batch))
 
-    def _failed(self, batch: list[_Intent]) -> None:
+    def _failed(self, batch: list[Intent]) -> None:
         """The round's commit failed: its fate is unknown. Keep what a catch-up can settle (an
         action_id, a planned seq) and someone still waits for; an action without either cannot
         be told apart from a new one."""
@@ -514,7 +511,7 @@ class Sequencer:
         ]
         for i in batch:
             if i not in retry:
-                _answer(i, StoreError("the store failed; the action may not be recorded"))
+                answer(i, StoreError("the store failed; the action may not be recorded"))
         self._queue.extendleft(reversed(retry))
 
     # ------------------------------------------------------------------ catching up
@@ -554,8 +551,9 @@ class Sequencer:
 
     def drain(self, *, in_round: bool = False) -> None:
         """:meth:`.game.LiveGame.drain`."""
-        for intent in [*self._queue, *(self._in_round if in_round else ())]:
-            _answer(intent, Unavailable())
+        held = self._hold.take_all() if self._hold is not None else []
+        for intent in [*held, *self._queue, *(self._in_round if in_round else ())]:
+            answer(intent, Unavailable())
         self._queue.clear()
         runner = self._runner
         if (
@@ -587,14 +585,3 @@ def _release(waiters: list[asyncio.Future[None]]) -> None:
     for w in waiters:
         if not w.done():
             w.set_result(None)
-
-
-def _answer(intent: _Intent, answer: Answer) -> None:
-    fut = intent.future
-    if fut.done():
-        return
-    if isinstance(answer, (Accepted, Rejected)):
-        fut.set_result(answer)
-    else:
-        fut.set_exception(answer)
-        fut.exception()  # read: a cancelled caller never will, and asyncio would log it

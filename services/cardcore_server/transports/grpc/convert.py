@@ -164,6 +164,7 @@ def _entry_field(e: RedactedEntry) -> bytes:
         events=[value(x) for x in e.events],
         hash=e.hash,
         prev=e.prev,
+        race_json=e.race,
     ).SerializeToString()
     # Field 1, wire type 2 (length-delimited): its tag, the length as a varint, the bytes.
     # Setting the field to a message would copy it (upb serializes and parses it again).

@@ -129,6 +129,9 @@ def _entry_bytes(e: RedactedEntry) -> bytes:
         digest=codec.canonical_text(e.hash),
         typed=False,
     )
+    if e.race:  # log format 3: the race record goes after prev, as the keys sort
+        prev = f'"prev":{codec.canonical_text(e.prev)},'
+        text = text.replace(prev, f'{prev}"race":{e.race},', 1)
     return text.encode()
 
 

@@ -1,0 +1,108 @@
+"""A race under ``race_policy: "compensated"`` through the service
+(docs/games/common.md#race-policy): the sequencer credits each seat's action by the delay its
+play channel measured, holds it until nothing can overtake it, orders by credited time, and the
+log records how; under ``arrival`` nothing waits and the first to arrive wins."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from cardcore import log, registry
+from cardcore.games import ratscrew
+from cardcore.match import Match
+from cardcore_server.app import Application, GameSpec
+from cardcore_server.config import ServiceConfig
+from cardcore_server.errors import ServiceError
+from cardcore_server.store import SeatSpec
+from cardcore_server.transports.rest import render
+from cardcore_server.transports.server import ServerOptions, start
+
+COMPENSATED = {"race_policy": "compensated", "race_cap_ms": 80}
+
+
+def slappable_seed(rules: dict[str, Any]) -> tuple[int, list[tuple[int, str]]]:
+    """A seed whose pile is slappable after a few plays, and the plays (seat, kind)."""
+    game = registry.get_game("ratscrew")
+    for seed in range(500):
+        match = Match(game, game.make_setup(2, seed, rules), record=False)
+        plays: list[tuple[int, str]] = []
+        for _ in range(12):
+            if ratscrew.slap_match(match.state.played, match.state.setup.rules.slap_rules):
+                return seed, plays
+            for seat in (0, 1):
+                moves = [c for c in match.legal_commands(seat) if not isinstance(c, ratscrew.Slap)]
+                if moves:
+                    match.submit(seat, moves[0], 0)
+                    plays.append((seat, type(moves[0]).__name__))
+                    break
+    raise AssertionError("no seed makes the pile slappable early")
+
+
+async def race(tmp_path: Path, rules: dict[str, Any]) -> dict[str, Any]:
+    """Seat 1, 60 ms away, slaps 30 ms after seat 0 (1 ms away): who takes the pile, what the
+    log says, and how long each waited for its answer."""
+    config = ServiceConfig(allow_client_seed=True)
+    running = await start(ServerOptions(port=0, db=str(tmp_path / "race.db"), config=config))
+    app: Application = running.app
+    try:
+        seed, plays = slappable_seed(rules)
+        spec = GameSpec(
+            game="ratscrew", seats=(SeatSpec("human"), SeatSpec("human")), rules=rules, seed=seed
+        )
+        made = await app.create_game(spec)
+        tokens = dict(made.seat_tokens)
+        chans = {s: await app.open_channel(tokens[s], made.game_id) for s in (0, 1)}
+        for seat, kind in plays:
+            await chans[seat].act({"kind": kind}, "")
+        app.play.roundtrips.sample(made.game_id, 0, 0.002)  # 1 ms away
+        app.play.roundtrips.sample(made.game_id, 1, 0.120)  # 60 ms away
+
+        async def slap(seat: int, after_s: float) -> tuple[str, float]:
+            await asyncio.sleep(after_s)
+            began = time.monotonic()
+            try:
+                result = await chans[seat].act({"kind": "Slap"}, f"slap-{seat}")
+                answer = f"seq {result.entry.seq}"
+            except ServiceError as err:
+                answer = err.reason
+            return answer, (time.monotonic() - began) * 1000
+
+        answers = await asyncio.gather(slap(0, 0.0), slap(1, 0.030))
+        live = await app.play.live(made.game_id)
+        lines = live.lines[: live.durable_lines]
+        return {"answers": answers, "lines": lines, "live": live}
+    finally:
+        await running.stop(grace_s=0.5)
+
+
+def test_the_further_seat_credited_its_delay_wins_the_slap(tmp_path: Path) -> None:
+    got = asyncio.run(race(tmp_path, COMPENSATED))
+    (first, first_ms), (second, second_ms) = got["answers"]
+    lines = got["lines"]
+    slaps = [ln for ln in lines[1:] if ln["action"]["kind"] == "Slap"]
+    assert [ln["seat"] for ln in slaps][:1] == [1], (first, second)  # credited 30 ms earlier
+    won = slaps[0]
+    race_record = won["race"]
+    assert race_record["delay_ms"] == 60 and not race_record["clamped"]
+    assert won["at_ms"] == race_record["received_ms"] - 60
+    assert second.startswith("seq")
+    # the hold: each waited about cap - delay for nothing to overtake it, no longer than cap
+    assert first_ms >= 60 and second_ms >= 10, got["answers"]
+    # the log the service keeps verifies, each credit checked (the seed still secret)
+    report = log.verify(lines)
+    assert "credits" in report.checked
+    # every path out carries the race record: the REST/SSE/WebSocket entry JSON
+    entry = got["live"].redacted(won["seq"], 1)
+    assert b'"race":{"clamped":false,"delay_ms":60,' in render.entry_json(entry)
+
+
+def test_under_arrival_nothing_waits_and_the_first_to_arrive_wins(tmp_path: Path) -> None:
+    got = asyncio.run(race(tmp_path, {}))
+    (first, first_ms), _ = got["answers"]
+    slaps = [ln for ln in got["lines"][1:] if ln["action"]["kind"] == "Slap"]
+    assert slaps[0]["seat"] == 0 and first.startswith("seq")
+    assert all("race" not in ln for ln in got["lines"])
+    assert first_ms < 60  # no hold
