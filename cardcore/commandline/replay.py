@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .. import codec, log
 from ..engine import Role, Viewer, check_seat, parse_viewer
 from ..errors import CardcoreError, CorruptLog
+from ..races import RACE_KEY
 from ..registry import get_game
 from ..views import render_view, viewer_name
 from .common import EXIT_OK, EXIT_USAGE, read_log
@@ -87,11 +88,15 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     viewer = Role.REFEREE if asked is None else asked
     start_ms: int | None = None  # the first entry's, once the replay has checked it
     last_state = None
+    previous: log.LogLine | None = None
     for step in log.replay(lines):
         if args.at is not None and step.entry["seq"] > args.at:
             break
         start_ms = step.entry["at_ms"] if start_ms is None else start_ms
         _narrate(game, step.entry, start_ms, viewer, out)
+        if previous is not None and (note := race_note(previous, step.entry)) is not None:
+            print(f"    {note}", file=out)
+        previous = step.entry
         last_state = step.state
     if last_state is not None:
         try:
@@ -124,6 +129,34 @@ def _narrate(
     print(f"seq {entry['seq']} +{entry['at_ms'] - start_ms} ms {_who(game, entry)}", file=out)
     for raw in entry["events"]:
         print("    " + _shown(game, raw, viewer), file=out)
+    race = entry.get(RACE_KEY)
+    if isinstance(race, dict) and race.get("clamped"):
+        print(
+            f"    (arrived at +{race['received_ms'] - start_ms} ms, too late for its credited "
+            "place: credited at the entry before it)",
+            file=out,
+        )
+    elif isinstance(race, dict) and race.get("delay_ms"):
+        print(
+            f"    (arrived at +{race['received_ms'] - start_ms} ms from {race['delay_ms']} ms "
+            f"away: credited {race['received_ms'] - entry['at_ms']} ms earlier)",
+            file=out,
+        )
+
+
+def race_note(first: log.LogLine, second: log.LogLine) -> str | None:
+    """Why ``first`` went before ``second`` though it arrived after it (a race the credits
+    decided: docs/games/common.md#race-policy), in words; None when they went in arrival order."""
+    a, b = first.get(RACE_KEY), second.get(RACE_KEY)
+    if not isinstance(a, dict) or not isinstance(b, dict) or a["received_ms"] <= b["received_ms"]:
+        return None
+    sa, sb = first["seat"], second["seat"]
+    kind_a, kind_b = first["action"].get("kind"), second["action"].get("kind")
+    further = a["delay_ms"] - b["delay_ms"]
+    return (
+        f"seat {sa}'s {kind_a} arrived {a['received_ms'] - b['received_ms']} ms after seat "
+        f"{sb}'s {kind_b}, but seat {sa} is {further} ms further away: seat {sa} acted first"
+    )
 
 
 def _replay_copy(

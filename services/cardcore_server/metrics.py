@@ -90,6 +90,18 @@ class Metrics:
         self.play_channels = Gauge(
             "cardcore_play_channels", "Play channels open now", ["transport"], registry=r
         )
+        self.race_credit = Histogram(
+            "cardcore_race_credit_seconds",
+            "How much earlier than it arrived each action of a seat was credited, under "
+            'race_policy "compensated" (docs/games/common.md#race-policy)',
+            buckets=(0.0, 0.005, 0.01, 0.025, 0.05, 0.08, 0.1, 0.15, 0.25),
+            registry=r,
+        )
+        self.race_clamped = Counter(
+            "cardcore_race_clamped",
+            "Actions that arrived too late for their credited place (credited at the entry before)",
+            registry=r,
+        )
         self.play_closed = Counter(
             "cardcore_play_channels_closed",
             "Play channels closed, by transport and closing code (docs/reference/play-channel.md)",

@@ -73,7 +73,17 @@ async def race(tmp_path: Path, rules: dict[str, Any]) -> dict[str, Any]:
         answers = await asyncio.gather(slap(0, 0.0), slap(1, 0.030))
         live = await app.play.live(made.game_id)
         lines = live.lines[: live.durable_lines]
-        return {"answers": answers, "lines": lines, "live": live}
+        view = await chans[0].view()
+        metrics = app.metrics.registry
+        credited = metrics.get_sample_value("cardcore_race_credit_seconds_count") or 0
+        clamped = metrics.get_sample_value("cardcore_race_clamped_total") or 0
+        return {
+            "answers": answers,
+            "lines": lines,
+            "live": live,
+            "delays": view.race_delays_ms,
+            "metrics": (credited, clamped),
+        }
     finally:
         await running.stop(grace_s=0.5)
 
@@ -91,6 +101,10 @@ def test_the_further_seat_credited_its_delay_wins_the_slap(tmp_path: Path) -> No
     assert second.startswith("seq")
     # the hold: each waited about cap - delay for nothing to overtake it, no longer than cap
     assert first_ms >= 60 and second_ms >= 10, got["answers"]
+    # every seat sees each seat's credit in its view; the metrics count the credits, no clamp
+    assert got["delays"] == {0: 1, 1: 60}
+    credited, clamped = got["metrics"]
+    assert credited >= 2 and clamped == 0
     # the log the service keeps verifies, each credit checked (the seed still secret)
     report = log.verify(lines)
     assert "credits" in report.checked
@@ -105,4 +119,5 @@ def test_under_arrival_nothing_waits_and_the_first_to_arrive_wins(tmp_path: Path
     slaps = [ln for ln in got["lines"][1:] if ln["action"]["kind"] == "Slap"]
     assert slaps[0]["seat"] == 0 and first.startswith("seq")
     assert all("race" not in ln for ln in got["lines"])
+    assert got["delays"] == {} and got["metrics"] == (0, 0)
     assert first_ms < 60  # no hold

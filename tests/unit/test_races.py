@@ -261,3 +261,21 @@ def test_a_players_copy_holds_the_credits_too() -> None:
     done = Path(__file__).parents[1] / "golden" / "speed" / "compensated-2p-seed35.jsonl"
     assert main(["verify", str(done)], out) == 0
     assert "race policy compensated:80: every credit checked" in out.getvalue()
+
+
+def test_replay_says_why_the_action_that_arrived_second_went_first(tmp_path: Path) -> None:
+    """docs/games/common.md#race-policy: ``cardcore replay`` of a compensated game shows each
+    credit, and names a race the credit decided against the order of arrival."""
+    game = get_game("speed")
+    match = Match(game, game.make_setup(2, 3, COMPENSATED))
+    match.submit_received(1, match.legal_commands(1)[0], 1000, 60)  # credited at 940
+    match.submit_received(0, match.legal_commands(0)[0], 990, 0)  # arrived first, credited 990
+    (tmp_path / "race.jsonl").write_bytes(match.dumps())
+    out = io.StringIO()
+    assert main(["replay", str(tmp_path / "race.jsonl")], out) == 0
+    text = out.getvalue()
+    assert "(arrived at +1000 ms from 60 ms away: credited 60 ms earlier)" in text
+    assert (
+        "seat 1's Flip arrived 10 ms after seat 0's Flip, but seat 1 is 60 ms further away: "
+        "seat 1 acted first"
+    ) in text, text

@@ -17,6 +17,7 @@ from cardcore.engine import Viewer
 from cardcore.errors import DecodeError, Rejected
 from cardcore.kit import Resign
 from cardcore.log import LogLine, dumps
+from cardcore.races import RACE_KEY
 
 from .. import redaction
 from ..errors import FieldViolation, Reason, ServiceError, Status, invalid
@@ -121,6 +122,12 @@ class Play:
                 "the store did not confirm the action; retry with the same action_id"
             ) from None
         note(seq=accepted.seq, replayed=accepted.replayed)
+        race = accepted.line.get(RACE_KEY)
+        if race is not None and not accepted.replayed:
+            credit_s = (race["received_ms"] - accepted.line["at_ms"]) / 1000
+            self._metrics.race_credit.observe(credit_s)
+            if race["clamped"]:
+                self._metrics.race_clamped.inc()
         return SubmitResult(live.redacted(accepted.seq, seat), accepted.outcome, accepted.replayed)
 
     async def open_channel(
@@ -227,7 +234,17 @@ class Play:
             present=tuple(sorted((await self._presence.present_seats(live.game_id))[live.game_id])),
             head_hash=str(live.entry_line(durable.seq - 1)["hash"]) if durable.seq else "",
             rtt_ms=None if seat is None else self.roundtrips.rtt_ms(live.game_id, seat),
+            race_delays_ms=self._race_delays(live),
         )
+
+    def _race_delays(self, live: LiveGame) -> dict[int, int]:
+        """Each seat's credit now, under ``race_policy: "compensated"`` (else none)."""
+        policy = live.match.race_policy
+        if not policy.compensated:
+            return {}
+        seats = live.match.setup.seats
+        delay = self.roundtrips.delay_ms
+        return {s: min(delay(live.game_id, s), policy.cap_ms) for s in range(seats)}
 
     async def live(self, game_id: str) -> LiveGame:
         """The game as it is served now (after a rebuild, the new one)."""

@@ -114,6 +114,10 @@ class ViewResult:
     rtt_ms: int | None = None
     """The seat's round trip as the server measures it on its play channels (``None``: a
     spectator, or no channel open; :mod:`.roundtrips`)."""
+    race_delays_ms: dict[int, int] = field(default_factory=dict)
+    """In a game under ``race_policy: "compensated"``: each seat's delay its next action would
+    be credited with now (measured, up to the cap; docs/games/common.md#race-policy). Shown to
+    everyone at the table, so a race reads as the log will decide it. Empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -265,6 +265,7 @@ def game_view(result: ViewResult) -> pb.GetViewResponse:
         present_seats=result.present,
         head_hash=result.head_hash,
         rtt_ms=result.rtt_ms,
+        race_delays_ms=result.race_delays_ms,
     )
 
 

@@ -170,6 +170,7 @@ def game_view(r: ViewResult) -> wire.GameView:
         present_seats=list(r.present),
         head_hash=r.head_hash,
         rtt_ms=r.rtt_ms,
+        race_delays_ms={str(s): d for s, d in r.race_delays_ms.items()},
     )
 
 

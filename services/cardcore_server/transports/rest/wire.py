@@ -234,6 +234,9 @@ class GameView(msgspec.Struct):
     rtt_ms: int | None = None
     """The caller's round trip as the server measures it on the seat's play channels (the
     smallest of the last 16 pings, in ms); ``None`` for a spectator or with none open."""
+    race_delays_ms: dict[str, int] = msgspec.field(default_factory=dict)
+    """Under ``race_policy: "compensated"``: each seat's delay (by seat number) its next action
+    would be credited with now, in ms (docs/games/common.md#race-policy); empty otherwise."""
 
 
 class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
