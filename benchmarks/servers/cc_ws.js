@@ -130,18 +130,24 @@ module.exports = function ccWs(h) {
   }
 
   // Sequential and x8: `clients` clients, each with its own pool of games and channels.
+
+  // The pre-created games of one client (and every game it made, to close them at the end).
+  async function gamePool(cmd, agent, spectators, firstSeed) {
+    const games = [];
+    const create = creator(cmd, agent, spectators);
+    const pool = makePool(async (seed) => {
+      const g = await create(seed);
+      games.push(g);
+      return g;
+    }, movesNeeded(cmd), firstSeed);
+    await pool.prepare();
+    return { pool, games };
+  }
   async function ccWsSteps(cmd, clients) {
     const steps = [];
     for (let i = 0; i < clients; i++) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-      const games = [];
-      const create = creator(cmd, agent, 0);
-      const pool = makePool(async (seed) => {
-        const g = await create(seed);
-        games.push(g);
-        return g;
-      }, movesNeeded(cmd), 17 * i);
-      await pool.prepare();
+      const { pool, games } = await gamePool(cmd, agent, 0, 17 * i);
       let k = 0;
       const step = async () => {
         const g = pool.game;
@@ -173,14 +179,7 @@ module.exports = function ccWs(h) {
   // mover's entry and all the spectators' copies have arrived.
   async function ccWsFanSteps(cmd, spectators) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const games = [];
-    const create = creator(cmd, agent, spectators);
-    const pool = makePool(async (seed) => {
-      const g = await create(seed);
-      games.push(g);
-      return g;
-    }, movesNeeded(cmd), 5);
-    await pool.prepare();
+    const { pool, games } = await gamePool(cmd, agent, spectators, 5);
     let k = 0;
     const step = async () => {
       const g = pool.game;
