@@ -6,9 +6,12 @@ log records how; under ``arrival`` nothing waits and the first to arrive wins.""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
+
+from websockets.asyncio.client import connect
 
 from cardcore import log, registry
 from cardcore.games import ratscrew
@@ -121,3 +124,119 @@ def test_under_arrival_nothing_waits_and_the_first_to_arrive_wins(tmp_path: Path
     assert all("race" not in ln for ln in got["lines"])
     assert got["delays"] == {} and got["metrics"] == (0, 0)
     assert first_ms < 60  # no hold
+
+
+class DelayProxy:
+    """``127.0.0.1:<port>`` relaying to a local port, each direction's bytes delivered
+    ``delay_s`` after they were read, in order: a seat further away, on the same machine."""
+
+    def __init__(self, target_port: int, delay_s: float) -> None:
+        self.target_port = target_port
+        self.delay_s = delay_s
+        self.port = 0
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> DelayProxy:
+        self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+
+        async def deliver() -> None:
+            while True:
+                due, data = await queue.get()
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                if not data:
+                    writer.close()
+                    return
+                writer.write(data)
+                await writer.drain()
+
+        delivering = asyncio.ensure_future(deliver())
+        try:
+            while data := await reader.read(65536):
+                queue.put_nowait((loop.time() + self.delay_s, data))
+        except ConnectionError:
+            pass
+        queue.put_nowait((loop.time() + self.delay_s, b""))
+        await delivering
+
+
+async def through_a_slow_link(tmp_path: Path) -> dict[str, Any]:
+    """Seat 1 plays over a link 25 ms slower each way than seat 0's: its play channel's round
+    trip is measured through it, and its action is credited with half of it."""
+    config = ServiceConfig(allow_client_seed=True)
+    options = ServerOptions(port=0, rest_port=0, db=str(tmp_path / "link.db"), config=config)
+    running = await start(options)
+    try:
+        app: Application = running.app
+        spec = GameSpec(
+            game="ratscrew", seats=(SeatSpec("human"), SeatSpec("human")), rules=COMPENSATED
+        )
+        made = await app.create_game(spec)
+        tokens = dict(made.seat_tokens)
+        rest_port = running.rest_port
+        assert rest_port is not None
+        async with DelayProxy(rest_port, 0.025) as proxy:
+            ports = {0: rest_port, 1: proxy.port}
+            socks = {}
+            frames: dict[int, list[dict[str, Any]]] = {0: [], 1: []}
+
+            async def read(seat: int) -> None:
+                async for text in socks[seat]:
+                    frame = json.loads(text)
+                    frames[seat].append(frame)
+                    if frame["type"] == "ping":  # answered at once: the round trip is the link's
+                        await socks[seat].send(
+                            json.dumps({"type": "pong", "nonce": frame["nonce"]})
+                        )
+
+            readers = []
+            for seat in (0, 1):  # each read from its first frame on: no ping waits
+                url = f"ws://127.0.0.1:{ports[seat]}/v1/games/{made.game_id}/play"
+                socks[seat] = await connect(url)
+                readers.append(asyncio.ensure_future(read(seat)))
+                await socks[seat].send(json.dumps({"type": "auth", "token": tokens[seat]}))
+            await asyncio.sleep(0.3)  # each channel's first ping answered
+            for seat in (0, 1):  # seat 0 plays first, then seat 1
+                await socks[seat].send(json.dumps({"type": "act", "command": {"kind": "Play"}}))
+                await asyncio.sleep(0.3)
+            await socks[0].send(json.dumps({"type": "view"}))
+            await asyncio.sleep(0.1)
+            for r in readers:
+                r.cancel()
+            for s in socks.values():
+                await s.close()
+        live = await app.play.live(made.game_id)
+        views = [f for f in frames[0] if f["type"] == "view"]
+        return {"lines": live.lines[: live.durable_lines], "view": views[-1], "frames": frames}
+    finally:
+        await running.stop(grace_s=0.5)
+
+
+def test_a_seat_behind_a_slower_link_is_credited_what_its_channel_measured(
+    tmp_path: Path,
+) -> None:
+    """docs/games/common.md#race-policy, end to end: the delay a seat is credited with is the
+    one its own play channel measured through the network, half the round trip; the view shows
+    it to everyone at the table."""
+    got = asyncio.run(through_a_slow_link(tmp_path))
+    plays = [ln for ln in got["lines"][1:] if ln["action"]["kind"] == "Play"]
+    assert [ln["seat"] for ln in plays] == [0, 1], got["frames"]
+    near, far = plays[0]["race"], plays[1]["race"]
+    assert near["delay_ms"] <= 3  # the loopback's own round trip
+    assert 25 <= far["delay_ms"] <= 40, far  # 50 ms round trip through the link, halved
+    assert plays[1]["at_ms"] == far["received_ms"] - far["delay_ms"]
+    delays = got["view"]["race_delays_ms"]
+    assert 25 <= delays["1"] <= 40 and delays["0"] <= 3, delays

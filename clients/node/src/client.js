@@ -178,6 +178,10 @@ function viewOf(r) {
     headHash: r.head_hash ?? '',
     // the seat's round trip as the server measures it on its play channels; null without one
     rttMs: r.rtt_ms === undefined || r.rtt_ms === null ? null : Number(r.rtt_ms),
+    // race_policy "compensated": each seat's credit now, { seat: ms }; {} otherwise
+    raceDelaysMs: Object.fromEntries(
+      Object.entries(r.race_delays_ms ?? {}).map(([seat, ms]) => [Number(seat), Number(ms)]),
+    ),
   };
 }
 

@@ -120,6 +120,9 @@ class View:
     """This seat's round trip as the server measures it on its play channels (the smallest of
     its last 16 pings); ``None`` for a spectator, or while the seat has no :meth:`GameClient.play`
     session open."""
+    race_delays_ms: dict[int, int] = field(default_factory=dict)
+    """In a game under ``race_policy: "compensated"``: each seat's delay (by seat) that its next
+    action would be credited with now; empty otherwise (docs/games/common.md#race-policy)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +266,7 @@ def _view(r: pb.GetViewResponse) -> View:
         present_seats=tuple(r.present_seats),
         head_hash=r.head_hash,
         rtt_ms=r.rtt_ms if r.HasField("rtt_ms") else None,
+        race_delays_ms=dict(r.race_delays_ms),
     )
 
 
