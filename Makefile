@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest pytest-tree pytest-solo pytest-compiled nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
 
 setup: $(STAMP) $(PB)
 
@@ -83,8 +83,15 @@ buflint: $(NODE_STAMP)
 bufbreaking: $(NODE_STAMP)
 	node_modules/.bin/buf breaking --against '.git#ref=HEAD~1'
 
-## test: everything CI runs
-test: check pytest nodetest docs
+## test: everything CI runs. What can share the machine runs at once (lint and types, the tree's
+## tests, the compiled build's, Node's, the docs; -k: each runs whatever another does), then the
+## `solo` tests with the machine to themselves. All always run; any failing fails the target.
+test: COMPILE_OPT = 0
+test:
+	$(MAKE) --no-print-directory -k -j5 --output-sync=target \
+		check pytest-tree pytest-compiled nodetest docs; a=$$?; \
+	$(MAKE) --no-print-directory pytest-solo; b=$$?; \
+	if [ $$a -ne 0 ]; then exit $$a; fi; exit $$b
 
 ## docs: the documentation site (mkdocs.yml) into build/site, strictly: a broken link or anchor,
 ## a docstring mkdocstrings cannot render, or a warning of the reference generators fails it.
@@ -126,11 +133,12 @@ $(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name 
 	echo "$(COMPILE_OPT)" > $@
 
 # Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
-# pytest-xdist workers, then the `solo` ones (timings held to bounds; the browser tests) in one
-# process with the machine to themselves, both on the tree's Python; then the suites that hold
-# the two builds to one behaviour (BOTH_BUILDS) on the compiled build (build/compiled). All
-# always run; any failing fails the target.
-# pytest exits 5 when it collected no test: that is a failure here, never a silent pass.
+# pytest-xdist workers (pytest-tree), the `solo` ones (timings held to bounds; the browser tests)
+# in one process with the machine to themselves (pytest-solo), both on the tree's Python; and the
+# suites that hold the two builds to one behaviour (BOTH_BUILDS) on the compiled build
+# (build/compiled: pytest-compiled). `make pytest` runs the three in turn, always all three; any
+# failing fails it. pytest exits 5 when it collected no test: that is a failure here, never a
+# silent pass (RUN_PYTEST says so).
 # Bytecode goes to $(VENV)/pycache, never into the tree: the suite's Python processes
 # (workers, servers, CLIs) then compile the sources once, not each on its own.
 # The browser tests (tests/web) need node_modules (playwright-core, axe-core, pyodide).
@@ -139,15 +147,20 @@ $(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name 
 PYTEST_WORKERS ?= 3
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache \
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
+NO_TESTS_FAIL := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; exit $$rc
 pytest: COMPILE_OPT = 0
-pytest: $(STAMP) $(PB) $(NODE_STAMP) web-vendor $(COMPILED)
-	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; a=$$?; \
-	$(PYTEST) -m solo; b=$$?; \
-	$(ON_COMPILED) $(PYTEST) --import-mode=append -n $(PYTEST_WORKERS) $(BOTH_BUILDS); c=$$?; \
-	for rc in $$a $$b $$c; do \
-		if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; \
-	done; \
-	for rc in $$a $$b $$c; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
+pytest:
+	$(MAKE) --no-print-directory -k pytest-tree pytest-solo pytest-compiled
+
+pytest-tree: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
+	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; $(NO_TESTS_FAIL)
+
+pytest-solo: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
+	$(PYTEST) -m solo; $(NO_TESTS_FAIL)
+
+pytest-compiled: COMPILE_OPT = 0
+pytest-compiled: $(STAMP) $(COMPILED)
+	$(ON_COMPILED) $(PYTEST) --import-mode=append -n 2 $(BOTH_BUILDS); $(NO_TESTS_FAIL)
 
 ## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
 ## verifier over the golden logs; the buf curl smoke script too

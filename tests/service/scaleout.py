@@ -65,7 +65,7 @@ from .helpers import ServerProcess
 
 T = TypeVar("T")
 
-DURATION_S: Final = float(os.environ.get("CARDCORE_SCALEOUT_S", "30"))
+DURATION_S: Final = float(os.environ.get("CARDCORE_SCALEOUT_S", "15"))
 """How long the clients play (``CARDCORE_SCALEOUT_S`` overrides)."""
 SERVERS: Final = int(os.environ.get("CARDCORE_SCALEOUT_SERVERS", "3"))
 """Servers of the contention tests (``CARDCORE_SCALEOUT_SERVERS=1`` checks the harness itself

@@ -29,7 +29,7 @@ spectator. The checks read the store's rows directly (harness: :mod:`.scaleout`)
    two-sample KS statistic under its critical value).
 
 A game that ends is replaced by a fresh one of the same kind while the clock runs.
-``CARDCORE_SCALEOUT_S`` sets how long the clients play (default 30 s; the fault test takes at
+``CARDCORE_SCALEOUT_S`` sets how long the clients play (default 15 s; the fault test takes at
 least 15 s); ``CARDCORE_SCALEOUT_SERVERS=1`` runs tests 1–2 on one server, to check the harness
 (every property of test 1 holds there). ``-s`` shows a summary and a PASS/FAIL line per property;
 ``run.json`` and the servers' logs stay in the test's ``tmp_path``.

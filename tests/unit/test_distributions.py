@@ -2,7 +2,8 @@
 the tracked files alone (no ``node_modules``, no generated stubs, no vendored runtime):
 
 * ``cardcore`` (``.``): the engine alone — stdlib only, no Node, well under 500 KB: the pure wheel,
-  its build hook idle (the compiled wheel, ``CARDCORE_COMPILE=1``: test_compiled_build.py);
+  its build hook idle (the compiled wheel, ``CARDCORE_COMPILE=1``:
+  tests/e2e/test_compiled_build.py);
 * ``cardcore-client`` (``clients/python``): the client and the stubs it generates from
   ``proto/`` (its sdist carries the ``.proto`` files, so its wheel builds from the sdist);
 * ``cardcore-server`` (``services``): the service, the web table and the Pyodide runtime, which

@@ -79,7 +79,7 @@ def test_a_service_command_without_the_service_says_how_to_install_it(
 
 def test_version_from_both_entry_points() -> None:
     """The version and which build runs (``cardcore.compiled``): the dev tree's is the pure one
-    unless compiled in place; ``CARDCORE_PURE=1`` makes it so. tests/unit/test_compiled_build.py
+    unless compiled in place; ``CARDCORE_PURE=1`` makes it so. tests/e2e/test_compiled_build.py
     asks an installed compiled wheel."""
     probe = [sys.executable, "-c", "import cardcore; print(cardcore.compiled)"]
     compiled = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
