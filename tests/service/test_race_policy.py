@@ -23,6 +23,8 @@ from cardcore_server.store import SeatSpec
 from cardcore_server.transports.rest import render
 from cardcore_server.transports.server import ServerOptions, start
 
+from .delayproxy import DelayProxy
+
 COMPENSATED = {"race_policy": "compensated", "race_cap_ms": 80}
 
 
@@ -124,53 +126,6 @@ def test_under_arrival_nothing_waits_and_the_first_to_arrive_wins(tmp_path: Path
     assert all("race" not in ln for ln in got["lines"])
     assert got["delays"] == {} and got["metrics"] == (0, 0)
     assert first_ms < 60  # no hold
-
-
-class DelayProxy:
-    """``127.0.0.1:<port>`` relaying to a local port, each direction's bytes delivered
-    ``delay_s`` after they were read, in order: a seat further away, on the same machine."""
-
-    def __init__(self, target_port: int, delay_s: float) -> None:
-        self.target_port = target_port
-        self.delay_s = delay_s
-        self.port = 0
-        self._server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> DelayProxy:
-        self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
-
-        async def deliver() -> None:
-            while True:
-                due, data = await queue.get()
-                await asyncio.sleep(max(0.0, due - loop.time()))
-                if not data:
-                    writer.close()
-                    return
-                writer.write(data)
-                await writer.drain()
-
-        delivering = asyncio.ensure_future(deliver())
-        try:
-            while data := await reader.read(65536):
-                queue.put_nowait((loop.time() + self.delay_s, data))
-        except ConnectionError:
-            pass
-        queue.put_nowait((loop.time() + self.delay_s, b""))
-        await delivering
 
 
 async def through_a_slow_link(tmp_path: Path) -> dict[str, Any]:
