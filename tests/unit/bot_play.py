@@ -60,11 +60,17 @@ def other_values(flag: FlagInfo) -> list[Any]:
     return out
 
 
+COMPANIONS: dict[str, dict[str, Any]] = {"race_cap_ms": {"race_policy": "compensated"}}
+"""Flags that only mean something beside another one's value (a cap credits nothing under
+``race_policy: "arrival"``, and is refused there): set with it."""
+
+
 def variants(game: AnyGame) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(label, rules)``: each flag of the game's schema at each of its other values, alone."""
+    """``(label, rules)``: each flag of the game's schema at each of its other values, alone (or
+    with the flag it needs: :data:`COMPANIONS`)."""
     for flag in rule_flags(game.rules_type):
         for value in other_values(flag):
-            yield f"{flag.name}={value}", {flag.name: value}
+            yield f"{flag.name}={value}", {**COMPANIONS.get(flag.name, {}), flag.name: value}
 
 
 def setup_or_none(game: AnyGame, seats: int, seed: int, rules: dict[str, Any]) -> Any:
