@@ -94,7 +94,7 @@ def play_raced(
                 continue
             seat, delay = bot.seat, delays_ms[bot.seat]
             arrives = published + (delay if views_delayed else 0) + proposal[0] + delay
-            credited = arrives - min(measured[seat], policy.cap_ms)
+            credited = policy.credited_ms(arrives, measured[seat])
             candidate = (credited, arrives, seat, proposal[1])
             if best is None or candidate[:3] < best[:3]:
                 best = candidate

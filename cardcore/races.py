@@ -55,6 +55,10 @@ class RacePolicy:
     def compensated(self) -> bool:
         return self.kind == COMPENSATED
 
+    def credited_ms(self, received_ms: int, delay_ms: int) -> int:
+        """The rule's credit, before any clamp: ``received_ms - min(delay_ms, cap_ms)``."""
+        return received_ms - min(delay_ms, self.cap_ms)
+
     @classmethod
     def parse(cls, text: str) -> RacePolicy:
         """``"arrival"``, ``"compensated"`` (cap :data:`DEFAULT_CAP_MS`) or
@@ -109,7 +113,7 @@ def credit(
     negative delay."""
     if delay_ms < 0:
         raise ValueError(f"delay_ms must not be negative, got {delay_ms}")
-    credited = received_ms - min(delay_ms, policy.cap_ms)
+    credited = policy.credited_ms(received_ms, delay_ms)
     if credited < last_at_ms:
         return last_at_ms, Race(received_ms, delay_ms, True)
     return credited, Race(received_ms, delay_ms, False)
@@ -126,7 +130,7 @@ def check_race(policy: RacePolicy, race: Any, at_ms: Any, last_at_ms: int) -> st
         return "received_ms and delay_ms must be whole numbers of ms, clamped a boolean"
     due, expected = credit(policy, received, delay, last_at_ms)
     if clamped != expected.clamped:
-        credited = received - min(delay, policy.cap_ms)
+        credited = policy.credited_ms(received, delay)
         return (
             f"clamped is {str(clamped).lower()}, but the credit {received} - min({delay}, "
             f"{policy.cap_ms}) = {credited} is {'before' if expected.clamped else 'not before'}"
@@ -189,7 +193,7 @@ class Hold(Generic[T]):
     overtaken by one still on its way until ``c + cap_ms`` (nothing credited earlier can arrive
     after that), so it is released then, in credited order (ties: by arrival). Under
     ``arrival`` nothing waits. The host calls :meth:`add` as actions arrive and :meth:`due` with
-    its clock; :meth:`next_release_ms` says when to look again."""
+    its clock; :meth:`next_release_ms` says when to look again; :meth:`take_all` empties it."""
 
     def __init__(self, policy: RacePolicy) -> None:
         self.policy = policy
@@ -199,9 +203,11 @@ class Hold(Generic[T]):
     def __len__(self) -> int:
         return len(self._heap)
 
-    def add(self, item: T, credited_ms: int, received_ms: int) -> None:
+    def add(self, item: T, received_ms: int, delay_ms: int) -> None:
+        """Hold ``item``, received at ``received_ms`` from ``delay_ms`` away."""
         self._arrivals += 1
-        heapq.heappush(self._heap, _Held(credited_ms, received_ms, self._arrivals, item))
+        credited = self.policy.credited_ms(received_ms, delay_ms)
+        heapq.heappush(self._heap, _Held(credited, received_ms, self._arrivals, item))
 
     def next_release_ms(self) -> int | None:
         """When the first action held may go (None: nothing held)."""
@@ -214,3 +220,8 @@ class Hold(Generic[T]):
         while self._heap and self._heap[0].credited_ms + cap <= now_ms:
             out.append(heapq.heappop(self._heap).item)
         return out
+
+    def take_all(self) -> list[T]:
+        """Every action still held, in the order they would have gone (nothing is left)."""
+        held, self._heap = sorted(self._heap), []
+        return [h.item for h in held]

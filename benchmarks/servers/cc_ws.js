@@ -51,20 +51,13 @@ module.exports = function ccWs(h) {
           }
           break;
         }
-        case 'ack': {
+        case 'ack':
+        case 'rejected': { // the act's answer, either way
           const d = c.acks.get(f.action_id);
-          if (d) {
-            c.acks.delete(f.action_id);
-            d.resolve({ at: now(), ack: f });
-          }
-          break;
-        }
-        case 'rejected': {
-          const d = c.acks.get(f.action_id);
-          if (d) {
-            c.acks.delete(f.action_id);
-            d.reject(new Error(`play channel: act ${f.action_id} rejected: ${JSON.stringify(f.problem)}`));
-          }
+          if (!d) break;
+          c.acks.delete(f.action_id);
+          if (f.type === 'ack') d.resolve({ at: now(), ack: f });
+          else d.reject(new Error(`play channel: act ${f.action_id} rejected: ${JSON.stringify(f.problem)}`));
           break;
         }
         case 'ready':

@@ -173,10 +173,7 @@ class LogWriter:
             prev = str(prev)
             prev_text = codec.canonical_text(prev)
         body = entry_text(seq, at_ms, seat, action_text, texts, prev=prev_text).encode()
-        inner, outer = self._inner.copy(), self._outer.copy()  # HMAC-SHA256, see hmac_pads
-        inner.update(body)
-        outer.update(inner.digest())
-        self._tip = digest = outer.hexdigest()
+        self._tip = digest = self._keyed(body)
         line: LogLine = {
             "type": "entry",
             "seq": seq,
@@ -190,6 +187,13 @@ class LogWriter:
         lines.append(line)
         self._bytes.append(body)
         return line
+
+    def _keyed(self, body: bytes) -> str:
+        """An entry's hash: HMAC-SHA256 of ``body`` under the salt (the pads of hmac_pads)."""
+        inner, outer = self._inner.copy(), self._outer.copy()
+        inner.update(body)
+        outer.update(inner.digest())
+        return str(outer.hexdigest())
 
     def _raced(
         self,
@@ -216,10 +220,7 @@ class LogWriter:
             RACE_KEY: race.json(),
         }
         body = codec.canonical_bytes(line)
-        inner, outer = self._inner.copy(), self._outer.copy()
-        inner.update(body)
-        outer.update(inner.digest())
-        line["hash"] = self._tip = outer.hexdigest()
+        line["hash"] = self._tip = self._keyed(body)
         self.lines.append(line)
         self._bytes.append(body)
         return line

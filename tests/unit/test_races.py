@@ -78,15 +78,15 @@ def test_the_credit_takes_the_delay_up_to_the_cap_and_never_goes_back() -> None:
 
 def test_the_hold_releases_in_credited_order_once_nothing_can_overtake() -> None:
     hold: Hold[str] = Hold(RacePolicy("compensated", 80))
-    hold.add("far", credited_ms=940, received_ms=1000)  # 60 ms away
-    hold.add("near", credited_ms=990, received_ms=990)
-    hold.add("tie", credited_ms=940, received_ms=1010)  # credited alike: arrival decides
+    hold.add("far", received_ms=1000, delay_ms=60)  # credited at 940
+    hold.add("near", received_ms=990, delay_ms=0)
+    hold.add("tie", received_ms=1010, delay_ms=70)  # credited alike (940): arrival decides
     assert hold.next_release_ms() == 1020
     assert hold.due(1019) == []
     assert hold.due(1020) == ["far", "tie"]
     assert hold.due(1070) == ["near"] and len(hold) == 0 and hold.next_release_ms() is None
     instant: Hold[str] = Hold(ARRIVAL_POLICY)  # arrival: nothing waits
-    instant.add("a", credited_ms=5, received_ms=5)
+    instant.add("a", received_ms=5, delay_ms=0)
     assert instant.due(5) == ["a"]
 
 

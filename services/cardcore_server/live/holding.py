@@ -27,15 +27,12 @@ class RaceHold(Generic[T]):
         self._now_ms = now_ms
         self._timer: asyncio.TimerHandle | None = None
         self._due_ms: int | None = None
-        self._held: list[T] = []
-        """Every action held, in arrival order (what :meth:`take_all` answers)."""
 
     def __len__(self) -> int:
         return len(self._hold)
 
-    def add(self, item: T, credited_ms: int, received_ms: int) -> None:
-        self._hold.add(item, credited_ms, received_ms)
-        self._held.append(item)
+    def add(self, item: T, received_ms: int, delay_ms: int) -> None:
+        self._hold.add(item, received_ms, delay_ms)
         self._arm()
 
     def _arm(self) -> None:
@@ -52,8 +49,6 @@ class RaceHold(Generic[T]):
         self._timer = self._due_ms = None
         due = self._hold.due(self._now_ms())
         if due:
-            released = set(map(id, due))
-            self._held = [i for i in self._held if id(i) not in released]
             self._release(due)
         self._arm()
 
@@ -62,6 +57,4 @@ class RaceHold(Generic[T]):
         if self._timer is not None:
             self._timer.cancel()
         self._timer = self._due_ms = None
-        held, self._held = self._held, []
-        self._hold = Hold(self._hold.policy)
-        return held
+        return self._hold.take_all()

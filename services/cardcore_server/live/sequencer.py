@@ -210,8 +210,7 @@ class Sequencer:
             intent.received_ms, intent.delay_ms = self._clock_ms(), self.delay_of(intent.seat)
         else:
             intent.received_ms = self.now_ms()
-        credited = intent.received_ms - min(intent.delay_ms, self.match.race_policy.cap_ms)
-        self._hold.add(intent, credited, intent.received_ms)
+        self._hold.add(intent, intent.received_ms, intent.delay_ms)
 
     def _released(self, intents: list[Intent]) -> None:
         self._queue.extend(intents)
