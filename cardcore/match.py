@@ -12,7 +12,7 @@ persists what :attr:`Match.writer` records (:meth:`Match.dumps` gives its bytes,
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
@@ -48,6 +48,7 @@ from .log.format import (
 from .log.format import loads as load_lines
 from .log.header import (
     checked_header,
+    committed_seats,
     contributions,
     deal_seed,
     game_of,
@@ -101,14 +102,15 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         rules_version: str | None = None,
         server_seed: int | None = None,
         contributions: Sequence[tuple[int, bytes]] | None = None,
+        committed: Collection[int] = (),
         sign: Callable[[str], dict[str, str]] | None = None,
     ) -> None:
         """``deal``: the opening events to start from instead of dealing from the seed (a logged
         deal whose seed is still secret); such a match records no log. ``rules_version``: an
         earlier version of the game's rules it still replays, for a game started under it (the
-        log's header records it). ``server_seed``, ``contributions`` and ``sign``: log format 2
-        and the host's signature (:class:`~cardcore.log.LogWriter`); ``setup.seed`` is then
-        the deal seed derived from the first two."""
+        log's header records it). ``server_seed``, ``contributions``, ``committed`` and
+        ``sign``: log format 2 and the host's signature (:class:`~cardcore.log.LogWriter`);
+        ``setup.seed`` is then the deal seed derived from the first two."""
         super().__init__(game, setup, game.initial_state(setup), at_ms)
         self.game: Game[S, C, E, V, R] = game
         self.writer = (
@@ -120,6 +122,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
                 rules_version=rules_version,
                 server_seed=server_seed,
                 contributions=contributions,
+                committed=committed,
                 sign=sign,
             )
             if record and deal is None
@@ -278,6 +281,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
             rules_version=None if version == game.info.rules_version else str(version),
             server_seed=None if given is None else seed,
             contributions=given,
+            committed=committed_seats(header),
             sign=sign,
         )
 

@@ -22,6 +22,7 @@ DERIVATION: Final = "sha256-deal-seed/1"
 ENTROPY_BYTES: Final = 16
 """A player's contribution: exactly 128 bits."""
 _DERIVATION_TAG: Final = b"cardcore-deal-seed/1"
+_COMMITMENT_TAG: Final = b"cardcore-entropy-commitment/1"
 
 MASK64: Final = (1 << 64) - 1
 GAMMA: Final = 0x9E3779B97F4A7C15
@@ -139,6 +140,15 @@ def derive_deal_seed(server_seed: int, contributions: Sequence[tuple[int, bytes]
         h.update(seat.to_bytes(4, "big"))
         h.update(entropy)
     return int.from_bytes(h.digest()[:8], "big")
+
+
+def entropy_commitment(entropy: bytes) -> str:
+    """What a seat publishes before the start instead of its entropy (docs/rng.md, "Committed
+    entropy"): ``SHA-256("cardcore-entropy-commitment/1" || entropy)`` in lowercase hex. The
+    entropy itself is revealed once nobody can join or leave, and must hash to this."""
+    if len(entropy) != ENTROPY_BYTES:
+        raise ValueError(f"a contribution is exactly {ENTROPY_BYTES} bytes")
+    return hashlib.sha256(_COMMITMENT_TAG + entropy).hexdigest()
 
 
 def shuffled(seed: int, stream: int, items: list[T]) -> list[T]:

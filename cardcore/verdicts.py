@@ -149,11 +149,12 @@ def _alone(lines: LogLines, key: bytes | None, game: Any) -> Verdict:
         text = (
             f"valid from {log.whose(report.copy)} own {kind}: {report.game}, {report.entries} "
             "entries rebuilt from the revealed seed and the actions; every hash held and every "
-            f"event shown match the game the seed gives{_credits(report)}{ending}{signed}"
+            f"event shown match the game the seed gives{_credits(report)}{_reveals(report)}"
+            f"{ending}{signed}"
         )
         return Verdict(Status.VALID, text)
     rebuilt = f"{report.game}, {report.entries} entries; the seed matches its commitment, "
-    rebuilt += f"every action re-decided by the rules{_credits(report)}{ending}"
+    rebuilt += f"every action re-decided by the rules{_credits(report)}{_reveals(report)}{ending}"
     if key is not None:
         return Verdict(Status.VALID, f"valid, signed by the server key: {rebuilt}{signed}")
     text = (
@@ -188,6 +189,16 @@ def _signature_words(report: log.Report, key: bytes | None) -> str:
     if report.signed_by:
         return f"; signed by {report.signed_by} (not checked: pass --server-key)"
     return "; unsigned"
+
+
+def _reveals(report: log.Report) -> str:
+    """What a verdict adds for seats that committed to their entropy before the start."""
+    if not report.committed:
+        return ""
+    seats = ", ".join(str(s) for s in report.committed)
+    if len(report.committed) == 1:
+        return f"; seat {seats}'s entropy matches the commitment it made before the start"
+    return f"; seats {seats}: each one's entropy matches the commitment it made before the start"
 
 
 def _credits(report: log.Report) -> str:

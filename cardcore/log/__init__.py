@@ -60,7 +60,7 @@ from .format import (
     header_hash,
     loads,
 )
-from .header import contributions, deal_seed, revealed
+from .header import committed_seats, contributions, deal_seed, revealed
 from .replay_log import ReplayStep, replay
 from .verify_log import verify
 from .viewers import POSITION_HIDDEN, copy_of, viewer_text, whose
@@ -105,6 +105,7 @@ __all__ = [  # noqa: RUF022
     "whose",
     "copy_of",
     "contributions",
+    "committed_seats",
     "revealed",
     "deal_seed",
     "replay",

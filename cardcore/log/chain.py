@@ -48,6 +48,9 @@ class Report:
     """The public key (base64url) the header says signed the log, if any."""
     signatures_checked: int = 0
     """Signatures checked against the ``server_key`` given to :func:`verify` (header, end)."""
+    committed: tuple[int, ...] = ()
+    """The seats whose entropy the header records with the commitment made before the start,
+    each reveal checked against it (docs/rng.md, "Committed entropy")."""
     race_policy: str = "arrival"
     """The game's race policy (docs/games/common.md#race-policy): ``arrival``, or
     ``compensated:CAP``, whose every credit was checked (:class:`RaceCheck`)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Final
 
 from .. import codec, rng
@@ -131,14 +131,16 @@ def header_line(
     commits_to: str,
     game_id: str | None,
     contributions: Sequence[tuple[int, bytes]] | None = None,
+    committed: Collection[int] = (),
     position: str | None = None,
     raced: bool = False,
 ) -> LogLine:
     """A header, hashed (:func:`header_hash`): ``setup`` is the public setup
     (:meth:`Setup.public_json`), ``commits_to`` the :func:`commitment`; ``contributions`` make
-    it a format-2 header; ``position``, the referee's notation of a start position; ``raced``
-    (a game under ``race_policy: "compensated"``), format 3. The host's signature, if any, is
-    added to it afterwards."""
+    it a format-2 header, ``committed`` names the seats among them that committed to their
+    entropy before revealing it (each such entry carries its ``commitment``); ``position``, the
+    referee's notation of a start position; ``raced`` (a game under ``race_policy:
+    "compensated"``), format 3. The host's signature, if any, is added to it afterwards."""
     header: LogLine = {
         "type": "header",
         "format": FORMAT_3 if raced else FORMAT if contributions is None else FORMAT_2,
@@ -154,12 +156,20 @@ def header_line(
     if contributions is not None:
         header["seed_derivation"] = rng.DERIVATION
         header["contributions"] = [
-            {"seat": seat, "entropy": entropy.hex()} for seat, entropy in sorted(contributions)
+            _contribution(seat, entropy, seat in committed)
+            for seat, entropy in sorted(contributions)
         ]
     if position is not None:
         header["position"] = position
     header["hash"] = header_hash(header)
     return header
+
+
+def _contribution(seat: int, entropy: bytes, committed: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": seat, "entropy": entropy.hex()}
+    if committed:
+        out["commitment"] = rng.entropy_commitment(entropy)
+    return out
 
 
 def entry_text(

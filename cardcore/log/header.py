@@ -70,21 +70,39 @@ def contributions(header: LogLine) -> tuple[tuple[int, bytes], ...] | None:
         entropy = c.get("entropy") if isinstance(c, dict) else None
         if (
             not isinstance(c, dict)
-            or set(c) != {"seat", "entropy"}
+            or not {"seat", "entropy"} <= set(c) <= {"seat", "entropy", "commitment"}
             or not isinstance(seat, int)
             or isinstance(seat, bool)
             or not 0 <= seat < 2**32
             or (out and seat <= out[-1][0])
-            or not isinstance(entropy, str)
-            or len(entropy) != 2 * rng.ENTROPY_BYTES
-            or entropy.strip("0123456789abcdef")
+            or not _hex_digits(entropy, 2 * rng.ENTROPY_BYTES)
         ):
             raise CorruptLog(
                 None,
                 f"contributions[{i}] is not a seat (in increasing order) with 32 hex digits",
             )
+        assert isinstance(entropy, str)
+        if "commitment" in c and c["commitment"] != rng.entropy_commitment(bytes.fromhex(entropy)):
+            raise CorruptLog(
+                None,
+                f"contributions[{i}]: seat {seat}'s revealed entropy does not match the "
+                "commitment it made before the start",
+            )
         out.append((seat, bytes.fromhex(entropy)))
     return tuple(out)
+
+
+def committed_seats(header: LogLine) -> frozenset[int]:
+    """The seats whose contribution a header records with the commitment made before the start
+    (checked by :func:`contributions`: each reveal hashes to its commitment)."""
+    raw = header.get("contributions")
+    if not isinstance(raw, list):
+        return frozenset()
+    return frozenset(c["seat"] for c in raw if isinstance(c, dict) and "commitment" in c)
+
+
+def _hex_digits(text: object, n: int) -> bool:
+    return isinstance(text, str) and len(text) == n and not text.strip("0123456789abcdef")
 
 
 def revealed(header: LogLine, end: LogLine) -> tuple[int, bytes]:

@@ -32,7 +32,15 @@ from .format import (
     keyed_hash,
     plain_hash,
 )
-from .header import checked_header, deal_seed, game_of, revealed, setup_of, start_of
+from .header import (
+    checked_header,
+    committed_seats,
+    deal_seed,
+    game_of,
+    revealed,
+    setup_of,
+    start_of,
+)
 from .redecide import Redecider
 from .verify_copy import settle, verify_copy
 from .viewers import as_copy, copy_of
@@ -76,7 +84,11 @@ def verify(
         if server_key is not None and header is not None:
             signatures.check_line(header, server_key, None)
         report = _verify(lines, game, at)
-        report = dataclasses.replace(report, signed_by=signatures.signer_of([header or {}]))
+        report = dataclasses.replace(
+            report,
+            signed_by=signatures.signer_of([header or {}]),
+            committed=tuple(sorted(committed_seats(header or {}))),
+        )
         if server_key is not None:
             end = lines[-1] if lines[-1].get("type") == "end" else None
             if end is not None:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -44,6 +44,7 @@ class LogWriter:
         rules_version: str | None = None,
         server_seed: int | None = None,
         contributions: Sequence[tuple[int, bytes]] | None = None,
+        committed: Collection[int] = (),
         sign: Callable[[str], dict[str, str]] | None = None,
     ) -> None:
         """``position``: the referee's notation of the position the game starts from, recorded
@@ -53,7 +54,9 @@ class LogWriter:
 
         ``contributions`` (with ``server_seed``) writes log format 2: the header commits to
         ``server_seed`` and records the seats' entropy, ``setup.seed`` must be
-        :func:`cardcore.rng.derive_deal_seed` of both, and the end line reveals the server seed.
+        :func:`cardcore.rng.derive_deal_seed` of both, and the end line reveals the server seed;
+        ``committed``, the seats whose entropy was committed before the start (docs/rng.md,
+        "Committed entropy"): the header records each one's commitment.
         ``sign``: the host's signature of a line's hash (:mod:`cardcore.signatures`), added to
         the header and the end line as ``"signature"``."""
         version = game.info.rules_version if rules_version is None else rules_version
@@ -82,6 +85,7 @@ class LogWriter:
             commits_to=commitment(self._seed, salt),
             game_id=game_id,
             contributions=contributions,
+            committed=committed,
             position=position,
             raced=RacePolicy.of_rules(setup.rules).compensated,
         )

@@ -167,6 +167,14 @@ def _policy_options(p: argparse.ArgumentParser) -> None:
         "(default 15 minutes; a table may ask for its own)",
     )
     p.add_argument(
+        "--reveal-deadline-ms",
+        type=whole_number(1, MAX_TIMER_MS, f"1 to {MAX_TIMER_MS} ms (a week)"),
+        default=30_000,
+        metavar="MS",
+        help="how long seats that committed to entropy have to reveal it once their table's "
+        "start is final, before the table is cancelled (default 30 s; docs/rng.md)",
+    )
+    p.add_argument(
         "--retain-days",
         type=real_number(0, above=True),
         default=None,
@@ -399,6 +407,7 @@ def _server_options(ns: argparse.Namespace) -> ServerOptions:
         admin_key=ns.admin_key or None,
         default_timeouts_ms={"Collect": ns.collect_window_ms} if ns.collect_window_ms else {},
         start_deadline_ms=ns.start_deadline_ms,
+        reveal_deadline_ms=ns.reveal_deadline_ms,
         retain_days=ns.retain_days,
         archive_dir=ns.archive,
         server_key_path=ns.server_key or None,

@@ -23,6 +23,9 @@ class ServiceConfig:
     """Entries per stream message at most."""
     start_deadline_ms: int = 15 * 60_000
     """How long a table waits for its seats by default before it is cancelled."""
+    reveal_deadline_ms: int = 30_000
+    """How long the seats that committed to entropy have to reveal it once a table's start is
+    final (their clients do so at once); a table still missing a reveal is then cancelled."""
     retain_days: float | None = None
     """``--retain-days``: finished games older than this are archived and removed."""
     archive_dir: str | None = None

@@ -61,6 +61,9 @@ class Reason(StrEnum):
     GAME_STARTED = "GameStarted"
     GAME_NOT_STARTED = "GameNotStarted"
     TABLE_CANCELLED = "TableCancelled"
+    NOT_REVEALING = "NotRevealing"
+    """RevealEntropy: the table is not taking reveals (still waiting for players, or dealt
+    with another value), or the caller's seat committed to nothing."""
     SEAT_NOT_OPEN = "SeatNotOpen"
     NOT_CREATOR = "NotCreator"
     NOT_PUBLIC = "TableNotPublic"

@@ -110,3 +110,34 @@ def test_a_match_from_a_position_an_aborted_one_and_one_of_format_2_load_too() -
         pass
     again = Match.loads(served.dumps(), seed=11, salt=bytes(16))
     assert again.state == served.state and again.dumps() == served.dumps()
+
+
+def test_committed_contributions_are_recorded_checked_and_replayed() -> None:
+    """A seat that committed to its entropy before the start: the header records the
+    commitment beside the reveal, ``verify`` holds the one to the other, and the log replays
+    byte for byte (docs/rng.md, "Committed entropy")."""
+    from cardcore.rng import entropy_commitment
+
+    entropy = ((0, bytes(range(16))), (1, bytes(range(16, 32))))
+    setup = ratscrew.GAME.make_setup(2, derive_deal_seed(11, entropy))
+    served = Match(
+        ratscrew.GAME, setup, server_seed=11, contributions=entropy, committed={1}, salt=bytes(16)
+    )
+    for _ in play(served, "random", 11, 20):
+        pass
+    served.abort(served.last_at_ms + 5, "admin")
+    header = served.writer.lines[0]  # type: ignore[union-attr]
+    assert header["contributions"][0] == {"seat": 0, "entropy": bytes(range(16)).hex()}
+    assert header["contributions"][1]["commitment"] == entropy_commitment(bytes(range(16, 32)))
+    again = Match.loads(served.dumps())
+    assert again.dumps() == served.dumps()
+    lines = log.loads(served.dumps())
+    assert log.verify(lines).committed == (1,)
+
+    for bad in ("0" * 64, 7, None):
+        forged = [dict(lines[0]), *lines[1:]]
+        forged[0]["contributions"] = [dict(c) for c in header["contributions"]]
+        forged[0]["contributions"][1]["commitment"] = bad
+        forged[0]["hash"] = log.header_hash(forged[0])
+        with pytest.raises(CorruptLog, match="seat 1's revealed entropy does not match"):
+            log.verify(forged)

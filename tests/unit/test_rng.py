@@ -127,3 +127,26 @@ def test_deal_seed_derivation_refuses_bad_contributions() -> None:
     a, b = bytes(range(16)), bytes(range(16, 32))
     assert derive_deal_seed(5, [(0, a), (1, b)]) == derive_deal_seed(5, [(1, b), (0, a)])
     assert derive_deal_seed(5, [(0, a), (1, b)]) != derive_deal_seed(5, [(0, b), (1, a)])
+
+
+def commitment_vectors() -> dict[str, Any]:
+    """The ```json block of docs/rng.md that holds the entropy commitments."""
+    blocks = re.findall(r"```json\n(.*?)\n```", DOC.read_text(), re.S)
+    data: dict[str, Any] = next(d for d in (json.loads(b) for b in blocks) if "commitment" in d)
+    return data
+
+
+@pytest.mark.parametrize("case", commitment_vectors()["vectors"])
+def test_entropy_commitment(case: dict[str, Any]) -> None:
+    from cardcore.rng import entropy_commitment
+
+    tag = bytes.fromhex(commitment_vectors()["tag_hex"])
+    assert tag.decode() == commitment_vectors()["commitment"]
+    assert entropy_commitment(bytes.fromhex(case["entropy"])) == case["commitment"]
+
+
+def test_entropy_commitment_refuses_a_short_value() -> None:
+    from cardcore.rng import entropy_commitment
+
+    with pytest.raises(ValueError, match="16 bytes"):
+        entropy_commitment(bytes(15))

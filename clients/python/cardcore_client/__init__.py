@@ -26,6 +26,7 @@ from .client import (
     Table,
     TableSeat,
     View,
+    entropy_commitment,
 )
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "Table",
     "TableSeat",
     "View",
+    "entropy_commitment",
 ]

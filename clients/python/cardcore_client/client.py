@@ -9,6 +9,7 @@ this client's distribution (``cardcore-client``) ships and the server imports to
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -27,6 +28,17 @@ from cardcore_proto import game_service_pb2 as pb
 from cardcore_proto import game_service_pb2_grpc as pb_grpc
 
 ENTROPY_BYTES: Final = 16
+_COMMITMENT_TAG: Final = b"cardcore-entropy-commitment/1"
+REVEAL_POLL_S: Final = 0.1
+"""How often a seat holding entropy to reveal looks whether its table's start is final."""
+
+
+def entropy_commitment(entropy: bytes) -> bytes:
+    """What a seat joins with instead of its entropy (docs/rng.md, "Committed entropy"):
+    ``SHA-256("cardcore-entropy-commitment/1" || entropy)``."""
+    return hashlib.sha256(_COMMITMENT_TAG + entropy).digest()
+
+
 """What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed")."""
 RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 _STREAM_RETRYABLE: Final = RETRYABLE | {grpc.StatusCode.CANCELLED}
@@ -162,6 +174,9 @@ class TableSeat:
     open: str
     taken: bool
     present: bool
+    entropy_commitment: str = ""
+    """The commitment to its entropy the seat joined with (hex; empty: none)."""
+    revealed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +186,7 @@ class Table:
     game_id: str
     game: str
     status: str
-    """``waiting``, ``playing``, ``finished`` or ``cancelled``."""
+    """``waiting``, ``revealing``, ``playing``, ``finished`` or ``cancelled``."""
     seats: tuple[TableSeat, ...]
     created_ms: int
     deadline_ms: int
@@ -190,7 +205,8 @@ class Joined:
     seat: int
     token: str
     status: str
-    """``"waiting"`` for more players, or ``"playing"`` (this join dealt the game)."""
+    """``"waiting"`` for more players, ``"revealing"`` (the seats are final; another seat's
+    reveal is missing), or ``"playing"`` (the game is dealt)."""
 
 
 class CallError(Exception):
@@ -297,6 +313,8 @@ def _table(t: pb.TableInfo) -> Table:
                 _OPEN_NAMES.get(s.open, ""),
                 s.taken,
                 s.present,
+                s.entropy_commitment,
+                s.revealed,
             )
             for s in t.seats
         ),
@@ -369,6 +387,9 @@ class Client:
         else:
             self.channel = grpc.aio.insecure_channel(target)
         self.stub = pb_grpc.GameServiceStub(self.channel)
+        self._unrevealed: dict[str, tuple[str, bytes]] = {}
+        """token → (game, entropy) of each seat this client joined with a commitment and has
+        not revealed yet (:meth:`GameClient.reveal`)."""
 
     async def __aenter__(self) -> Client:
         return self
@@ -485,18 +506,37 @@ class Client:
         contribute: bool = True,
     ) -> Joined:
         """Take a seat of a waiting table: the seat of ``invite``, or a seat of ``game_id``
-        open to anyone (``seat``, or the first free); ``contribute`` adds 128 random bits to
-        the deal. Raises :class:`Rejection` with reason ``InviteUsed``, ``TableFull``,
-        ``GameStarted``, ``TableCancelled``, ``SeatNotOpen``."""
+        open to anyone (``seat``, or the first free). Raises :class:`Rejection` with reason
+        ``InviteUsed``, ``TableFull``, ``GameStarted``, ``TableCancelled``, ``SeatNotOpen``.
+
+        ``contribute`` adds 128 random bits to the deal, committed to now and revealed once
+        the start is final (docs/rng.md, "Committed entropy"): this client reveals them by
+        itself when it sees the table ``revealing``: at once if this join filled it, else
+        while a stream or play channel of the seat waits for the deal, or when
+        :meth:`GameClient.table` shows it."""
+        entropy = secrets.token_bytes(ENTROPY_BYTES) if contribute else b""
         request = pb.JoinTableRequest(
             invite=invite or "",
             game_id=game_id,
-            entropy=secrets.token_bytes(ENTROPY_BYTES) if contribute else b"",
+            entropy_commitment=entropy_commitment(entropy) if entropy else b"",
         )
         if seat is not None:
             request.seat = seat
         r = await self._call(self.stub.JoinTable, request, ())
-        return Joined(r.game_id, r.seat, r.token, r.status)
+        if entropy:
+            self._unrevealed[r.token] = (r.game_id, entropy)
+        status = r.status
+        if status == "revealing":  # this join made the seats final: reveal ours now
+            status = await self._reveal_all(r.game_id)
+        return Joined(r.game_id, r.seat, r.token, status)
+
+    async def _reveal_all(self, game_id: str) -> str:
+        """Reveal every seat of ``game_id`` this client holds entropy for; the table's
+        status after the last."""
+        status = "revealing"
+        for token in [t for t, (g, _) in self._unrevealed.items() if g == game_id]:
+            status = (await self.game(game_id, token).reveal()).status
+        return status
 
     async def list_tables(
         self, game: str = "", *, page_size: int = 0, page_token: str = ""
@@ -555,6 +595,32 @@ class GameClient:
     def __post_init__(self) -> None:
         self._metadata = (("authorization", f"Bearer {self.token}"),)
 
+    async def reveal(self) -> Table:
+        """Reveal the entropy this seat committed to when it joined (the table must be
+        ``revealing``: :meth:`Client.join` says when). Done by itself by :meth:`table`,
+        :meth:`stream` and :meth:`play` once the start is final."""
+        held = self.client._unrevealed.get(self.token)
+        if held is None:
+            return await self.table()
+        request = pb.RevealEntropyRequest(game_id=self.game_id, entropy=held[1])
+        r = await self.client._call(self.client.stub.RevealEntropy, request, self._metadata)
+        self.client._unrevealed.pop(self.token, None)
+        return _table(r.table)
+
+    async def _reveal_at_start(self) -> None:
+        """While this seat holds entropy to reveal: wait for the table's start to be final,
+        then reveal it (a table cancelled meanwhile needs nothing)."""
+        while self.token in self.client._unrevealed:
+            t = await self.table()
+            if t.status != "waiting":
+                return
+            await asyncio.sleep(REVEAL_POLL_S)
+
+    def _revealing_in_background(self) -> asyncio.Task[None] | None:
+        if self.token not in self.client._unrevealed:
+            return None
+        return asyncio.get_running_loop().create_task(self._reveal_at_start())
+
     async def submit(
         self,
         command: Mapping[str, Any] | Value | str,
@@ -595,10 +661,14 @@ class GameClient:
         return await self.submit({"kind": "Resign"}, action_id=action_id)
 
     async def table(self) -> Table:
+        """The table; one whose start is final gets this seat's reveal first, if it owes one."""
         r = await self.client._call(
             self.client.stub.GetTable, pb.GetTableRequest(game_id=self.game_id), self._metadata
         )
-        return _table(r.table)
+        table = _table(r.table)
+        if table.status == "revealing" and self.token in self.client._unrevealed:
+            return await self.reveal()
+        return table
 
     async def start(self, fill_with: str = "reaction") -> Table:
         """Start the table now, its empty seats filled by bots (a creator token)."""
@@ -660,6 +730,15 @@ class GameClient:
         path.write_text(json.dumps(head, sort_keys=True) + "\n", encoding="utf-8")
 
     async def _stream(self, from_seq: int, max_reconnects: int) -> AsyncIterator[Entry]:
+        revealing = self._revealing_in_background()  # a table not dealt yet
+        try:
+            async for entry in self._entries(from_seq, max_reconnects):
+                yield entry
+        finally:
+            if revealing is not None:
+                revealing.cancel()
+
+    async def _entries(self, from_seq: int, max_reconnects: int) -> AsyncIterator[Entry]:
         next_seq = from_seq
         failures = 0
         backoff = self.client.retry.first_backoff_s
@@ -724,6 +803,8 @@ class PlaySession:
         """The current call's requests (``None`` while no call is open)."""
         self._opened: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._revealing: asyncio.Task[None] | None = None
+        """Reveals this seat's entropy once the start is final (a table not dealt yet)."""
         self._over = False
         self._failure: CallError | None = None
         self.seat: int | None = None
@@ -753,6 +834,7 @@ class PlaySession:
         if self._task is not None:
             return
         self._opened = asyncio.get_running_loop().create_future()
+        self._revealing = self._game._revealing_in_background()  # a table not dealt yet
         self._task = asyncio.create_task(self._run())
         await asyncio.wait({self._opened, self._task}, return_when=asyncio.FIRST_COMPLETED)
         if self._failure is not None:
@@ -760,6 +842,8 @@ class PlaySession:
 
     async def close(self) -> None:
         """End the call; acts still unanswered raise ``CANCELLED``."""
+        if self._revealing is not None:
+            self._revealing.cancel()
         if self._task is not None and not self._task.done():
             self._task.cancel()
             try:

@@ -97,7 +97,13 @@ class Application:
         )
         self.games.delay_ms = self.play.roundtrips.delay_ms
         self.lobby = Lobby(
-            store, gate=gate, tokens=tokens, games=games, waiting=waiting, presence=self.presence
+            store,
+            gate=gate,
+            tokens=tokens,
+            games=games,
+            waiting=waiting,
+            presence=self.presence,
+            reveal_deadline_ms=config.reveal_deadline_ms,
         )
         """Tables: join, start, abort, look, list, watch (:mod:`.lobby`)."""
         self.limits = RateLimits(config.rate_per_token, config.rate_per_address)

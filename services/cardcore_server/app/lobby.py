@@ -21,14 +21,15 @@ import structlog
 from cardcore import codec, registry
 from cardcore.errors import Rejected
 from cardcore.log import abort_action, commitment
+from cardcore.rng import ENTROPY_BYTES, entropy_commitment
 
 from ..errors import Reason, ServiceError, Status, invalid
 from ..live import HOST_SEAT, HostAbort, LiveGame, Unavailable, wall_ms
 from ..store import Conflict, EventStore, SeatSpec, StoreError
-from ..tables import PAGE_MAX, SeatOpen, TablePage, TableRow, TableStatus
+from ..tables import PAGE_MAX, SeatOpen, TablePage, TableRow, TableSeat, TableStatus
 from .games import Games
 from .outage import unavailable
-from .plan import check_entropy
+from .plan import check_commitment, check_entropy
 from .presence import Presence
 from .requests import Gate, check_game_id
 from .tokens import CREATOR, INVITE_PREFIX, TokenBook, new_token, token_hash
@@ -38,6 +39,7 @@ from .waiting import JOIN_ATTEMPTS, WaitingTables, cancelled, table_of, table_or
 log = structlog.get_logger("cardcore_server")
 
 MAX_MY_GAMES: Final = 50
+_NOT_STARTED: Final = (TableStatus.WAITING, TableStatus.REVEALING)
 
 
 class Lobby:
@@ -52,8 +54,10 @@ class Lobby:
         games: Games,
         waiting: WaitingTables,
         presence: Presence,
+        reveal_deadline_ms: int = 30_000,
     ) -> None:
         self._store = store
+        self._reveal_deadline_ms = reveal_deadline_ms
         self._gate = gate
         self._tokens = tokens
         self._games = games
@@ -63,13 +67,23 @@ class Lobby:
     # ------------------------------------------------------------------ joining
 
     async def join(
-        self, invite: str, game_id: str, seat: int | None, entropy: bytes = b""
+        self,
+        invite: str,
+        game_id: str,
+        seat: int | None,
+        entropy: bytes = b"",
+        commitment: bytes = b"",
     ) -> Joined:
         """Take a seat: with an invite code (its seat), or an open-to-anyone seat of
         ``game_id`` (``seat``, or the first one free), adding ``entropy`` (16 bytes, or none)
-        to the deal. Returns the seat's token, durable."""
+        to the deal, or committing to entropy it reveals once the start is final
+        (``commitment``: :func:`cardcore.rng.entropy_commitment` as 32 bytes; :meth:`reveal`).
+        Returns the seat's token, durable."""
         self._gate.check_open()
         added = check_entropy(entropy, "entropy")
+        committed = check_commitment(commitment, "entropy_commitment")
+        if added and committed:
+            raise invalid("entropy_commitment", "give entropy or a commitment to it, not both")
         invited: int | None
         if invite:
             game_id, invited = await self._invited(invite)
@@ -80,12 +94,15 @@ class Lobby:
         for _ in range(JOIN_ATTEMPTS):
             table = await table_of(self._store, game_id)
             take = _seat_to_take(table, invited, seat)
-            new = table.taking(take, added)
+            if table.record.contributions is None:  # a chosen seed deals alone (format 1)
+                new = table.taking(take)
+            else:
+                new = table.taking(take, added, committed)
             rows = [(token_hash(token), str(take))]
             full = not new.open_seats
             try:
                 if full:
-                    await self._start(new, rows)
+                    full_status = await self._begin(new, rows)
                 else:
                     await self._store.update_table(new, rows)
             except Conflict:
@@ -94,7 +111,48 @@ class Lobby:
                 raise unavailable() from None
             self._tokens.remember(game_id, rows)
             log.info("seat_joined", game_id=game_id, seat=take, started=full)
-            return Joined(game_id, take, token, "playing" if full else "waiting")
+            return Joined(game_id, take, token, full_status if full else "waiting")
+        raise unavailable()
+
+    async def reveal(self, token: str | None, game_id: str, entropy: bytes) -> TableInfo:
+        """The entropy a seat committed to when it joined, revealed once the start is final
+        (status ``revealing``); the last reveal deals the game. A repeated reveal of the same
+        value is answered as the first was."""
+        self._gate.check_open()
+        check_game_id(game_id)
+        viewer = await self._tokens.authenticate(token, game_id)
+        if check_entropy(entropy, "entropy") == "":
+            raise invalid("entropy", f"the {ENTROPY_BYTES} bytes the seat committed to")
+        for _ in range(JOIN_ATTEMPTS):
+            table = await table_of(self._store, game_id)
+            seat = _committed_seat(table, viewer)
+            if seat.commitment != entropy_commitment(entropy):
+                raise invalid(
+                    "entropy", f"does not hash to the commitment seat {viewer} joined with"
+                )
+            if seat.entropy:  # revealed already (a retry): the same value is the same answer
+                return await self._info(game_id, None)
+            if table.status is TableStatus.CANCELLED:
+                raise cancelled()
+            if table.status is not TableStatus.REVEALING:
+                raise ServiceError(
+                    Status.FAILED_PRECONDITION,
+                    Reason.NOT_REVEALING,
+                    "the table is still waiting for players: reveal once its status is "
+                    "revealing (nobody can join or leave any more)",
+                )
+            new = table.revealing(int(viewer), entropy.hex())
+            try:
+                if new.reveals_pending:
+                    await self._store.update_table(new)
+                else:
+                    await self._start(new, [])
+            except Conflict:
+                continue
+            except StoreError:
+                raise unavailable() from None
+            log.info("seat_revealed", game_id=game_id, seat=viewer, dealt=not new.reveals_pending)
+            return await self._info(game_id, None)
         raise unavailable()
 
     async def start_table(
@@ -108,7 +166,7 @@ class Lobby:
             table = await table_of(self._store, game_id)
             _check_waiting(table)
             try:
-                await self._start(table.moved(TableStatus.WAITING), [], bot_kind)
+                await self._begin(table.moved(TableStatus.WAITING), [], bot_kind)
             except Conflict:
                 continue
             except StoreError:
@@ -116,27 +174,51 @@ class Lobby:
             return await self.table(token, game_id)
         raise unavailable()
 
-    async def _start(
+    async def _begin(
         self, table: TableRow, tokens: list[tuple[str, str]], bot_kind: str = "reaction"
-    ) -> None:
-        """Deal the game of ``table`` (its open seats still empty are bots), in the same
-        transaction as the table's last change; then serve it here."""
+    ) -> str:
+        """The start of ``table`` is final (its last seat taken, or its creator started it;
+        the open seats still empty are bots now), in the same transaction as that change:
+        deal it, or, while seats have entropy to reveal, wait for it (status ``revealing``, a
+        new deadline). Returns the status a join answers: ``playing`` or ``revealing``."""
         rec = table.record
         seats = tuple(
             SeatSpec(bot_kind) if s.open and not s.taken else spec
             for spec, s in zip(rec.seats, table.seats, strict=True)
         )
+        final = replace(table, record=replace(rec, seats=seats))
+        if not final.reveals_pending:
+            await self._start(final, tokens)
+            return "playing"
+        revealing = replace(
+            final, status=TableStatus.REVEALING, deadline_ms=wall_ms() + self._reveal_deadline_ms
+        )
+        await self._store.update_table(revealing, tokens)
+        self._waiting.arm(revealing)
+        log.info("table_revealing", game_id=table.game_id, seats=revealing.reveals_pending)
+        return "revealing"
+
+    async def _start(self, table: TableRow, tokens: list[tuple[str, str]]) -> None:
+        """Deal the game of ``table`` (its seats final, every commitment revealed), in the
+        same transaction as the table's last change; then serve it here."""
+        rec = table.record
         joined = tuple((i, s.entropy) for i, s in enumerate(table.seats) if s.entropy)
         contributions = (  # None: a client-chosen seed deals itself (log format 1)
             None if rec.contributions is None else tuple(sorted((*rec.contributions, *joined)))
         )
-        record = replace(rec, seats=seats, created_ms=wall_ms(), contributions=contributions)
+        record = replace(
+            rec,
+            created_ms=wall_ms(),
+            contributions=contributions,
+            committed=tuple(i for i, s in enumerate(table.seats) if s.commitment),
+        )
         live = self._games.make(registry.get_game(record.game), record)
         started = replace(table, status=TableStatus.STARTED, record=record)
         await self._store.update_table(started, tokens, start=(live.lines[0], live.lines[1]))
         self._games.adopt(live)
         self._waiting.disarm(table.game_id)
-        log.info("table_started", game_id=table.game_id, bots=sum(s.kind != "human" for s in seats))
+        bots = sum(s.kind != "human" for s in record.seats)
+        log.info("table_started", game_id=table.game_id, bots=bots)
         self._waiting.wake(table.game_id)
 
     # ------------------------------------------------------------------ abort
@@ -341,7 +423,7 @@ def _game_info(table: TableRow | None, live: LiveGame, present: set[int]) -> Tab
         game=record.game,
         status="finished" if durable.outcome is not None else "playing",
         seats=tuple(
-            SeatInfo(i, spec.kind, table.seats[i].open.value if table else "", True, i in present)
+            _seat_info(i, spec.kind, table.seats[i] if table else None, True, i in present)
             for i, spec in enumerate(record.seats)
         ),
         created_ms=table.created_ms if table else record.created_ms,
@@ -362,22 +444,47 @@ def _table_info(table: TableRow, present: set[int]) -> TableInfo:
         game=record.game,
         status=table.status.value,
         seats=tuple(
-            SeatInfo(i, spec.kind, s.open.value, s.taken or not s.open, i in present)
+            _seat_info(i, spec.kind, s, s.taken or not s.open, i in present)
             for i, (spec, s) in enumerate(zip(record.seats, table.seats, strict=True))
         ),
         created_ms=table.created_ms,
-        deadline_ms=table.deadline_ms if table.status is TableStatus.WAITING else 0,
+        deadline_ms=table.deadline_ms if table.status in _NOT_STARTED else 0,
         public=table.public,
         seed_commitment=commitment(record.seed, record.salt),
         rules=record.rules,
     )
 
 
+def _seat_info(i: int, kind: str, seat: TableSeat | None, taken: bool, present: bool) -> SeatInfo:
+    if seat is None:  # a game made with no open seat has no table
+        return SeatInfo(i, kind, "", taken, present)
+    revealed = bool(seat.commitment and seat.entropy)
+    return SeatInfo(i, kind, seat.open.value, taken, present, seat.commitment, revealed)
+
+
 def _check_waiting(table: TableRow) -> None:
     if table.status is TableStatus.STARTED:
         raise ServiceError(Status.FAILED_PRECONDITION, Reason.GAME_STARTED, "the game has started")
+    if table.status is TableStatus.REVEALING:
+        raise ServiceError(
+            Status.FAILED_PRECONDITION,
+            Reason.GAME_STARTED,
+            "the table's start is final: its seats are revealing their entropy",
+        )
     if table.status is TableStatus.CANCELLED:
         raise cancelled()
+
+
+def _committed_seat(table: TableRow, viewer: str) -> TableSeat:
+    """The seat of a reveal: the caller's, which must have joined with a commitment."""
+    if not viewer.isdigit() or not table.seats[int(viewer)].commitment:
+        raise ServiceError(
+            Status.FAILED_PRECONDITION,
+            Reason.NOT_REVEALING,
+            "only a seat that joined with an entropy_commitment reveals (this token's "
+            "seat committed to nothing)",
+        )
+    return table.seats[int(viewer)]
 
 
 def _full(message: str) -> ServiceError:

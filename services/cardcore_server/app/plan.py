@@ -25,6 +25,8 @@ from .inputs import readable
 from .values import GameSpec
 
 SEAT_KINDS: Final = ("human", "random", "reaction")
+COMMITMENT_BYTES: Final = 32
+"""A commitment to entropy: a SHA-256 digest."""
 MAX_SEATS: Final = 8
 """The most seats any game takes (tests/service/test_api.py checks it against the registry):
 a request with more is refused before any per-seat work, so it cannot stall the server."""
@@ -157,6 +159,16 @@ def check_entropy(data: bytes, path: str) -> str:
     """A seat's contribution to the deal: empty (none) or exactly 16 bytes; as hex."""
     if data and len(data) != ENTROPY_BYTES:
         raise invalid(path, f"{ENTROPY_BYTES} random bytes, or none (got {len(data)})")
+    return data.hex()
+
+
+def check_commitment(data: bytes, path: str) -> str:
+    """A seat's commitment to the entropy it reveals once the start is final: empty (none) or
+    the 32 bytes of :func:`cardcore.rng.entropy_commitment`; as hex."""
+    if data and len(data) != COMMITMENT_BYTES:
+        raise invalid(
+            path, f"a SHA-256 digest ({COMMITMENT_BYTES} bytes), or none (got {len(data)})"
+        )
     return data.hex()
 
 

@@ -135,6 +135,11 @@ class SeatInfo:
     open: str
     taken: bool
     present: bool
+    entropy_commitment: str = ""
+    """The commitment to its entropy the seat joined with (64 hex digits), published to
+    everyone at the table before anyone reveals; empty: it committed to nothing."""
+    revealed: bool = False
+    """Whether the seat has revealed the entropy it committed to (at the start)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +149,7 @@ class TableInfo:
     game_id: str
     game: str
     status: str
-    """``waiting``, ``playing``, ``finished`` or ``cancelled``."""
+    """``waiting``, ``revealing``, ``playing``, ``finished`` or ``cancelled``."""
     seats: tuple[SeatInfo, ...]
     created_ms: int
     deadline_ms: int

@@ -31,6 +31,7 @@ lost round means another client's change landed; 64 covers a crowd racing for a 
 eight)."""
 SWEEP_S: Final = 2.0
 """How often waiting tables' deadlines are checked (tables other servers created included)."""
+_NOT_STARTED: Final = (TableStatus.WAITING, TableStatus.REVEALING)
 STREAM_POLL_S: Final = 0.5
 """How often a stream opened on a waiting table looks whether another server started it."""
 
@@ -73,7 +74,8 @@ def cancelled() -> ServiceError:
     return ServiceError(
         Status.FAILED_PRECONDITION,
         Reason.TABLE_CANCELLED,
-        "the table was cancelled before it started (deadline passed, or aborted)",
+        "the table was cancelled before it started (its deadline passed, a seat did not reveal "
+        "its entropy in time, or it was aborted)",
     )
 
 
@@ -129,13 +131,15 @@ class WaitingTables:
             self._tasks.remove(task)
 
     async def _expire(self, game_id: str) -> None:
-        """The deadline passed: cancel the table if it is still waiting (once, whichever server
-        gets there first: the others' writes conflict and find it no longer waiting)."""
+        """The deadline passed: cancel the table if it has not started (once, whichever server
+        gets there first: the others' writes conflict and find it no longer waiting). A table
+        still missing a reveal is cancelled rather than dealt without it: any other deal would
+        let the seat that withheld its reveal choose between two deals."""
         self._deadlines.pop(game_id, None)
         for _ in range(JOIN_ATTEMPTS):
             try:
                 table = await self._store.load_table(game_id)
-                if table is None or table.status is not TableStatus.WAITING:
+                if table is None or table.status not in _NOT_STARTED:
                     return
                 if table.deadline_ms > wall_ms():
                     self.arm(table)
@@ -146,7 +150,11 @@ class WaitingTables:
             except StoreError as exc:
                 log.warning("table_expire_failed", game_id=game_id, error=str(exc))
                 return
-            log.info("table_cancelled", game_id=game_id, reason="deadline")
+            if table.status is TableStatus.REVEALING:
+                unrevealed = table.reveals_pending
+                log.info("table_cancelled", game_id=game_id, reason="reveal", seats=unrevealed)
+            else:
+                log.info("table_cancelled", game_id=game_id, reason="deadline")
             self.wake(game_id)
             return
 

@@ -279,6 +279,7 @@ def _match(game: AnyGame, record: GameRecord, at_ms: int, sign: Sign | None) -> 
         rules_version=record.rules_version,
         server_seed=None if entropy is None else record.seed,
         contributions=entropy,
+        committed=record.committed,
         sign=sign,
     )
 

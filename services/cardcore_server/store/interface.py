@@ -122,7 +122,8 @@ class EventStore(Protocol):
         ...
 
     async def waiting_tables(self) -> list[TableRow]:
-        """Every table still waiting (their deadlines are armed on start-up)."""
+        """Every table not started yet: waiting for players or for reveals (their deadlines
+        are armed on start-up)."""
         ...
 
     async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:

@@ -85,7 +85,7 @@ class SqlReads:
         return [table_from_row(r, self.sealer) for r in await self._rows(sql, params)]
 
     async def waiting_tables(self) -> list[TableRow]:
-        rows = await self._rows(SELECT_TABLE + " WHERE status = 'waiting'")
+        rows = await self._rows(SELECT_TABLE + " WHERE status IN ('waiting', 'revealing')")
         return [table_from_row(r, self.sealer) for r in rows]
 
     async def games_idle_since(self, cutoff_ms: int, *, finished: bool) -> list[str]:

@@ -82,6 +82,9 @@ class GameRecord:
     """Log format 2: the seats' entropy (``(seat, 32 hex digits)``) the deal seed is derived
     from with :attr:`seed`, the server's (docs/rng.md). None: a format-1 game (dealt from
     :attr:`seed` itself), as every game of an earlier server."""
+    committed: tuple[int, ...] = ()
+    """The seats among :attr:`contributions` that committed to their entropy when they joined
+    and revealed it once the start was final (docs/rng.md, "Committed entropy")."""
 
     @property
     def timers(self) -> bool:
@@ -110,6 +113,8 @@ class GameRecord:
             out["rules_version"] = self.rules_version
         if self.contributions is not None:
             out["contributions"] = [[seat, hex_] for seat, hex_ in self.contributions]
+        if self.committed:
+            out["committed"] = list(self.committed)
         if self.request is not None:
             out["request"] = self.request
         return out
@@ -137,6 +142,7 @@ class GameRecord:
                 if "contributions" in rec
                 else None
             ),
+            committed=tuple(int(seat) for seat in rec.get("committed", ())),
         )
 
 
@@ -235,10 +241,15 @@ class Tail:
 class TableStatus(StrEnum):
     WAITING = "waiting"
     """Seats are open; nothing is dealt yet."""
+    REVEALING = "revealing"
+    """Every seat is filled and the start is final; the seats that committed to entropy when
+    they joined are revealing it. Dealt when the last reveal arrives; cancelled at the reveal
+    deadline if one never does (docs/rng.md, "Committed entropy")."""
     STARTED = "started"
     """The game is dealt (its log is in the store)."""
     CANCELLED = "cancelled"
-    """The deadline passed (or the creator aborted) before it started: no game, no log."""
+    """The deadline passed (or the creator aborted, or a seat did not reveal its entropy)
+    before it started: no game, no log."""
 
 
 class SeatOpen(StrEnum):
@@ -257,14 +268,31 @@ class TableSeat:
     open: SeatOpen
     taken: bool
     entropy: str = ""
-    """What the seat's player added to the deal when it joined (32 hex digits), if anything."""
+    """What the seat's player added to the deal (32 hex digits), if anything: given when it
+    joined, or revealed once the start was final when it joined with a :attr:`commitment`."""
+    commitment: str = ""
+    """The commitment to its entropy the seat joined with (64 hex digits,
+    :func:`cardcore.rng.entropy_commitment`), if it did."""
+
+    @property
+    def reveal_pending(self) -> bool:
+        """Committed to entropy it has not revealed yet."""
+        return bool(self.commitment) and not self.entropy
 
     def to_json(self) -> dict[str, Any]:
-        return {"open": self.open.value, "taken": self.taken, "entropy": self.entropy}
+        out = {"open": self.open.value, "taken": self.taken, "entropy": self.entropy}
+        if self.commitment:
+            out["commitment"] = self.commitment
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableSeat:
-        return cls(SeatOpen(data["open"]), bool(data["taken"]), str(data.get("entropy", "")))
+        return cls(
+            SeatOpen(data["open"]),
+            bool(data["taken"]),
+            str(data.get("entropy", "")),
+            str(data.get("commitment", "")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,11 +353,22 @@ class TableRow:
             watch_token=str(state.get("watch_token", "")),
         )
 
-    def taking(self, seat: int, entropy: str = "") -> TableRow:
-        """The row after ``seat`` is taken, with what its player added to the deal (the next
-        version)."""
+    @property
+    def reveals_pending(self) -> tuple[int, ...]:
+        """The seats that committed to entropy and have not revealed it yet."""
+        return tuple(i for i, s in enumerate(self.seats) if s.reveal_pending)
+
+    def taking(self, seat: int, entropy: str = "", commitment: str = "") -> TableRow:
+        """The row after ``seat`` is taken, with what its player added to the deal, or its
+        commitment to it (the next version)."""
         seats = list(self.seats)
-        seats[seat] = replace(seats[seat], taken=True, entropy=entropy)
+        seats[seat] = replace(seats[seat], taken=True, entropy=entropy, commitment=commitment)
+        return replace(self, seats=tuple(seats), version=self.version + 1)
+
+    def revealing(self, seat: int, entropy: str) -> TableRow:
+        """The row after ``seat`` revealed the entropy it committed to (the next version)."""
+        seats = list(self.seats)
+        seats[seat] = replace(seats[seat], entropy=entropy)
         return replace(self, seats=tuple(seats), version=self.version + 1)
 
     def moved(self, status: TableStatus, record: GameRecord | None = None) -> TableRow:

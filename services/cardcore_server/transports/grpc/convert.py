@@ -281,6 +281,8 @@ def table(info: TableInfo) -> pb.TableInfo:
                 open=_OPEN_OF.get(s.open, pb.SEAT_OPEN_UNSPECIFIED),
                 taken=s.taken,
                 present=s.present,
+                entropy_commitment=s.entropy_commitment,
+                revealed=s.revealed,
             )
             for s in info.seats
         ],

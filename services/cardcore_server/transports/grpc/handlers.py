@@ -91,6 +91,9 @@ class GameServiceHandlers:
                 "GetView": unary(self._unary("GetView", pb.GetViewRequest, self.get_view)),
                 "GetLog": unary(self._unary("GetLog", pb.GetLogRequest, self.get_log)),
                 "JoinTable": unary(self._unary("JoinTable", pb.JoinTableRequest, self.join_table)),
+                "RevealEntropy": unary(
+                    self._unary("RevealEntropy", pb.RevealEntropyRequest, self.reveal_entropy)
+                ),
                 "StartTable": unary(
                     self._unary("StartTable", pb.StartTableRequest, self.start_table)
                 ),
@@ -285,10 +288,17 @@ class GameServiceHandlers:
             request.game_id,
             request.seat if request.HasField("seat") else None,
             bytes(request.entropy),
+            bytes(request.entropy_commitment),
         )
         return pb.JoinTableResponse(
             game_id=joined.game_id, seat=joined.seat, token=joined.token, status=joined.status
         )
+
+    async def reveal_entropy(
+        self, request: pb.RevealEntropyRequest, context: Context
+    ) -> pb.RevealEntropyResponse:
+        info = await self.app.lobby.reveal(_token(context), request.game_id, bytes(request.entropy))
+        return pb.RevealEntropyResponse(table=convert.table(info))
 
     async def start_table(
         self, request: pb.StartTableRequest, context: Context

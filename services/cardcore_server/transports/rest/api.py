@@ -18,6 +18,7 @@ Routes (all under ``/v1``; the seat is the bearer token's, never a field of the 
 ``POST /v1/tables/join``                    ``JoinTable``      no token: an invite or a game id
 ``GET  /v1/invites/{code}``                 (REST only)        an invite link: what it is for
 ``POST /v1/invites/{code}``                 ``JoinTable``      an invite link: take its seat
+``POST /v1/games/{game_id}/reveal``         ``RevealEntropy``  the seat's token, at the start
 ``POST /v1/games/{game_id}/start``          ``StartTable``     the creator's token
 ``POST /v1/games/{game_id}/abort``          ``AbortGame``      the creator's token or admin key
 ``GET  /v1/games/{game_id}/table``          ``GetTable``       any token; none for a public table

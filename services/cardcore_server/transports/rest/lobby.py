@@ -21,8 +21,10 @@ from .openapi import BEARER, AdminKey, GameId, InviteCode, errors
     description="With `invite` (a code from CreateGame's `invites`) the invite's seat; "
     "with `game_id` a seat open to anyone (`seat`, or the first one free). No token "
     "needed: the answer carries the seat's token. The join that takes the last open "
-    "seat deals the game (`status` `playing`). Of clients racing for the last seat one "
-    "gets it; the others get 409 `TableFull` or `GameStarted`.",
+    "seat deals the game (`status` `playing`), or, when seats joined with an "
+    "`entropy_commitment`, makes the table `revealing` until each reveals it (`POST "
+    "/v1/games/{game_id}/reveal`). Of clients racing for the last seat one gets it; the "
+    "others get 409 `TableFull` or `GameStarted`.",
     tags=["lobby"],
     status_code=200,
     security=[{}],
@@ -31,7 +33,11 @@ from .openapi import BEARER, AdminKey, GameId, InviteCode, errors
 async def join_table(state: State, data: JSONBody[wire.JoinTable]) -> wire.Joined:
     note(rpc="JoinTable")
     j = await state.application.lobby.join(
-        data.invite, data.game_id, data.seat, bytes.fromhex(data.entropy)
+        data.invite,
+        data.game_id,
+        data.seat,
+        bytes.fromhex(data.entropy),
+        bytes.fromhex(data.entropy_commitment),
     )
     return wire.Joined(j.game_id, j.seat, j.token, j.status)
 
@@ -58,8 +64,9 @@ async def get_invite(state: State, code: InviteCode) -> wire.InviteInfo:
     summary="Take the seat of an invite link",
     description='The same as `POST /v1/tables/join` with `{"invite": code}`: the '
     "answer carries the seat's token; a used invite is 409 `InviteUsed`. The body is "
-    'optional: `{"entropy": "<32 hex digits>"}` adds the joiner\'s 16 random bytes to '
-    "the deal (docs/rng.md), as JoinTable's `entropy` does.",
+    'optional: `{"entropy_commitment": "<64 hex digits>"}` commits to the joiner\'s 16 '
+    "random bytes, revealed at the start (or `entropy`, given at once), as JoinTable's "
+    "fields do (docs/rng.md).",
     tags=["lobby"],
     status_code=200,
     security=[{}],
@@ -70,8 +77,31 @@ async def accept_invite(
 ) -> wire.Joined:
     note(rpc="JoinTable")
     entropy = bytes.fromhex(data.entropy) if data is not None else b""
-    j = await state.application.lobby.join(code, "", None, entropy)
+    committed = bytes.fromhex(data.entropy_commitment) if data is not None else b""
+    j = await state.application.lobby.join(code, "", None, entropy, committed)
     return wire.Joined(j.game_id, j.seat, j.token, j.status)
+
+
+@post(
+    "/games/{game_id:str}/reveal",
+    operation_id="RevealEntropy",
+    summary="Reveal the entropy the seat committed to when it joined",
+    description="The seat's token, once the table is `revealing` (nobody can join or "
+    "leave any more): `entropy` must hash to the seat's `entropy_commitment` (docs/rng.md). "
+    "The last reveal deals the game; a table still missing one at its `deadline_ms` is "
+    "cancelled. Before that: 409 `NotRevealing`; a value that does not match: 400.",
+    tags=["lobby"],
+    status_code=200,
+    security=BEARER,
+    responses=errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
+)
+async def reveal_entropy(
+    request: Request[Any, Any, Any], state: State, game_id: GameId, data: JSONBody[wire.Reveal]
+) -> wire.Table:
+    note(rpc="RevealEntropy")
+    lobby = state.application.lobby
+    info = await lobby.reveal(render.bearer(request), game_id, bytes.fromhex(data.entropy))
+    return render.table(info)
 
 
 @post(
@@ -215,6 +245,7 @@ ROUTES = (
     join_table,
     get_invite,
     accept_invite,
+    reveal_entropy,
     start_table,
     abort_game,
     get_table,

@@ -186,6 +186,8 @@ def table(t: TableInfo) -> wire.Table:
                 cast(Literal["", "invite", "anyone"], s.open),
                 s.taken,
                 s.present,
+                s.entropy_commitment,
+                s.revealed,
             )
             for s in t.seats
         ],

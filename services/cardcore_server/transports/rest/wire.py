@@ -82,6 +82,7 @@ _U32 = Annotated[int, msgspec.Meta(ge=0, le=2**32 - 1)]
 
 
 _ENTROPY = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{32})?$")]
+_COMMITMENT = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{64})?$")]
 
 
 class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
@@ -247,7 +248,11 @@ class JoinTable(msgspec.Struct, forbid_unknown_fields=True):
     game_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
     seat: _U32 | None = None
     entropy: _ENTROPY = ""
-    """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none)."""
+    """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none); the
+    server learns them before the start: prefer ``entropy_commitment``."""
+    entropy_commitment: _COMMITMENT = ""
+    """``SHA-256("cardcore-entropy-commitment/1" || 16 random bytes)`` as 64 hex digits: the
+    seat adds those bytes, revealed once the table is ``revealing`` (docs/rng.md)."""
 
 
 class AcceptInvite(msgspec.Struct, forbid_unknown_fields=True):
@@ -256,6 +261,15 @@ class AcceptInvite(msgspec.Struct, forbid_unknown_fields=True):
     entropy: _ENTROPY = ""
     """16 random bytes as 32 hex digits that this seat adds to the deal (empty: none), as in
     ``JoinTable``."""
+    entropy_commitment: _COMMITMENT = ""
+    """A commitment to the 16 bytes the seat reveals at the start, as in ``JoinTable``."""
+
+
+class Reveal(msgspec.Struct, forbid_unknown_fields=True):
+    """The entropy a seat committed to, revealed once its table is ``revealing``."""
+
+    entropy: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{32}$")]
+    """The 16 bytes as 32 lowercase hex digits."""
 
 
 class Joined(msgspec.Struct):
@@ -282,10 +296,15 @@ class TableSeat(msgspec.Struct):
     open: Literal["", "invite", "anyone"]
     taken: bool
     present: bool
+    entropy_commitment: str = ""
+    """The commitment to its entropy the seat joined with (64 hex digits; empty: none)."""
+    revealed: bool = False
+    """Whether it has revealed that entropy (at the start)."""
 
 
 class Table(msgspec.Struct):
-    """A table or game: ``status`` is ``waiting``, ``playing``, ``finished`` or ``cancelled``;
+    """A table or game: ``status`` is ``waiting``, ``revealing``, ``playing``, ``finished`` or
+    ``cancelled``;
     ``deadline_ms`` (wall clock) is when a waiting table is cancelled; ``seq`` the entries so
     far."""
 
