@@ -188,7 +188,7 @@ def _add_fairness(sub: Any) -> None:
         help="who wins the races when the seats sit at different distances from the host",
         description="Play seeded deals of a real-time game between equal bots with a human "
         "reaction time, one seat further from the host than the other, each deal once per "
-        "seating (duplicate), and print each seat's share of the wins with its 95%% confidence "
+        "seating (duplicate), and print each seat's share of the wins with its 95 % confidence "
         "interval. A seat here is a player: its delay goes with it round the table. The model: "
         "docs/games/common.md#fairness. Exit 0, or 2 on a usage error.",
     )

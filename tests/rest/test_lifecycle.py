@@ -226,6 +226,44 @@ def test_the_creator_starts_with_bots(http: httpx.Client) -> None:
     problem(r, 400, "Malformed")
 
 
+def test_a_committed_seat_reveals_when_the_creator_starts(http: httpx.Client) -> None:
+    """A seat that joined with a commitment to its entropy (docs/rng.md, "Committed entropy"):
+    the creator's start makes the seats final (the empty one a random bot) and the table
+    ``revealing``; a reveal before that, or of another value, is refused and changes nothing;
+    the reveal deals, and the header records the commitment."""
+    from cardcore.rng import entropy_commitment
+
+    c = table(http, "slapjack", HUMAN, ANYONE, ANYONE)
+    gid, creator = c["game_id"], bearer(c["creator_token"])
+    secret = bytes(range(16))
+    commitment = entropy_commitment(secret)
+    problem(join(http, game_id=gid, entropy_commitment="ab" * 31), 400, "Malformed")
+    seat = joined(http, game_id=gid, entropy_commitment=commitment)
+    mine = bearer(seat["token"])
+    reveal = f"/v1/games/{gid}/reveal"
+    problem(http.post(reveal, json={"entropy": secret.hex()}, headers=mine), 409, "NotRevealing")
+    r = http.post(f"/v1/games/{gid}/start", json={"fill_with": "random"}, headers=creator)
+    assert r.status_code == 200, r.text
+    t = r.json()
+    assert t["status"] == "revealing" and t["deadline_ms"] > 0
+    assert [s["kind"] for s in t["seats"]] == ["human", "human", "random"]
+    assert (t["seats"][1]["entropy_commitment"], t["seats"][1]["revealed"]) == (commitment, False)
+    problem(join(http, game_id=gid), 409, "GameStarted")
+    problem(http.post(reveal, json={"entropy": "00" * 16}, headers=mine), 422, "Malformed")
+    problem(http.post(reveal, json={"entropy": secret.hex()}, headers=creator), 409, "NotRevealing")
+    r = http.post(reveal, json={"entropy": secret.hex()}, headers=mine)
+    assert r.status_code == 200, r.text
+    t = r.json()
+    assert t["status"] == "playing" and t["seats"][1]["revealed"] is True
+    assert [s["kind"] for s in t["seats"]] == ["human", "human", "random"]
+    http.post(f"/v1/games/{gid}/abort", headers=creator).raise_for_status()
+    lines = clog.loads(http.get(f"/v1/games/{gid}/log", headers=mine).content)
+    assert {"seat": 1, "entropy": secret.hex(), "commitment": commitment} in lines[0][
+        "contributions"
+    ]
+    assert clog.verify(lines).committed == (1,)
+
+
 def test_the_creator_aborts_and_the_log_verifies(http: httpx.Client) -> None:
     c = table(http, "ratscrew", HUMAN, ANYONE)
     gid = c["game_id"]
@@ -564,6 +602,7 @@ def test_every_lifecycle_route_is_documented(http: httpx.Client) -> None:
     doc = http.get("/v1/openapi.json").json()
     expected = {
         ("/v1/tables/join", "post"): ("JoinTable", {"404", "409", "422"}),
+        ("/v1/games/{game_id}/reveal", "post"): ("RevealEntropy", {"401", "409", "422"}),
         ("/v1/games/{game_id}/start", "post"): ("StartTable", {"401", "403", "409"}),
         ("/v1/games/{game_id}/abort", "post"): ("AbortGame", {"401", "403", "404", "409"}),
         ("/v1/games/{game_id}/table", "get"): ("GetTable", {"401", "403", "404"}),

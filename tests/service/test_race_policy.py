@@ -46,9 +46,10 @@ def slappable_seed(rules: dict[str, Any]) -> tuple[int, list[tuple[int, str]]]:
     raise AssertionError("no seed makes the pile slappable early")
 
 
-async def race(tmp_path: Path, rules: dict[str, Any]) -> dict[str, Any]:
-    """Seat 1, 60 ms away, slaps 30 ms after seat 0 (1 ms away): who takes the pile, what the
-    log says, and how long each waited for its answer."""
+async def race(tmp_path: Path, rules: dict[str, Any], rtt_s: float = 0.120) -> dict[str, Any]:
+    """Seat 1, 60 ms away (its channel's round trip ``rtt_s``), slaps 30 ms after seat 0
+    (1 ms away): who takes the pile, what the log says, and how long each waited for its
+    answer."""
     config = ServiceConfig(allow_client_seed=True)
     running = await start(ServerOptions(port=0, db=str(tmp_path / "race.db"), config=config))
     app: Application = running.app
@@ -63,7 +64,7 @@ async def race(tmp_path: Path, rules: dict[str, Any]) -> dict[str, Any]:
         for seat, kind in plays:
             await chans[seat].act({"kind": kind}, "")
         app.play.roundtrips.sample(made.game_id, 0, 0.002)  # 1 ms away
-        app.play.roundtrips.sample(made.game_id, 1, 0.120)  # 60 ms away
+        app.play.roundtrips.sample(made.game_id, 1, rtt_s)  # 60 ms away by default
 
         async def slap(seat: int, after_s: float) -> tuple[str, float]:
             await asyncio.sleep(after_s)
@@ -116,6 +117,18 @@ def test_the_further_seat_credited_its_delay_wins_the_slap(tmp_path: Path) -> No
     # every path out carries the race record: the REST/SSE/WebSocket entry JSON
     entry = got["live"].redacted(won["seq"], 1)
     assert b'"race":{"clamped":false,"delay_ms":60,' in render.entry_json(entry)
+
+
+def test_answering_pings_late_buys_no_more_than_the_cap(tmp_path: Path) -> None:
+    """Seat 1 answers its pings late, so its round trip looks like 500 ms: its delay is
+    measured at 250 ms, but no action is credited more than the cap (80 ms)."""
+    got = asyncio.run(race(tmp_path, COMPENSATED, rtt_s=0.500))
+    slaps = [ln for ln in got["lines"][1:] if ln["action"]["kind"] == "Slap"]
+    won = slaps[0]
+    assert won["seat"] == 1 and won["race"]["delay_ms"] == 250
+    assert won["at_ms"] == won["race"]["received_ms"] - 80  # the cap, not the claim
+    assert got["delays"] == {0: 1, 1: 80}
+    assert "credits" in log.verify(got["lines"]).checked
 
 
 def test_under_arrival_nothing_waits_and_the_first_to_arrive_wins(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ async def accept_invite(
     description="The seat's token, once the table is `revealing` (nobody can join or "
     "leave any more): `entropy` must hash to the seat's `entropy_commitment` (docs/rng.md). "
     "The last reveal deals the game; a table still missing one at its `deadline_ms` is "
-    "cancelled. Before that: 409 `NotRevealing`; a value that does not match: 400.",
+    "cancelled. Before that: 409 `NotRevealing`; a value that does not match: 422.",
     tags=["lobby"],
     status_code=200,
     security=BEARER,

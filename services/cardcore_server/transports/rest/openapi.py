@@ -65,7 +65,7 @@ def errors(*statuses: int) -> dict[int, ResponseSpec]:
         404: "No such game or invite (`GameNotFound`, `InvalidInvite`).",
         409: "Refused now: the game's rules (`code` is its RejectCode: `NotYourTurn`, "
         "`StaleAction`, `GameOver`, ...) or the table's state (`GameNotStarted`, `GameStarted`, "
-        "`TableCancelled`, `TableFull`, `InviteUsed`, `SeatNotOpen`).",
+        "`TableCancelled`, `TableFull`, `InviteUsed`, `SeatNotOpen`, `NotRevealing`).",
         413: f"The body is larger than {MAX_BODY} bytes (`TooLarge`).",
         415: "The body is not `application/json` (`UnsupportedMediaType`).",
         422: "Well-formed but invalid (`Malformed`, or `HostOnly` for a command only the host "
