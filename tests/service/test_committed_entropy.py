@@ -150,6 +150,9 @@ def test_reveals_are_refused_before_the_start_and_unless_they_match(
                 await _reveal_raw(c, game_id, j1.token, secrets.token_bytes(16))
             assert wrong.value.status == "INVALID_ARGUMENT" and "entropy" in wrong.value.fields
             assert (await host.game(game_id, creator).table()).status == "revealing"
+            with pytest.raises(CallError) as not_dealt:  # nothing to view until the deal
+                await c.game(game_id, j1.token).view()
+            assert not_dealt.value.reason == "GameNotStarted"
 
             table = await _reveal_raw(c, game_id, j1.token, secret)
             assert table.status == "playing"

@@ -225,6 +225,12 @@ class Games:
                 Reason.GAME_NOT_STARTED,
                 "the table is waiting for players (GetTable shows its seats)",
             )
+        if table is not None and table.status is TableStatus.REVEALING:
+            return ServiceError(
+                Status.FAILED_PRECONDITION,
+                Reason.GAME_NOT_STARTED,
+                "the table's seats are revealing their entropy: it deals at the last reveal",
+            )
         if table is not None and table.status is TableStatus.CANCELLED:
             return ServiceError(
                 Status.FAILED_PRECONDITION,
