@@ -14,11 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from cardcore import cli, codec, log, rng
 from cardcore.registry import get_game
 
+from ..rest.helpers import RestServer, bearer
 from .conftest import ROOT, Scenario
 
 GAMES: dict[str, dict[str, Any]] = {
@@ -398,11 +400,14 @@ def test_a_slap_race_is_shown_as_the_log_decides_it(scenario: Scenario, tmp_path
     assert game.name == "slapjack"
 
 
-def test_two_people_play_spit_through_an_invite_link(scenario: Scenario, tmp_path: Path) -> None:
+def test_two_people_play_spit_through_an_invite_link(
+    scenario: Scenario, web_server: RestServer, tmp_path: Path
+) -> None:
     """Two browser contexts, two people: the host creates the table with an invite seat, the
     friend opens the link (at 375 px), takes the seat, and both play, by keyboard, to the end
     the rules give (no event limit). The friend is the slower player (a reaction time of its
-    own before each gesture): two equally quick players rarely finish a game of Spit."""
+    own before each gesture): two equally quick players rarely finish a game of Spit. The
+    friend's page joins with a commitment to its entropy and reveals it at the start."""
     r = scenario("spitInvite", paceMs=150, deadlineMs=240000)
     assert r["errors"] == []
     assert "#invite=cci_" in r["link"]
@@ -420,26 +425,58 @@ def test_two_people_play_spit_through_an_invite_link(scenario: Scenario, tmp_pat
     assert "event_limit" not in {final[-1]["outcome"]["termination"]}
     humans = {ln["seat"] for ln in final if ln.get("type") == "entry" and ln["seat"] is not None}
     assert humans == {0, 1}
-    # each page added its own 16 random bytes to the deal: the host at creation, the friend
-    # through the invite link's POST; the header holds both, and the log verified with them
-    sent = {x["who"]: (x["path"], json.loads(x["body"])) for x in r["sent"]}
-    host_path, host_body = sent["host"]
-    friend_path, friend_body = sent["friend"]
-    assert host_path == "/v1/games" and friend_path.startswith("/v1/invites/cci_")
-    host_entropy = host_body["seats"][0]["entropy"]
+    # each page added its own 16 random bytes to the deal: the host in the open at creation
+    # (nobody else had joined then); the friend committed to its bytes in the invite link's
+    # POST (docs/rng.md, "Committed entropy"), which made the seats final (the table
+    # `revealing`), and its page revealed them at once: that reveal dealt the game
+    gid = r["game_id"]
+    posts = [(x["who"], x["path"], json.loads(x["body"])) for x in r["sent"]]
+    host_posts = [(path, body) for who, path, body in posts if who == "host"]
+    friend_posts = [(path, body) for who, path, body in posts if who == "friend"]
+    assert [path for path, _ in host_posts] == ["/v1/games"]
+    assert [path for path, _ in friend_posts][1:] == [f"/v1/games/{gid}/reveal"]
+    (join_path, join_body), (reveal_path, reveal_body) = friend_posts
+    assert join_path.startswith("/v1/invites/cci_")
+    host_entropy = host_posts[0][1]["seats"][0]["entropy"]
     assert re.fullmatch("[0-9a-f]{32}", host_entropy)
-    assert re.fullmatch("[0-9a-f]{32}", friend_body["entropy"])
-    assert host_entropy != friend_body["entropy"]
+    assert set(join_body) == {"entropy_commitment"}  # the bytes stayed in the page till then
+    commitment = join_body["entropy_commitment"]
+    friend_entropy = reveal_body["entropy"]
+    assert re.fullmatch("[0-9a-f]{64}", commitment)
+    assert re.fullmatch("[0-9a-f]{32}", friend_entropy) and friend_entropy != host_entropy
+    assert rng.entropy_commitment(bytes.fromhex(friend_entropy)) == commitment
+    answers = {(x["who"], x["path"]): (x["status"], x["body"]) for x in r["answered"]}
+    assert answers[("friend", join_path)][0] == 200
+    assert answers[("friend", join_path)][1]["status"] == "revealing"
+    status, revealed_table = answers[("friend", reveal_path)]
+    assert status == 200 and revealed_table["status"] == "playing", revealed_table
+    # the table as the REST API shows it: the friend's seat has its commitment, revealed
+    with httpx.Client(base_url=web_server.url) as http:
+        got = http.get(f"/v1/games/{gid}/table", headers=bearer(r["tokens"][1]))
+    assert got.status_code == 200, got.text
+    table = got.json()
+    assert table["status"] == "finished"
+    seats = [(s["seat"], s["entropy_commitment"], s["revealed"]) for s in table["seats"]]
+    assert seats == [(0, "", False), (1, commitment, True)]
+    # neither page keeps an entropy beside its token any more
+    assert [k["unrevealed"] for k in r["kept"]] == [False, False], r["kept"]
+    # the header holds both contributions (the friend's with its commitment), and the log
+    # verified with them
     assert final[0]["contributions"] == [
         {"seat": 0, "entropy": host_entropy},
-        {"seat": 1, "entropy": friend_body["entropy"]},
+        {"seat": 1, "entropy": friend_entropy, "commitment": commitment},
     ]
     end = final[-1]
     derived = rng.derive_deal_seed(
         int(end["seed"]),
-        [(0, bytes.fromhex(host_entropy)), (1, bytes.fromhex(friend_body["entropy"]))],
+        [(0, bytes.fromhex(host_entropy)), (1, bytes.fromhex(friend_entropy))],
     )
     assert log.deal_seed(final[0], int(end["seed"])) == derived
+    # and each page's own verifier (cardcore verify in Pyodide) held the reveal to it, on the
+    # page's receipts and on the final log
+    for page_end in r["ends"]:
+        for v in (page_end["verdicts"][0], page_end["verdicts"][2]):
+            assert "seat 1's entropy matches the commitment it made before the start" in v["text"]
     entries = sum(1 for ln in final if ln.get("type") == "entry")
     print(f"\nspit, two people: {entries} entries to {a['termination']}, {r['steps']} gestures")
     # and nothing jumped on either page, at 1280 px nor at 375 px

@@ -295,13 +295,20 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   const a = await person(browser, base, { name: "host" });
   const b = await person(browser, base, { name: "friend", width: 375, height: 800 });
   for (const x of [a, b]) await x.context.addInitScript(LAYOUT);
-  // what each page sent to take its seat: the entropy it adds to the deal
+  // what each page sent to take its seat (the entropy it adds to the deal, or its commitment
+  // to it) and to reveal it, with the server's answers (the join's status, the table revealed)
   const sent = [];
+  const answered = [];
+  const seatPost = (method, path) => method === "POST" && (path === "/v1/games" || path.startsWith("/v1/invites/") || path === "/v1/tables/join" || /^\/v1\/games\/[^/]+\/reveal$/.test(path));
   for (const [who, x] of [["host", a], ["friend", b]]) {
     x.page.on("request", (r) => {
       const url = new URL(r.url());
-      if (r.method() === "POST" && (url.pathname === "/v1/games" || url.pathname.startsWith("/v1/invites/") || url.pathname === "/v1/tables/join")) {
-        sent.push({ who, path: url.pathname, body: r.postData() });
+      if (seatPost(r.method(), url.pathname)) sent.push({ who, path: url.pathname, body: r.postData() });
+    });
+    x.page.on("response", (res) => {
+      const url = new URL(res.url());
+      if (seatPost(res.request().method(), url.pathname)) {
+        answered.push(res.json().then((body) => ({ who, path: url.pathname, status: res.status(), body }), () => ({ who, path: url.pathname, status: res.status(), body: null })));
       }
     });
   }
@@ -329,10 +336,17 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   const endB = await endPanel(b.page);
   const sa = await session(a.page);
   const sb = await session(b.page);
+  // the table statuses each page saw, and whether an entropy is still kept beside a token
+  const kept = (page) => page.evaluate(() => ({
+    statuses: window.__cardcore.tableStatuses ?? [],
+    unrevealed: [...Object.keys(sessionStorage).filter((k) => k.endsWith(".session")).map((k) => sessionStorage.getItem(k)), localStorage.getItem("cardcore.mine") ?? ""]
+      .some((text) => text && text.includes("entropy_to_reveal")),
+  }));
   const shots = [waitingShot, inviteShot, await screenshot(a.page, out, "spit-pvp-end-1280"), await screenshot(b.page, out, "spit-pvp-end-375")];
   const result = {
     game_id: id, link, steps: [stepsA, stepsB], seats: [sa.seat, sb.seat], tokens: [sa.token, sb.token],
     ends: [endA, endB], shots, axe: [...waitingAxe, ...inviteAxe], errors: [...a.errors, ...b.errors], sent,
+    answered: await Promise.all(answered), kept: [await kept(a.page), await kept(b.page)],
     layouts: [0, 1].map((i) => ({ layout: layout[i], drawnAt: drawnAt[i], endedAt: endedAt[i], resized: [] })),
   };
   await a.context.close();

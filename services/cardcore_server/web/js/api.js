@@ -140,14 +140,55 @@ export async function serverKey() {
   return (await serverInfo).server_key;
 }
 
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
 /** 16 random bytes as 32 hex digits: what a seat adds to the deal (log format 2). */
 export function entropy() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** What a commitment hashes before the entropy (docs/rng.md, "Committed entropy"). */
+const COMMITMENT_TAG = new TextEncoder().encode("cardcore-entropy-commitment/1");
+
+/**
+ * SHA-256("cardcore-entropy-commitment/1" || the 16 bytes) as 64 hex digits: what a seat joins
+ * with instead of its entropy, revealed once nobody can join or leave. null where the page has
+ * no Web Crypto digest (crypto.subtle exists in a secure context only: https, localhost).
+ */
+export async function entropyCommitment(entropyHex) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle || !/^[0-9a-f]{32}$/.test(entropyHex)) return null;
+  const message = new Uint8Array(COMMITMENT_TAG.length + 16);
+  message.set(COMMITMENT_TAG);
+  for (let i = 0; i < 16; i += 1) message[COMMITMENT_TAG.length + i] = parseInt(entropyHex.slice(2 * i, 2 * i + 2), 16);
+  try {
+    return hex(new Uint8Array(await subtle.digest("SHA-256", message)));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a join adds to the deal: `body` (its fields for JoinTable or an invite's POST) and
+ * `reveal`, the entropy the seat must reveal once its table is `revealing` (null: none, the
+ * entropy went in the open). A commitment where the page can compute one; else, as before
+ * commitments, the entropy itself (the server then knows it before the start).
+ */
+export async function joinEntropy() {
+  const value = entropy();
+  const commitment = await entropyCommitment(value);
+  return commitment
+    ? { body: { entropy_commitment: commitment }, reveal: value }
+    : { body: { entropy: value }, reveal: null };
+}
+
+/** RevealEntropy: the entropy this seat committed to, once its table is `revealing`; the
+ * answer is the table (the last reveal deals it: status `playing`). */
+export function revealEntropy(gameId, token, value) {
+  return call(`/v1/games/${encodeURIComponent(gameId)}/reveal`, { method: "POST", token, body: { entropy: value } });
 }
 
 /** A fresh action id (resubmitting it returns the original result: no double action). */
 export function actionId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return "web-" + hex(crypto.getRandomValues(new Uint8Array(12)));
 }

@@ -1,10 +1,12 @@
 // The lobby: the catalogue's games and their variant flags (from the JSON Schemas), seats
 // (you, bots with a reaction time, friends by invite link, anyone), the public tables to join,
-// the games this browser holds, invite links (#invite=CODE), and a log checker.
+// the games this browser holds, invite links (#invite=CODE), and a log checker. A seat taken
+// here joins with a commitment to its entropy and reveals it once the table's seats are final
+// (docs/rng.md, "Committed entropy"; revealOwed).
 
-import { call, entropy, serverKey } from "./api.js";
+import { ApiError, call, entropy, joinEntropy, revealEntropy, serverKey } from "./api.js";
 import { h } from "./dom.js";
-import { saveSession, myGames, forgetGame } from "./store.js";
+import { saveSession, myGames, forgetGame, forgetEntropy } from "./store.js";
 import { checkCopy, verifyLog } from "./verify.js";
 
 const SEAT_KINDS = [
@@ -16,6 +18,45 @@ const SEAT_KINDS = [
 ];
 
 let catalogue = null;
+
+/** A table's status in words (the server's word where it is one already). */
+export function tableStatusWords(status) {
+  return status === "revealing" ? "starting: seats are revealing their entropy" : status;
+}
+
+/** A reveal refused so (the value, the token, the table gone): no later try would do better. */
+const NEVER = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * Reveal the entropy this seat committed to when it joined (its table `revealing`), and forget
+ * it: the table the server answered (the last reveal deals it), or null when the seat owes
+ * none. A value refused, or a table cancelled meanwhile, is forgotten too and the error thrown;
+ * any other error (not revealing yet, the network) keeps it for the next try.
+ */
+export async function revealOwed(session) {
+  const value = session?.entropy_to_reveal;
+  if (!value || !session.token) return null;
+  try {
+    const table = await revealEntropy(session.game_id, session.token, value);
+    forgetEntropy(session.game_id);
+    return table;
+  } catch (err) {
+    if (err instanceof ApiError && (NEVER.has(err.status) || err.code === "TableCancelled")) forgetEntropy(session.game_id);
+    throw err;
+  }
+}
+
+/**
+ * Keep the seat a join took: its token and, beside it, the entropy it committed to (a reload
+ * still reveals it). A join that made the seats final (`revealing`) reveals at once; should
+ * that fail, the table's page tries again.
+ */
+async function keepSeat(joined, game, reveal, key) {
+  const s = { game_id: joined.game_id, game, token: joined.token, seat: joined.seat, viewer: String(joined.seat), server_key: key };
+  if (reveal) s.entropy_to_reveal = reveal;
+  saveSession(s);
+  if (reveal && joined.status === "revealing") await revealOwed(s).catch(() => {});
+}
 
 export async function getCatalogue() {
   catalogue ??= (await call("/v1/games")).games;
@@ -267,8 +308,10 @@ async function drawTables(box, games) {
       join.addEventListener("click", async () => {
         try {
           const key = await serverKey().catch(() => null);
-          const j = await call("/v1/tables/join", { method: "POST", body: { game_id: t.game_id, entropy: entropy() } });
-          saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat), server_key: key });
+          // 16 random bytes this seat adds to the deal, committed to now, revealed at the start
+          const mine = await joinEntropy();
+          const j = await call("/v1/tables/join", { method: "POST", body: { game_id: t.game_id, ...mine.body } });
+          await keepSeat(j, t.game, mine.reveal, key);
           location.hash = `#game=${j.game_id}`;
         } catch (err) {
           showError(problem, err);
@@ -311,11 +354,12 @@ async function drawMine(box, games) {
   }
   held.forEach((g, i) => {
     const t = status[i]?.table;
+    if (t?.status === "revealing" && g.entropy_to_reveal) revealOwed(g).catch(() => {});
     const title = games.find((x) => x.name === g.game)?.title ?? g.game;
     const who = g.seat === null || g.seat === undefined ? "watching" : `seat ${g.seat}`;
     list.append(h("li", {},
       h("a", { href: `#game=${g.game_id}` }, `${title}, ${who}`),
-      h("span", { class: "help" }, t ? ` · ${t.status}` : ""),
+      h("span", { class: "help" }, t ? ` · ${tableStatusWords(t.status)}` : ""),
       h("button", { type: "button", class: "small secondary", "aria-label": `Forget ${title}, ${who}`, onclick: () => { forgetGame(g.game_id); drawMine(box, games); } }, "Forget")));
   });
 }
@@ -398,10 +442,12 @@ export async function renderInvite(main, code) {
     take.disabled = true;
     problem.hidden = true;
     try {
-      // the invite link's own POST, with 16 random bytes this seat adds to the deal
+      // the invite link's own POST, with 16 random bytes this seat adds to the deal (committed
+      // to now, revealed at the start)
       const key = await serverKey().catch(() => null);
-      const j = await call(`/v1/invites/${encodeURIComponent(code)}`, { method: "POST", body: { entropy: entropy() } });
-      saveSession({ game_id: j.game_id, game: t.game, token: j.token, seat: j.seat, viewer: String(j.seat), server_key: key });
+      const mine = await joinEntropy();
+      const j = await call(`/v1/invites/${encodeURIComponent(code)}`, { method: "POST", body: mine.body });
+      await keepSeat(j, t.game, mine.reveal, key);
       history.replaceState(null, "", `#game=${j.game_id}`);
       dispatchEvent(new HashChangeEvent("hashchange"));
     } catch (err) {
@@ -415,7 +461,7 @@ export async function renderInvite(main, code) {
   });
   main.replaceChildren(
     h("h1", {}, `An invitation to ${g ? g.title : t.game}`),
-    h("p", {}, `You are invited to seat ${info.seat} of a table of ${t.seats.length}. It is ${t.status}.`),
+    h("p", {}, `You are invited to seat ${info.seat} of a table of ${t.seats.length}. It is ${tableStatusWords(t.status)}.`),
     rules.length
       ? h("div", {}, h("p", {}, "Variant rules:"), h("ul", { class: "rule-list" }, rules.map(([k, v]) => h("li", {}, `${flagWords(g.flags.find((x) => x.name === k)).label}: ${valueWords(v)}`))))
       : h("p", {}, "Standard rules."),

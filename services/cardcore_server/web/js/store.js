@@ -1,5 +1,6 @@
 // What the page keeps across a reload: the seat's token (sessionStorage: this tab only; the
-// "your games" list in localStorage), and the receipts — every entry as the server sent it,
+// "your games" list in localStorage) and, beside it until the seat has revealed it, the entropy
+// it committed to when it joined (`entropy_to_reveal`, docs/rng.md), and the receipts — every entry as the server sent it,
 // verbatim, one key per entry (a write per entry, never the whole list again), the game's
 // header and the end line. From the last seq kept the stream resumes with no gap and no
 // duplicate.
@@ -10,7 +11,8 @@ const MINE = "cardcore.mine";
 
 const key = (gameId, what) => `cardcore.${gameId}.${what}`;
 
-/** {game_id, game, token, seat, viewer, creator_token, invites} of this tab's seat, or null. */
+/** {game_id, game, token, seat, viewer, creator_token, invites, entropy_to_reveal} of this
+ * tab's seat, or null. */
 export function loadSession(gameId) {
   const raw = S.getItem(key(gameId, "session"));
   if (raw) return JSON.parse(raw);
@@ -23,6 +25,23 @@ export function saveSession(session) {
   const list = myGames().filter((g) => g.game_id !== session.game_id);
   list.unshift({ ...session, saved_ms: Date.now() });
   L.setItem(MINE, JSON.stringify(list.slice(0, 20)));
+}
+
+/** The seat's entropy is revealed (or can never be): it goes from wherever the session is kept,
+ * the "your games" list keeping its order. Returns the session as it is now (or null). */
+export function forgetEntropy(gameId) {
+  const drop = (x) => {
+    const y = { ...x };
+    delete y.entropy_to_reveal;
+    return y;
+  };
+  const raw = S.getItem(key(gameId, "session"));
+  if (raw) S.setItem(key(gameId, "session"), JSON.stringify(drop(JSON.parse(raw))));
+  const list = myGames();
+  if (list.some((g) => g.game_id === gameId && g.entropy_to_reveal)) {
+    L.setItem(MINE, JSON.stringify(list.map((g) => (g.game_id === gameId ? drop(g) : g))));
+  }
+  return loadSession(gameId);
 }
 
 /** The games this browser holds tokens of, newest first. */

@@ -3,15 +3,17 @@
 // the last adjudications in words, rejections with their reasons, presence, resign; at the end
 // the outcome, the revealed seed, the log and the page's own verdict on it. Actions, entries and
 // views travel over one play channel (channel.js: the WebSocket, else REST), which resumes from
-// the last seq kept (no gap, no duplicate).
+// the last seq kept (no gap, no duplicate). Before the deal: the table waiting for players, then
+// (its seats final) revealing: a seat that joined with a commitment to its entropy reveals it
+// here as soon as the page sees that (docs/rng.md, "Committed entropy").
 
 import { ApiError, NetworkError, actionId, call, serverKey } from "./api.js";
 import { openChannel } from "./channel.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { GAMES, actionButton } from "./games.js";
-import { getCatalogue, verdictEl } from "./lobby.js";
+import { getCatalogue, revealOwed, tableStatusWords, verdictEl } from "./lobby.js";
 import { narrateEntry } from "./narrate.js";
-import { Receipts, loadSession, saveSession } from "./store.js";
+import { Receipts, forgetEntropy, loadSession, saveSession } from "./store.js";
 import { checkCopy, verifyLog, warmUp } from "./verify.js";
 
 const HISTORY = 8;
@@ -152,6 +154,7 @@ class Table {
     if (!this.s.server_key) {
       // the key this server signs logs with, as it is when the game begins (kept for the end)
       serverKey().then((key) => {
+        this.settleEntropy(); // a reveal made meanwhile is not kept again
         this.s = { ...this.s, server_key: key };
         saveSession(this.s);
       }).catch(() => {});
@@ -196,11 +199,7 @@ class Table {
       waiting: () => {
         if (this.el.waiting.hidden) this.showWaiting();
       },
-      cancelled: () => {
-        this.el.status.textContent = "This table was cancelled before it was dealt.";
-        this.el.waiting.hidden = true;
-        this.finished = true;
-      },
+      cancelled: () => this.showCancelled(),
       fatal: (err) => {
         this.showRejection(err);
         this.el.status.textContent = "Cannot follow this game.";
@@ -544,30 +543,91 @@ class Table {
 
   async loadTable() {
     try {
-      this.tableInfo = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
-      this.seatKinds = this.tableInfo.seats.map((x) => x.kind);
+      await this.fetchTable();
       this.drawKeys(); // under this table's rules (a variant may add keys)
       if (this.view) this.render();
-      if (this.tableInfo.status === "waiting") this.showWaiting();
     } catch {
       /* the table is a courtesy: the game goes on without it */
     }
   }
 
-  showWaiting() {
+  /** The table as the server has it now, acted on (onTable). */
+  async fetchTable() {
+    const t = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
+    this.onTable(t);
+    return t;
+  }
+
+  /** What a table seen says to do: a seat owing its reveal reveals once the table is
+   * `revealing`; until the deal the waiting panel says where the table stands; a table
+   * cancelled says why. */
+  onTable(t) {
+    this.tableInfo = t;
+    this.seatKinds = t.seats.map((x) => x.kind);
+    const seen = (probe.tableStatuses ??= []);
+    if (seen[seen.length - 1] !== t.status) seen.push(t.status);
+    if (t.status === "revealing") this.reveal();
     if (this.receipts.lastSeq >= 0) return;
-    this.el.waiting.hidden = false;
-    this.el.status.textContent = "Waiting for players…";
+    if (t.status === "waiting" || t.status === "revealing") this.showWaiting();
+    else if (t.status === "cancelled") this.showCancelled();
+  }
+
+  /** Reveal the entropy this seat committed to when it joined (its table is `revealing`), at
+   * most one reveal under way; the session forgets it once revealed (revealOwed). */
+  reveal() {
+    if (!this.s.entropy_to_reveal || this.revealing) return;
+    this.revealing = revealOwed(this.s)
+      .then((t) => {
+        this.settleEntropy();
+        probe.revealed = true;
+        if (t) this.onTable(t);
+      })
+      .catch((err) => {
+        this.settleEntropy();
+        if (err instanceof ApiError && err.code === "TableCancelled") this.showCancelled();
+        else if (err instanceof ApiError && err.status < 500 && err.code !== "NotRevealing") this.showRejection(err);
+        // else (the network, the server busy): the next look at the table tries again
+      })
+      .finally(() => {
+        this.revealing = null;
+      });
+  }
+
+  /** This seat's session as kept: its entropy gone once the store forgot it. */
+  settleEntropy() {
+    if (this.s.entropy_to_reveal && !loadSession(this.s.game_id)?.entropy_to_reveal) {
+      this.s = { ...this.s };
+      delete this.s.entropy_to_reveal;
+    }
+  }
+
+  /** The waiting panel: where the table stands before the deal (waiting for players, or its
+   * seats revealing their entropy), and the creator's buttons. */
+  showWaiting() {
+    if (this.receipts.lastSeq >= 0 || this.cancelled) return;
     const t = this.tableInfo;
-    const links = (this.s.invites || []).map((inv) => {
+    if (t && t.status !== "waiting" && t.status !== "revealing") return; // dealt: entries follow
+    const revealing = t?.status === "revealing";
+    this.el.waiting.hidden = false;
+    const words = tableStatusWords("revealing"); // "starting: seats are revealing their entropy"
+    this.el.status.textContent = revealing ? `${words.charAt(0).toUpperCase()}${words.slice(1)}…` : "Waiting for players…";
+    const links = revealing ? [] : (this.s.invites || []).map((inv) => {
       const link = `${location.origin}${location.pathname}#invite=${inv.code}`;
       const taken = t?.seats?.[inv.seat]?.taken;
       const copy = h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(link) }, "Copy");
       return h("li", {}, h("span", {}, `Seat ${inv.seat}${taken ? " (taken)" : ""}: `),
         h("a", { href: link, class: "invite-link", dataset: { seat: inv.seat } }, link), " ", copy);
     });
-    const parts = [h("h2", { id: "waiting-title" }, "Waiting for players")];
-    if (t) parts.push(h("p", {}, t.seats.map((x) => `seat ${x.seat}: ${x.kind === "human" ? (x.taken ? "taken" : `open${x.open ? ` (${x.open})` : ""}`) : `bot (${x.kind})`}`).join(" · ")));
+    const seatWords = (x) => {
+      const who = x.kind === "human" ? (x.taken ? "taken" : `open${x.open ? ` (${x.open})` : ""}`) : `bot (${x.kind})`;
+      if (!x.entropy_commitment) return `seat ${x.seat}: ${who}`;
+      return `seat ${x.seat}: ${who}, ${x.revealed ? "entropy revealed" : revealing ? "revealing its entropy" : "entropy committed"}`;
+    };
+    const parts = [h("h2", { id: "waiting-title" }, revealing ? "Starting" : "Waiting for players")];
+    if (t) parts.push(h("p", { id: "waiting-seats" }, t.seats.map(seatWords).join(" · ")));
+    if (revealing) {
+      parts.push(h("p", {}, "Every seat is final: each seat that joined with a commitment to its entropy now reveals it. The last reveal deals the game; a seat that never reveals cancels the table."));
+    }
     if (links.length) parts.push(h("p", {}, "Send each friend one link (each seat's link works once):"), h("ul", { class: "invites" }, links));
     if (this.s.creator_token) {
       const startBtn = h("button", { type: "button", class: "primary" }, "Start now (bots take the empty seats)");
@@ -586,24 +646,62 @@ class Table {
           this.showRejection(err);
         }
       });
-      parts.push(h("div", { class: "row" }, startBtn, cancel));
+      // once revealing, the seats are final: nothing to start, but the table can be cancelled
+      parts.push(h("div", { class: "row" }, revealing ? null : startBtn, cancel));
     }
     this.el.waiting.replaceChildren(...parts);
     if (!this.tablePoll) {
       this.tablePoll = setInterval(async () => {
-        if (this.receipts.lastSeq >= 0 || this.stopped) {
+        if (this.receipts.lastSeq >= 0 || this.stopped || this.cancelled) {
           clearInterval(this.tablePoll);
           return;
         }
         try {
-          this.tableInfo = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
-          this.seatKinds = this.tableInfo.seats.map((x) => x.kind);
-          if (this.receipts.lastSeq < 0) this.showWaiting();
+          await this.fetchTable(); // a table revealing: this seat's reveal goes at once
         } catch {
           /* try again */
         }
       }, 1500);
     }
+  }
+
+  /** The table was cancelled before the deal (its deadline, its creator, or a seat that never
+   * revealed the entropy it committed to): said so, with the seats whose reveal is missing. */
+  async showCancelled() {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.finished = true;
+    clearInterval(this.tablePoll);
+    this.drawResign(); // nothing to resign from
+    this.el.status.textContent = "This table was cancelled before it was dealt.";
+    this.el.waiting.hidden = true;
+    let t = this.tableInfo;
+    if (t?.status !== "cancelled") {
+      try {
+        t = await call(`/v1/games/${this.s.game_id}/table`, { token: this.s.token });
+        this.tableInfo = t;
+      } catch {
+        /* said without the seats */
+      }
+    }
+    if (this.s.entropy_to_reveal) {
+      forgetEntropy(this.s.game_id); // nothing will be dealt: nothing to reveal any more
+      this.settleEntropy();
+    }
+    // every seat taken (the start final) and a committed seat without its reveal: that seat's
+    // missing reveal cancelled it (a table cancelled while waiting blames no one)
+    const final = t && t.seats.every((x) => x.kind !== "human" || x.taken);
+    const silent = final ? t.seats.filter((x) => x.entropy_commitment && !x.revealed) : [];
+    const who = (x) => (x.seat === this.seat ? `You (seat ${x.seat})` : `Seat ${x.seat}`);
+    const they = silent.length > 1 ? "they" : silent[0]?.seat === this.seat ? "you" : "it";
+    const why = silent.length
+      ? `${silent.map(who).join(", ")} did not reveal the entropy ${they} committed to when joining, so the game could not be dealt.`
+      : "Its creator cancelled it, or its seats were not all taken in time.";
+    this.el.waiting.replaceChildren(
+      h("h2", { id: "waiting-title" }, "The table was cancelled"),
+      h("p", { id: "cancelled-why", dataset: { unrevealed: silent.map((x) => x.seat).join(",") } }, why),
+      h("p", {}, h("a", { href: "#" }, "Back to the lobby")));
+    this.el.waiting.hidden = false;
   }
 
   // ------------------------------------------------------------------ the end
