@@ -116,6 +116,30 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
     asyncio.run(main())
 
 
+def test_a_play_channel_opened_before_the_deal_reveals_and_waits_for_it(
+    server: ServerProcess,
+) -> None:
+    async def main() -> None:
+        async with (
+            Client(server.target) as host,
+            Client(server.target) as a,
+            Client(server.target) as b,
+        ):
+            game_id, _ = await _table_of_three(host)
+            ja = await a.join(game_id=game_id)
+            session = a.game(game_id, ja.token).play()
+            opening = asyncio.ensure_future(session.open())  # waits for the deal
+            await asyncio.sleep(0.3)
+            assert not opening.done()
+            await b.join(game_id=game_id)
+            await asyncio.wait_for(opening, 10)
+            deal = await asyncio.wait_for(anext(session), 10)
+            assert deal.seq == 0 and ja.token not in a._unrevealed
+            await session.close()
+
+    asyncio.run(main())
+
+
 def test_reveals_are_refused_before_the_start_and_unless_they_match(
     server: ServerProcess,
 ) -> None:

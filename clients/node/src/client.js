@@ -12,6 +12,8 @@
 //   const t = await client.createGame({ game: 'spit', seats }); // t.status === 'waiting'
 //   // t.invites[1] is the code a link carries to the second player
 //   const seat = await other.joinTable({ invite: t.invites[1] }); // {gameId, seat, token, status}
+//   // the seat joined with a commitment to its entropy (docs/rng.md, "Committed entropy"); the
+//   // client reveals it by itself once the table is 'revealing' (its seats final)
 //   await client.game(t.gameId, t.creatorToken).start({ fillWith: 'random' }); // or .abort()
 //   await other.game(seat.gameId, seat.token).resign();
 //
@@ -39,6 +41,9 @@ import protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 
 import { canonical, parseJson } from './json.js';
+import { ENTROPY_BYTES, entropyCommitment } from './rng.js';
+
+export { ENTROPY_BYTES, entropyCommitment };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PROTO_ROOT = path.resolve(here, '../../../proto');
@@ -77,8 +82,11 @@ const SEAT_OPENS = {
 };
 const OPEN_NAMES = Object.fromEntries(Object.entries(SEAT_OPENS).map(([k, v]) => [v, k]));
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
-/** What a seat adds to the deal: 128 random bits (docs/rng.md, "The deal seed"). */
-export const ENTROPY_BYTES = 16;
+/** How often a seat holding entropy to reveal looks whether its table's start is final (ms). */
+export const REVEAL_POLL_MS = 100;
+const POLL_RETRYABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+/** How often a play channel opened on a table not dealt yet asks again (ms). */
+const DEAL_POLL_MS = 500;
 
 /** A seat's contribution to the deal as the wire carries it: `entropy` given (a Buffer or
  *  Uint8Array of 16 bytes, or 32 hex digits), drawn from node:crypto when `contribute`, or none. */
@@ -218,13 +226,19 @@ function tableOf(t) {
   return {
     gameId: t.game_id,
     game: t.game,
-    status: t.status, // 'waiting' | 'playing' | 'finished' | 'cancelled'
+    // 'waiting' | 'revealing' (the seats are final; committed seats are revealing their
+    // entropy: the last reveal deals) | 'playing' | 'finished' | 'cancelled'
+    status: t.status,
     seats: t.seats.map((s) => ({
       seat: Number(s.seat),
       kind: KIND_NAMES[s.kind] ?? 'human',
       open: OPEN_NAMES[s.open] ?? '',
       taken: s.taken,
       present: s.present,
+      // the commitment to its entropy the seat joined with (64 hex digits; '' = none), and
+      // whether it has revealed that entropy (docs/rng.md, "Committed entropy")
+      entropyCommitment: s.entropy_commitment ?? '',
+      revealed: Boolean(s.revealed),
     })),
     createdMs: Number(t.created_ms),
     deadlineMs: Number(t.deadline_ms),
@@ -264,6 +278,10 @@ export class CardcoreClient {
     this.stub = new cardcore.GameService(target, credentials ?? grpc.credentials.createInsecure());
     this.adminKey = adminKey;
     this.deadlineMs = deadlineMs;
+    /** token → { gameId, entropy } of each seat this client joined with a commitment and has
+     *  not revealed yet (GameSession.revealEntropy). Kept in memory only: a seat whose client
+     *  is gone before the start is final cannot reveal, and the table is cancelled. */
+    this.unrevealed = new Map();
   }
 
   options() {
@@ -382,16 +400,66 @@ export class CardcoreClient {
   /**
    * Take a seat of a table waiting for players (no token needed): `{ invite }` (the invite's
    * seat) or `{ gameId, seat }` (a seat open to anyone; `seat` left out = the first one free).
-   * Returns { gameId, seat, token, status }: status 'playing' when this join dealt the game.
-   * `contribute` (default true) adds 16 random bytes to the deal (or `entropy`: 16 bytes or 32
-   * hex digits; false = none). Refusals: reason TableFull, GameStarted, InviteUsed,
-   * InvalidInvite, SeatNotOpen, TableCancelled.
+   * Returns { gameId, seat, token, status }: status 'waiting' (more seats to fill),
+   * 'revealing' (the seats are final, another seat's reveal is missing) or 'playing' (the
+   * game is dealt). Refusals: reason TableFull, GameStarted, InviteUsed, InvalidInvite,
+   * SeatNotOpen, TableCancelled.
+   *
+   * `contribute` (default true) adds 16 random bytes (node:crypto) to the deal, or `entropy`
+   * (16 bytes or 32 hex digits; false = none). By default (`commit` true) the seat joins with
+   * only the commitment to them (`entropyCommitment`, docs/rng.md "Committed entropy"), an
+   * `entropy` given included, and reveals them once the start is final: nobody, the server
+   * included, knows them while the deal can still be chosen. This client keeps them (in
+   * memory) and reveals them by itself when it sees the table 'revealing': at once when this
+   * join filled it (every seat of the game it holds entropy for: `status` is the table's after
+   * the reveals), else while the seat's `stream()` or `play()` waits for the deal, or when
+   * `table()` shows it; `revealEntropy()` reveals explicitly. A reveal at the join that fails
+   * leaves `status` 'revealing' and the error in `revealError` (the token is never lost; any
+   * of those ways reveals later). `commit: false` sends the entropy in the open instead, as
+   * before committed entropy existed: the server learns it before the start.
    */
-  async joinTable({ invite = '', gameId = '', seat, entropy, contribute = true } = {}) {
-    const request = { invite, game_id: gameId, entropy: entropyOf(entropy, contribute) };
+  async joinTable({
+    invite = '',
+    gameId = '',
+    seat,
+    entropy,
+    contribute = true,
+    commit = true,
+  } = {}) {
+    const bytes = entropyOf(entropy, contribute);
+    const committed = commit && bytes.length > 0;
+    const request = {
+      invite,
+      game_id: gameId,
+      entropy: committed ? Buffer.alloc(0) : bytes,
+      entropy_commitment: committed ? entropyCommitment(bytes) : Buffer.alloc(0),
+    };
     if (seat !== undefined && seat !== null) request.seat = seat;
     const r = await unary(this.stub, 'JoinTable', request, new grpc.Metadata(), this.options());
-    return { gameId: r.game_id, seat: Number(r.seat), token: r.token, status: r.status };
+    const joined = { gameId: r.game_id, seat: Number(r.seat), token: r.token, status: r.status };
+    // 'playing' right away: a table whose seed its creator chose deals alone (log format 1)
+    // and asks no seat to reveal
+    if (committed && r.status !== 'playing') {
+      this.unrevealed.set(r.token, { gameId: r.game_id, entropy: bytes });
+    }
+    if (r.status === 'revealing') {
+      // this join made the seats final: reveal ours now
+      try {
+        joined.status = await this.revealAll(r.game_id);
+      } catch (err) {
+        joined.revealError = err;
+      }
+    }
+    return joined;
+  }
+
+  /** Reveal every seat of `gameId` this client holds entropy for; the table's status after
+   *  the last ('revealing' while another seat's reveal is missing, else 'playing'). */
+  async revealAll(gameId) {
+    let status = 'revealing';
+    const tokens = [...this.unrevealed].filter(([, held]) => held.gameId === gameId);
+    for (const [token] of tokens) status = (await this.game(gameId, token).revealEntropy()).status;
+    return status;
   }
 
   /**
@@ -426,7 +494,11 @@ export class CardcoreClient {
     return r.spectator_token;
   }
 
-  /** A table's status and seats: any token of the game, or none for a public table. */
+  /**
+   * A table's status and seats: any token of the game, or none for a public table. A table
+   * 'revealing' gets the reveal of `token`'s seat first, when this client owes one (the table
+   * returned is then the one after it).
+   */
   async getTable(gameId, token) {
     const r = await unary(
       this.stub,
@@ -435,7 +507,20 @@ export class CardcoreClient {
       bearer(token),
       this.options(),
     );
-    return tableOf(r.table);
+    const table = tableOf(r.table);
+    if (table.status === 'revealing' && this.owesReveal(gameId, token)) {
+      return this.game(gameId, token).revealEntropy();
+    }
+    const over = ['playing', 'finished', 'cancelled'].includes(table.status);
+    if (over && this.owesReveal(gameId, token)) {
+      this.unrevealed.delete(token); // dealt, or never to be: nothing left to reveal
+    }
+    return table;
+  }
+
+  /** Whether this client holds entropy `token`'s seat of `gameId` has not revealed yet. */
+  owesReveal(gameId, token) {
+    return Boolean(token) && this.unrevealed.get(token)?.gameId === gameId;
   }
 
   /**
@@ -497,9 +582,70 @@ export class GameSession {
     return this.submit({ kind: 'Resign' }, options);
   }
 
-  /** The table of this game (its status, seats, who is present). */
+  /** The table of this game (its status, seats, who is present); one whose start is final
+   *  ('revealing') gets this seat's reveal first, if this client owes one. */
   async table() {
     return this.client.getTable(this.gameId, this.token);
+  }
+
+  /**
+   * Reveal the entropy this seat committed to when it joined (`joinTable`); the table must be
+   * 'revealing' (its seats final), else the server refuses: FAILED_PRECONDITION `NotRevealing`
+   * (still waiting for players), `TableCancelled`. Returns the table after the reveal ('playing'
+   * once it was the last). With nothing to reveal (this client holds no entropy for the seat,
+   * or revealed it already) it is the table. Done by itself by `table()`, `stream()` and
+   * `play()` once the start is final, and by `joinTable` when the join made it final.
+   */
+  async revealEntropy() {
+    const held = this.client.owesReveal(this.gameId, this.token)
+      ? this.client.unrevealed.get(this.token)
+      : null;
+    if (!held) return this.table();
+    const r = await unary(
+      this.client.stub,
+      'RevealEntropy',
+      { game_id: this.gameId, entropy: held.entropy },
+      this.metadata(),
+      this.client.options(),
+    );
+    this.client.unrevealed.delete(this.token);
+    return tableOf(r.table);
+  }
+
+  /**
+   * While this seat owes a reveal: look at the table every REVEAL_POLL_MS while it is
+   * 'waiting', and once it is not, reveal (`table()` does). Null when nothing is owed, else
+   * { stop(), done }: `stop()` ends it (the stream or play channel it serves has ended).
+   * Never rejects: a refusal here is the stream's or channel's to report (TableCancelled), and
+   * a dropped connection is tried again.
+   */
+  revealingInBackground() {
+    if (!this.client.owesReveal(this.gameId, this.token)) return null;
+    let stopped = false;
+    let timer = null;
+    let wake = null;
+    const run = async () => {
+      while (!stopped && this.client.owesReveal(this.gameId, this.token)) {
+        try {
+          if ((await this.table()).status !== 'waiting') return;
+        } catch (err) {
+          if (!POLL_RETRYABLE.has(err.grpcCode)) return;
+        }
+        if (stopped) return;
+        await new Promise((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, REVEAL_POLL_MS);
+        });
+      }
+    };
+    return {
+      done: run().catch(() => {}),
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+        wake?.();
+      },
+    };
   }
 
   /** The creator starts its table now; empty seats are played by `fillWith` bots. */
@@ -568,6 +714,10 @@ export class GameSession {
    * A call dropped with UNAVAILABLE is reopened from the entry after the last one received, and
    * the acts with no answer are sent again with their action_id (`reconnects` times in a row at
    * most, backing off from `backoffMs`). Breaking out of the loop, `close()` or `signal` ends it.
+   * On a table not dealt yet (`GameNotStarted`) the session waits for the deal, asking again
+   * every half second (`ready` resolves once it is dealt; a table cancelled meanwhile fails it
+   * with `TableCancelled`), and reveals this seat's committed entropy once the table's start is
+   * final (`revealingInBackground`).
    */
   play({ fromSeq = 0, signal, reconnects = 5, backoffMs = 100 } = {}) {
     return new PlaySession(this, { fromSeq, signal, reconnects, backoffMs });
@@ -587,7 +737,8 @@ export class GameSession {
 
   /**
    * The game's entries from `fromSeq` on, as the caller may see them, until the game ends (on a
-   * table still waiting for players, the stream waits for the deal).
+   * table still waiting for players, the stream waits for the deal, and reveals this seat's
+   * committed entropy once the table's start is final: `revealingInBackground`).
    * Breaking out of the loop (or aborting `signal`) cancels the call; a dropped connection is
    * resumed from the next seq (no gap, no duplicate). `onOutcome` gets the outcome at the end.
    * `receipts`: a file path; every entry received is appended to it as a JSON line (after a
@@ -596,6 +747,16 @@ export class GameSession {
    * game from it alone, `cardcore verify --receipts FILE FINAL` holds a final log to it.
    */
   async *stream({ fromSeq = 0, signal, onOutcome, reconnects = 5, receipts } = {}) {
+    const revealing = this.revealingInBackground(); // a table not dealt yet
+    try {
+      yield* this.entries({ fromSeq, signal, onOutcome, reconnects, receipts });
+    } finally {
+      revealing?.stop();
+    }
+  }
+
+  /** `stream` itself, without the reveal beside it (its options as given there). */
+  async *entries({ fromSeq, signal, onOutcome, reconnects, receipts }) {
     let next = Number(fromSeq);
     let failures = 0;
     if (receipts && (!fs.existsSync(receipts) || fs.statSync(receipts).size === 0)) {
@@ -713,6 +874,8 @@ export class PlaySession {
       return;
     }
     signal?.addEventListener('abort', this.abort, { once: true });
+    /** Reveals this seat's entropy once the start is final (a table not dealt yet). */
+    this.revealing = game.revealingInBackground();
     this.open();
   }
 
@@ -816,6 +979,7 @@ export class PlaySession {
     this.call = null;
     if (this.state === 'ended') {
       this.settleAfterEnd();
+      this.revealing?.stop();
       clearInterval(this.watchdog);
       this.signal?.removeEventListener('abort', this.abort);
       return;
@@ -826,6 +990,11 @@ export class PlaySession {
     const err = status.code === grpc.status.OK ? null : new CardcoreError(status);
     if (!err || RETRYABLE.has(status.code) || err.reason === 'FellBehind') {
       this.reopen(status);
+    } else if (err.reason === 'GameNotStarted') {
+      // a table not dealt yet (waiting for players, or its seats revealing their entropy):
+      // ask again until it is (a table cancelled meanwhile ends it: TableCancelled), as the
+      // web table does; a wait, not a drop
+      this.timer = setTimeout(() => this.state === 'open' && this.open(), DEAL_POLL_MS);
     } else {
       this.fail(err);
     }
@@ -870,6 +1039,7 @@ export class PlaySession {
   }
 
   finish(err) {
+    this.revealing?.stop();
     clearTimeout(this.timer);
     clearInterval(this.watchdog);
     this.signal?.removeEventListener('abort', this.abort);

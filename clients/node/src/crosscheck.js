@@ -1,6 +1,8 @@
 // Node's own check of a complete log, beside cardcore's verdict (verify.js): the header's hash,
-// the seed commitment, every entry's seq, link and keyed hash, in format 3 every entry's credit
-// (its race record), the end line's hash, and the first deal re-dealt from the revealed seed.
+// the seed commitment, the seats' contributions (each committed seat's revealed entropy against
+// the commitment it made before the start), every entry's seq, link and keyed hash, in format 3
+// every entry's credit (its race record), the end line's hash, and the first deal re-dealt from
+// the revealed seed.
 // Written from docs/log-format.md, docs/games/common.md#race-policy and docs/rng.md, not from
 // cardcore's Python.
 //
@@ -17,9 +19,11 @@ import { createHash, createHmac } from 'node:crypto';
 import { canonical, parseJson } from './json.js';
 import {
   DERIVATION,
+  ENTROPY_BYTES,
   MASK64,
   RNG_ALGORITHM,
   deriveDealSeed,
+  entropyCommitment,
   shuffled,
   standardDeck,
   u64,
@@ -61,12 +65,14 @@ export function crossCheck(data) {
   const deal = dealCheck(header, entries[0], end);
   const fault =
     revealFault(header, end) ??
+    contributionsFault(header) ??
     policyFault(header) ??
     chainFault(header, entries, end) ??
     deal.fault;
   const credits = header.format === RACED ? `${entries.filter(raced).length} credits, ` : '';
   const checked =
     "the header's hash, the seed commitment, " +
+    commitmentsChecked(header) +
     `${entries.length} entries' seq, link and keyed hash, ${credits}the end line's hash, ` +
     deal.checked;
   return { checked, fault };
@@ -111,6 +117,63 @@ function revealFault(header, end) {
     return "end line: the revealed seed and salt are not the header's commitment";
   }
   return null;
+}
+
+// ------------------------------------------------------------------------- contributions
+
+const ENTROPY_HEX = new RegExp(`^[0-9a-f]{${2 * ENTROPY_BYTES}}$`);
+const CONTRIBUTION_KEYS = new Set(['seat', 'entropy', 'commitment']);
+
+/** Whether the header's deal seed is derived from contributions, by a derivation Node knows
+ *  (else Node has nothing to say of them). */
+const derivedHere = (header) => contributed(header) && header.seed_derivation === DERIVATION;
+
+/**
+ * Why the header's contributions are not what rng.md and log-format.md say, or null: a list,
+ * each entry a seat (in increasing order) with its 16 bytes of entropy (32 lowercase hex
+ * digits) and, for a seat that committed to its entropy before the start, the `commitment`
+ * it made, which that entropy must hash to (rng.md, "Committed entropy"); no other key.
+ */
+function contributionsFault(header) {
+  if (!derivedHere(header)) return null;
+  const raw = header.contributions;
+  if (!Array.isArray(raw)) return 'header: a format-2 header lists its contributions';
+  let last = -1;
+  for (const [i, c] of raw.entries()) {
+    const keys = isObject(c) ? Object.keys(c) : [];
+    const seat = c?.seat;
+    if (
+      !isObject(c) ||
+      !('seat' in c && 'entropy' in c) ||
+      !keys.every((k) => CONTRIBUTION_KEYS.has(k)) ||
+      !Number.isSafeInteger(seat) ||
+      seat < 0 ||
+      seat >= 2 ** 32 ||
+      seat <= last ||
+      typeof c.entropy !== 'string' ||
+      !ENTROPY_HEX.test(c.entropy)
+    ) {
+      return `header: contributions[${i}] is not a seat (in increasing order) with 32 hex digits`;
+    }
+    last = seat;
+    if ('commitment' in c && c.commitment !== entropyCommitment(c.entropy).toString('hex')) {
+      return (
+        `header: contributions[${i}]: seat ${seat}'s revealed entropy does not match the ` +
+        'commitment it made before the start'
+      );
+    }
+  }
+  return null;
+}
+
+/** What the check says of committed seats: '' when the header records none. */
+function commitmentsChecked(header) {
+  const raw = derivedHere(header) ? header.contributions : null;
+  const seats = Array.isArray(raw) ? raw.filter((c) => isObject(c) && 'commitment' in c) : [];
+  if (!seats.length) return '';
+  const which = seats.map((c) => canonical(c.seat ?? null)).join(', ');
+  const whose = seats.length === 1 ? `seat ${which}'s` : `seats ${which}'`;
+  return `${whose} entropy against the commitment made before the start, `;
 }
 
 function chainFault(header, entries, end) {

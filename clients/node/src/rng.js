@@ -1,6 +1,7 @@
 // The RNG of docs/rng.md, re-implemented from the document alone: SplitMix64 streams, unbiased
-// `below`, Fisher–Yates, the deck, and log format 2's deal seed derived from the server seed and
-// the seats' entropy. Node's own check of a log (crosscheck.js) re-deals the first shuffle with
+// `below`, Fisher–Yates, the deck, log format 2's deal seed derived from the server seed and
+// the seats' entropy, and the commitment a seat joins with before revealing its entropy
+// ("Committed entropy"). Node's own check of a log (crosscheck.js) re-deals the first shuffle with
 // it, and test/rng.test.js holds it to the document's known-answer vectors — which so show the
 // document is enough to implement it. All 64-bit arithmetic is BigInt.
 
@@ -115,4 +116,36 @@ export function dealSeedInput(serverSeed, contributions) {
 export function deriveDealSeed(serverSeed, contributions) {
   const digest = createHash('sha256').update(dealSeedInput(serverSeed, contributions)).digest();
   return digest.readBigUInt64BE(0);
+}
+
+// ------------------------------------------------------------------------ committed entropy
+
+export const COMMITMENT_TAG = 'cardcore-entropy-commitment/1';
+/** What a seat adds to the deal: 128 random bits (rng.md, "The deal seed"). */
+export const ENTROPY_BYTES = 16;
+
+/**
+ * entropy_commitment(entropy) (rng.md, "Committed entropy"): SHA-256 of the 29 ASCII bytes of
+ * "cardcore-entropy-commitment/1" then the 16 bytes of entropy — what a seat joins with instead
+ * of its entropy, which it reveals once nobody can join or leave. `entropy`: a Buffer or
+ * Uint8Array of 16 bytes, or 32 hex digits. A Buffer of 32 bytes: its `.toString('hex')` is
+ * what a table's seat (`entropyCommitment`) and a log header's `contributions[].commitment`
+ * show.
+ */
+export function entropyCommitment(entropy) {
+  let bytes;
+  if (typeof entropy === 'string') {
+    if (!/^[0-9a-fA-F]*$/.test(entropy) || entropy.length % 2) {
+      throw new TypeError(`entropy as text is ${2 * ENTROPY_BYTES} hex digits`);
+    }
+    bytes = Buffer.from(entropy, 'hex');
+  } else if (entropy instanceof Uint8Array) {
+    bytes = Buffer.from(entropy);
+  } else {
+    throw new TypeError('entropy: a Buffer, a Uint8Array or hex digits');
+  }
+  if (bytes.length !== ENTROPY_BYTES) {
+    throw new RangeError(`a contribution is exactly ${ENTROPY_BYTES} bytes (got ${bytes.length})`);
+  }
+  return createHash('sha256').update(COMMITMENT_TAG, 'ascii').update(bytes).digest();
 }

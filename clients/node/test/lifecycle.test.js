@@ -2,13 +2,18 @@
 // a second client joins, both streaming (one of them from before the deal), a few plays, one
 // leaves (Resign; the host's "by" refused) and the log verifies in Node; the creator starts with
 // bots and aborts; the listing, spectators, a client's own games, twenty racing joins, and the
-// admin key cancelling a table. Refusals carry the same reasons as every other error.
+// admin key cancelling a table. Committed entropy (docs/rng.md): seats join with a commitment,
+// the clients reveal by themselves once the seats are final (at the join that fills the table,
+// from a stream or a play channel waiting for the deal, from table()), and the log's header
+// holds each reveal to its commitment; a wrong reveal, or one too early or too late, is refused.
+// Refusals carry the same reasons as every other error.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 
-import { CardcoreClient, CardcoreError } from '../src/client.js';
+import { CardcoreClient, CardcoreError, entropyCommitment } from '../src/client.js';
 import { createVerifier } from '../src/verify.js';
-import { assertValid } from './logs.js';
+import { assertValid, linesOf } from './logs.js';
 import { startServer } from './server.js';
 
 const INVITE = { kind: 'human', open: 'invite' };
@@ -243,7 +248,7 @@ test('the creator starts a table with bots', async () => {
 
 test('twenty clients race for the last seat: one wins', async () => {
   const created = await alice.createGame({ game: 'ratscrew', seats: ['human', ANYONE, ANYONE] });
-  await bob.joinTable({ gameId: created.gameId });
+  const first = await bob.joinTable({ gameId: created.gameId });
   const racers = Array.from({ length: 20 }, () => new CardcoreClient(server.target));
   try {
     const answers = await Promise.allSettled(
@@ -251,12 +256,20 @@ test('twenty clients race for the last seat: one wins', async () => {
     );
     const winners = answers.filter((a) => a.status === 'fulfilled');
     assert.equal(winners.length, 1);
-    assert.equal(winners[0].value.status, 'playing');
+    // the winner revealed its own entropy at once; bob's reveal is still missing
+    assert.equal(winners[0].value.status, 'revealing');
     for (const a of answers) {
       if (a.status === 'rejected') {
         assert.ok(['TableFull', 'GameStarted'].includes(a.reason.reason), a.reason.message);
       }
     }
+    // bob's client reveals as soon as it looks at the table: the last reveal deals
+    const dealt = await bob.game(created.gameId, first.token).table();
+    assert.equal(dealt.status, 'playing');
+    assert.deepEqual(
+      dealt.seats.map((s) => s.revealed),
+      [false, true, true],
+    );
   } finally {
     for (const c of racers) c.close();
   }
@@ -296,5 +309,251 @@ test('the admin key cancels a waiting table', async () => {
     admin.close();
     anonymous.close();
     assert.equal(await keyed.stop(), 0);
+  }
+});
+
+// ------------------------------------------------------------------------- committed entropy
+
+const SLAPJACK_OF_THREE = { game: 'slapjack', seats: ['human', ANYONE, ANYONE] };
+
+test('committed entropy: two clients commit, reveal by themselves; the log holds it', async () => {
+  const created = await alice.createGame(SLAPJACK_OF_THREE); // no seed: the server's, committed
+  assert.equal(created.status, 'waiting');
+  const { gameId } = created;
+  const host = alice.game(gameId, created.creatorToken);
+  const carol = new CardcoreClient(server.target);
+  const dave = new CardcoreClient(server.target);
+  try {
+    const c = await carol.joinTable({ gameId });
+    assert.deepEqual([c.seat, c.status], [1, 'waiting']);
+    const secret = carol.unrevealed.get(c.token).entropy; // kept in the client, never sent yet
+    const waiting = await host.table();
+    assert.equal(waiting.seats[1].entropyCommitment, entropyCommitment(secret).toString('hex'));
+    assert.deepEqual(
+      waiting.seats.map((s) => [s.entropyCommitment !== '', s.revealed]),
+      [
+        [false, false], // the creator's seat gave its entropy with the table: nobody had joined
+        [true, false],
+        [false, false],
+      ],
+    );
+    // too early: nobody may learn a value while seats can still join
+    const early = await rejection(carol.game(gameId, c.token).revealEntropy());
+    assert.deepEqual([early.code, early.reason], ['FAILED_PRECONDITION', 'NotRevealing']);
+    assert.ok(carol.owesReveal(gameId, c.token), 'a refused reveal keeps the entropy');
+
+    // carol waits for the deal on her event stream; dave's join makes the seats final
+    const mine = carol.game(gameId, c.token);
+    const stream = mine.stream();
+    const deal = stream.next();
+    await until(async () => (await host.table()).seats[1].present, 'carol present');
+    const d = await dave.joinTable({ gameId });
+    assert.equal(d.seat, 2);
+    // dave revealed at once; carol's stream revealed hers (before or after dave's)
+    assert.ok(['revealing', 'playing'].includes(d.status), d.status);
+    const first = await Promise.race([deal, sleep(10_000).then(() => null)]);
+    assert.ok(first && !first.done, 'the deal reached the waiting stream');
+    assert.equal(first.value.seq, 0);
+    await stream.return();
+    assert.equal(carol.owesReveal(gameId, c.token), false);
+    assert.equal(dave.owesReveal(gameId, d.token), false);
+
+    const table = await host.table();
+    assert.equal(table.status, 'playing');
+    assert.deepEqual(
+      table.seats.map((s) => s.revealed),
+      [false, true, true],
+    );
+    assert.match(table.seats[2].entropyCommitment, /^[0-9a-f]{64}$/);
+    const again = await mine.revealEntropy(); // nothing owed any more: the table
+    assert.equal(again.status, 'playing');
+
+    const ended = await host.abort(); // the end line reveals the server's seed
+    assert.equal(ended.outcome.termination, 'aborted');
+    const log = await mine.log();
+    assert.equal(log.complete, true);
+    const lines = await assertValid(verifier, log.text, 'the committed Slapjack game');
+    assert.deepEqual(
+      lines[0].contributions.map((x) => [x.seat, x.commitment ?? null]),
+      [
+        [0, null],
+        [1, table.seats[1].entropyCommitment],
+        [2, table.seats[2].entropyCommitment],
+      ],
+    );
+    assert.equal(lines[0].contributions[1].entropy, secret.toString('hex'));
+    const verdict = await verifier.run(['game.jsonl'], { 'game.jsonl': log.text });
+    const said = "seats 1, 2: each one's entropy matches the commitment it made before the start";
+    assert.ok(verdict.stdout.includes(said), verdict.stdout);
+    assert.match(verdict.crosschecked[0].checked, /seats 1, 2' entropy against the commitment/);
+  } finally {
+    carol.close();
+    dave.close();
+  }
+});
+
+test('committed entropy: a wrong reveal is refused, changes nothing; a channel reveals', async () => {
+  const created = await alice.createGame(SLAPJACK_OF_THREE);
+  const { gameId } = created;
+  const host = alice.game(gameId, created.creatorToken);
+  const erin = new CardcoreClient(server.target);
+  const frank = new CardcoreClient(server.target);
+  try {
+    const e = await erin.joinTable({ gameId });
+    const f = await frank.joinTable({ gameId }); // fills the table: frank reveals his at once
+    assert.equal(f.status, 'revealing', "erin's reveal is missing");
+    const before = await host.table();
+    assert.equal(before.status, 'revealing');
+    assert.ok(before.deadlineMs > Date.now(), 'a deadline to reveal by');
+    assert.deepEqual(
+      before.seats.map((s) => s.revealed),
+      [false, false, true],
+    );
+
+    // a value that does not hash to erin's commitment: INVALID_ARGUMENT, field entropy
+    const held = erin.unrevealed.get(e.token);
+    const secret = held.entropy;
+    held.entropy = randomBytes(16);
+    const wrong = await rejection(erin.game(gameId, e.token).revealEntropy());
+    held.entropy = secret;
+    assert.equal(wrong.code, 'INVALID_ARGUMENT');
+    assert.ok(
+      wrong.fieldViolations.some((v) => v.field === 'entropy'),
+      JSON.stringify(wrong.fieldViolations),
+    );
+    assert.ok(erin.owesReveal(gameId, e.token), 'a refused reveal keeps the entropy');
+    const unchanged = await host.table(); // the creator's token owes nothing: it only looks
+    assert.deepEqual(
+      [unchanged.status, unchanged.deadlineMs, unchanged.seats],
+      [before.status, before.deadlineMs, before.seats],
+      'nothing changed',
+    );
+
+    // erin opens her play channel: it sees the table revealing, reveals, and the deal comes
+    const session = erin.game(gameId, e.token).play();
+    const ready = await session.ready;
+    assert.equal(ready.seat, 1);
+    const iterator = session[Symbol.asyncIterator]();
+    const first = await Promise.race([iterator.next(), sleep(10_000).then(() => null)]);
+    assert.ok(first && !first.done, 'the deal reached the play channel');
+    assert.equal(first.value.seq, 0);
+    session.close();
+    assert.equal(erin.owesReveal(gameId, e.token), false);
+    const dealt = await host.table();
+    assert.equal(dealt.status, 'playing');
+    const kept = before.seats.map((s) => s.entropyCommitment); // as they were while revealing
+    assert.deepEqual(
+      dealt.seats.map((s) => [s.entropyCommitment === kept[s.seat], s.revealed]),
+      [
+        [true, false],
+        [true, true],
+        [true, true],
+      ],
+    );
+    await host.abort();
+    await assertValid(verifier, (await host.log()).text, "the game erin's channel dealt");
+  } finally {
+    erin.close();
+    frank.close();
+  }
+});
+
+test('committed entropy: a table cancelled while revealing refuses it (TableCancelled)', async () => {
+  const created = await alice.createGame(SLAPJACK_OF_THREE);
+  const { gameId } = created;
+  const host = alice.game(gameId, created.creatorToken);
+  const grace = new CardcoreClient(server.target);
+  try {
+    const g = await grace.joinTable({ gameId });
+    const h = await grace.joinTable({ gameId }); // one client, two seats: it reveals both
+    assert.equal(h.status, 'playing', 'the join that filled the table revealed every seat held');
+    const late = await alice.createGame(SLAPJACK_OF_THREE);
+    const j = await grace.joinTable({ gameId: late.gameId });
+    const k = await bob.joinTable({ gameId: late.gameId });
+    assert.equal(k.status, 'revealing');
+    const cancelled = await alice.game(late.gameId, late.creatorToken).abort();
+    assert.equal(cancelled.status, 'cancelled');
+    const refused = await rejection(grace.game(late.gameId, j.token).revealEntropy());
+    assert.deepEqual([refused.code, refused.reason], ['FAILED_PRECONDITION', 'TableCancelled']);
+    const seen = await grace.game(late.gameId, j.token).table();
+    assert.equal(seen.status, 'cancelled');
+    assert.deepEqual(
+      seen.seats.map((s) => [s.entropyCommitment !== '', s.revealed]),
+      [
+        [false, false],
+        [true, false], // whose reveal was missing
+        [true, true],
+      ],
+    );
+    assert.equal(grace.owesReveal(late.gameId, j.token), false, 'nothing left to reveal to');
+    assert.equal(grace.owesReveal(gameId, g.token), false);
+    await host.abort();
+  } finally {
+    grace.close();
+  }
+});
+
+test('joinTable: an entropy given is committed too; commit: false gives it openly', async () => {
+  const created = await alice.createGame(SLAPJACK_OF_THREE);
+  const { gameId } = created;
+  const host = alice.game(gameId, created.creatorToken);
+  const given = randomBytes(16);
+  const open = randomBytes(16).toString('hex');
+  const mine = new CardcoreClient(server.target);
+  try {
+    const a = await mine.joinTable({ gameId, entropy: given });
+    assert.equal(
+      (await host.table()).seats[a.seat].entropyCommitment,
+      entropyCommitment(given).toString('hex'),
+    );
+    const b = await mine.joinTable({ gameId, entropy: open, commit: false });
+    assert.equal(b.status, 'playing', 'the join revealed the seat it committed');
+    assert.equal(mine.owesReveal(gameId, b.token), false, 'nothing held for an open contribution');
+    await host.abort();
+    const [header] = linesOf((await host.log()).text);
+    assert.deepEqual(
+      header.contributions.slice(1).map((c) => ({ ...c })),
+      [
+        {
+          seat: 1,
+          entropy: given.toString('hex'),
+          commitment: entropyCommitment(given).toString('hex'),
+        },
+        { seat: 2, entropy: open },
+      ],
+    );
+    await assert.rejects(mine.joinTable({ gameId, entropy: 'ab' }), TypeError);
+  } finally {
+    mine.close();
+  }
+});
+
+test('committed entropy: a play channel opened before the deal waits for it, revealing', async () => {
+  const created = await alice.createGame(SLAPJACK_OF_THREE);
+  const { gameId } = created;
+  const paul = new CardcoreClient(server.target);
+  const quinn = new CardcoreClient(server.target);
+  try {
+    const p = await paul.joinTable({ gameId });
+    const session = paul.game(gameId, p.token).play(); // GameNotStarted: it waits
+    const entries = session[Symbol.asyncIterator]();
+    const first = entries.next();
+    await sleep(300);
+    assert.equal(session.state, 'open', 'a table still waiting is waited for, not a failure');
+    const q = await quinn.joinTable({ gameId });
+    assert.ok(['revealing', 'playing'].includes(q.status), q.status);
+    const ready = await Promise.race([session.ready, sleep(10_000).then(() => null)]);
+    assert.equal(ready?.seat, 1, 'the channel opened once the reveals dealt the game');
+    assert.equal((await first).value.seq, 0);
+    session.close();
+    const table = await alice.game(gameId, created.creatorToken).table();
+    assert.deepEqual(
+      [table.status, table.seats.map((s) => s.revealed)],
+      ['playing', [false, true, true]],
+    );
+    await alice.game(gameId, created.creatorToken).abort();
+  } finally {
+    paul.close();
+    quinn.close();
   }
 });

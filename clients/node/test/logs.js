@@ -192,6 +192,44 @@ export async function racedLog(game) {
   return stdout;
 }
 
+// A Slapjack table of three as a host logs it after committed entropy (docs/rng.md, "Committed
+// entropy"): the creator's seat 0 gave its entropy in the open, seats 1 and 2 committed to
+// theirs before the start; the header records each one's commitment beside its reveal. A few
+// random actions, then the host aborts (the end line reveals the seed and salt).
+const COMMITTED_GAME = `
+import random, sys
+from cardcore import log, rng
+from cardcore.match import Match
+from cardcore.registry import get_game
+
+game = get_game("slapjack")
+server_seed = 20261206
+contributions = tuple((s, bytes(range(16 * s, 16 * s + 16))) for s in range(3))
+setup = game.make_setup(3, rng.derive_deal_seed(server_seed, contributions))
+match = Match(game, setup, server_seed=server_seed, contributions=contributions,
+              committed={1, 2}, salt=bytes(range(16)), game_id="committed")
+r = random.Random(5)
+at = 0
+for _ in range(30):
+    options = [(s, c) for s in range(3) for c in game.legal_commands(match.state, s)]
+    if match.outcome is not None or not options:
+        break
+    seat, command = r.choice(options)
+    at += r.randrange(0, 400)
+    match.submit(seat, command, at)
+if match.outcome is None:
+    match.abort(at + 5, "admin")
+sys.stdout.buffer.write(log.dumps(match.writer.lines))
+`;
+
+/** A complete format-2 Slapjack log whose seats 1 and 2 committed to their entropy before the
+ *  start (seat 0 gave it in the open), written by cardcore (the sources Node runs): its text. */
+export async function committedLog() {
+  const { exit, stdout, stderr } = await python(['-c', COMMITTED_GAME], {}, '');
+  assert.equal(exit, 0, stderr);
+  return stdout;
+}
+
 /** Assert that `verifier` (a Verifier) calls the complete log `text` valid, and that Node's own
  *  check agrees, the deal re-dealt; resolves to the log's lines. */
 export async function assertValid(verifier, text, what) {

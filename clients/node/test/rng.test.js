@@ -11,11 +11,13 @@ import { test } from 'node:test';
 
 import { canonical, parseJson } from '../src/json.js';
 import {
+  COMMITMENT_TAG,
   DERIVATION,
   RNG_ALGORITHM,
   Rng,
   dealSeedInput,
   deriveDealSeed,
+  entropyCommitment,
   shuffled,
   standardDeck,
 } from '../src/rng.js';
@@ -113,6 +115,42 @@ test('the deal seed reproduces every derivation vector of docs/rng.md (format 2)
   assert.throws(() => deriveDealSeed(0n, [{ seat: 1, entropy: 'ab' }]), RangeError);
   const twice = [1, 1].map((seat, k) => ({ seat, entropy: String(k).repeat(32) }));
   assert.throws(() => deriveDealSeed(0n, twice), RangeError);
+});
+
+/** The ```json block of docs/rng.md that has the entropy commitments ("Committed entropy"). */
+function commitmentVectorsFromMarkdown(markdown) {
+  for (const m of markdown.matchAll(/```json\n([\s\S]*?)\n```/g)) {
+    const block = JSON.parse(m[1]);
+    if (block.commitment !== undefined) return block;
+  }
+  throw new Error('no ```json block with "commitment"');
+}
+
+test('entropyCommitment reproduces every commitment vector of docs/rng.md', () => {
+  const block = commitmentVectorsFromMarkdown(RNG_MD);
+  assert.equal(block.commitment, COMMITMENT_TAG);
+  assert.equal(Buffer.from(block.tag_hex, 'hex').toString('ascii'), COMMITMENT_TAG);
+  assert.equal(Buffer.from(COMMITMENT_TAG, 'ascii').length, 29);
+  assert.ok(block.vectors.length >= 3);
+  for (const v of block.vectors) {
+    const bytes = Buffer.from(v.entropy, 'hex');
+    // the same commitment from the bytes, a Uint8Array of them, and their hex digits
+    for (const given of [bytes, new Uint8Array(bytes), v.entropy, v.entropy.toUpperCase()]) {
+      const got = entropyCommitment(given);
+      assert.ok(Buffer.isBuffer(got) && got.length === 32, v.entropy);
+      assert.equal(got.toString('hex'), v.commitment, v.entropy);
+    }
+    // spelled out: SHA-256 of the tag's bytes, then the entropy's
+    const spelled = createHash('sha256')
+      .update(Buffer.concat([Buffer.from(block.tag_hex, 'hex'), bytes]))
+      .digest('hex');
+    assert.equal(spelled, v.commitment, v.entropy);
+  }
+  // exactly 16 bytes
+  assert.throws(() => entropyCommitment(Buffer.alloc(15)), RangeError);
+  assert.throws(() => entropyCommitment('00'.repeat(17)), RangeError);
+  assert.throws(() => entropyCommitment('xyz'), TypeError);
+  assert.throws(() => entropyCommitment(16), TypeError);
 });
 
 test('canonical JSON is byte for byte what Python wrote, every line of every golden log', () => {

@@ -12,12 +12,14 @@ import { after, before, test } from 'node:test';
 
 import { main } from '../src/cli.js';
 import { crossCheck } from '../src/crosscheck.js';
+import { entropyCommitment } from '../src/rng.js';
 import { createVerifier, withCrossCheck } from '../src/verify.js';
 import {
   FORGERIES,
   GOLDEN,
   both as bothOf,
   clone,
+  committedLog,
   forge,
   goldenLogs,
   linesOf,
@@ -342,6 +344,60 @@ test("Node's own check, format 3: contributions, clamps, ties; a tie swapped; th
   const race = { clamped: false, delay_ms: 0, received_ms: e.at_ms };
   const raced = resealed(arrival, (l) => (l[e.seq + 1].race = race));
   await caught(raced, `seq ${e.seq}: ${EXTRA}`, 'format 1');
+});
+
+// ------------------------------------------------------------------------- committed entropy
+
+// a log cardcore writes (committedLog): seats 1 and 2 committed to their entropy before the
+// start, and the header records each commitment beside the reveal (docs/rng.md)
+test('committed entropy: every reveal holds to its commitment; a changed one is named', async () => {
+  const text = await committedLog();
+  const lines = linesOf(text);
+  const given = lines[0].contributions;
+  assert.deepEqual(
+    given.map((c) => Object.keys(c).sort().join()),
+    ['entropy,seat', 'commitment,entropy,seat', 'commitment,entropy,seat'],
+  );
+  for (const c of given.slice(1)) {
+    assert.equal(c.commitment, entropyCommitment(c.entropy).toString('hex'), `seat ${c.seat}`);
+  }
+  const genuine = await both(['committed.jsonl'], { 'committed.jsonl': text });
+  same(genuine, 'the committed log');
+  assert.equal(genuine.node.exit, 0, genuine.node.stdout);
+  const said = "seats 1, 2: each one's entropy matches the commitment it made before the start";
+  assert.ok(genuine.node.stdout.includes(said), genuine.node.stdout);
+  const [own] = genuine.node.crosschecked;
+  assert.equal(own.fault, null);
+  assert.match(own.checked, /the seed commitment, seats 1, 2' entropy against the commitment/);
+  assert.match(own.checked, /the deal re-dealt from the revealed seed$/);
+
+  // each forgery re-hashed with the revealed salt (the header's hash recomputed too): cardcore
+  // and Node's own check both name the contribution, and the seat
+  const unmatched = (i) =>
+    `header: contributions[${i}]: seat ${i}'s revealed entropy does not match the commitment ` +
+    'it made before the start';
+  const malformed = (i) =>
+    `header: contributions[${i}] is not a seat (in increasing order) with 32 hex digits`;
+  const flip = (hex) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
+  const forgeries = [
+    ['a reveal changed', (c) => (c[1].entropy = flip(c[1].entropy)), unmatched(1)],
+    ['a commitment changed', (c) => (c[2].commitment = flip(c[2].commitment)), unmatched(2)],
+    ['a commitment not text', (c) => (c[2].commitment = 7), unmatched(2)],
+    ['a commitment given seat 0', (c) => (c[0].commitment = c[1].commitment), unmatched(0)],
+    ['a key more', (c) => (c[1].note = 'x'), malformed(1)],
+    ['a commitment without its reveal', (c) => delete c[1].entropy, malformed(1)],
+  ];
+  for (const [what, change, fault] of forgeries) {
+    const forged = resealed(lines, (l) => change(l[0].contributions));
+    same(await both(['forged.jsonl'], { 'forged.jsonl': forged }), what);
+    await caught(forged, fault, what, 'header');
+  }
+  // Node's own check holds alone: were cardcore to call a changed reveal valid, exit 1
+  const forged = resealed(lines, (l) => (l[0].contributions[1].entropy = flip(given[1].entropy)));
+  const valid = { exit: 0, stdout: 'valid: …\n', stderr: '' };
+  const doubted = withCrossCheck(valid, ['x.jsonl'], { 'x.jsonl': forged }, '');
+  assert.equal(doubted.exit, 1);
+  assert.ok(doubted.stderr.includes(unmatched(1)), doubted.stderr);
 });
 
 test("Node's own check turns valid into exit 1, saying why, and never INVALID into valid", () => {

@@ -9,6 +9,7 @@ this client's distribution (``cardcore-client``) ships and the server imports to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -31,6 +32,9 @@ ENTROPY_BYTES: Final = 16
 _COMMITMENT_TAG: Final = b"cardcore-entropy-commitment/1"
 REVEAL_POLL_S: Final = 0.1
 """How often a seat holding entropy to reveal looks whether its table's start is final."""
+NOT_DEALT_RETRY_S: Final = 0.5
+"""How often a play channel opened on a table not dealt yet asks again (as the web table
+does): its :meth:`PlaySession.open` returns once the game is dealt."""
 
 
 def entropy_commitment(entropy: bytes) -> bytes:
@@ -527,7 +531,8 @@ class Client:
             self._unrevealed[r.token] = (r.game_id, entropy)
         status = r.status
         if status == "revealing":  # this join made the seats final: reveal ours now
-            status = await self._reveal_all(r.game_id)
+            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
+                status = await self._reveal_all(r.game_id)
         return Joined(r.game_id, r.seat, r.token, status)
 
     async def _reveal_all(self, game_id: str) -> str:
@@ -652,7 +657,8 @@ class GameClient:
         ``async with me.play() as session:`` opens it (and raises :class:`CallError` when the
         server refuses: a bad token, no such game), ``async for entry in session`` reads the
         entries from ``from_seq``, ``await session.act(command)`` and ``await session.view()``
-        play. A dropped call is resumed, up to ``max_reconnects`` times in a row."""
+        play. A dropped call is resumed, up to ``max_reconnects`` times in a row. Opened on a
+        table not dealt yet, it waits for the deal (revealing this seat's entropy meanwhile)."""
         return PlaySession(self, from_seq, max_reconnects)
 
     async def resign(self, *, action_id: str | None = None) -> SubmitResult:
@@ -925,6 +931,9 @@ class PlaySession:
                     if self._failures > self._max_reconnects:
                         raise CallError("UNAVAILABLE", "PlayEnded", "the call kept ending early")
                 except grpc.aio.AioRpcError as exc:
+                    if _error(exc).reason == "GameNotStarted":  # not dealt yet: ask again
+                        await asyncio.sleep(NOT_DEALT_RETRY_S)
+                        continue
                     if exc.code() not in _PLAY_RETRYABLE or self._failures >= self._max_reconnects:
                         raise _error(exc) from None
                     self._failures += 1
