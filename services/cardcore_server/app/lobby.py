@@ -119,8 +119,7 @@ class Lobby:
         (status ``revealing``); the last reveal deals the game. A repeated reveal of the same
         value is answered as the first was."""
         self._gate.check_open()
-        check_game_id(game_id)
-        viewer = await self._tokens.authenticate(token, game_id)
+        viewer = await self._tokens.authenticate(token, game_id)  # the token first: 401
         if check_entropy(entropy, "entropy") == "":
             raise invalid("entropy", f"the {ENTROPY_BYTES} bytes the seat committed to")
         for _ in range(JOIN_ATTEMPTS):
