@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest pytest-tree pytest-solo pytest-solo-browser pytest-solo-service pytest-compiled nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest pytest-tree pytest-solo pytest-compiled nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
 
 setup: $(STAMP) $(PB)
 
@@ -133,10 +133,10 @@ $(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name 
 	echo "$(COMPILE_OPT)" > $@
 
 # Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
-# pytest-xdist workers (pytest-tree); the `solo` ones (timings held to bounds; the browser tests)
-# after them, the browser's and the others in two processes side by side (pytest-solo), both on
-# the tree's Python; and the suites that hold the two builds to one behaviour (BOTH_BUILDS) on
-# the compiled build (build/compiled: pytest-compiled). `make pytest` runs the three in turn, always all three; any
+# pytest-xdist workers (pytest-tree), the `solo` ones (timings held to bounds; the browser tests)
+# in one process with the machine to themselves (pytest-solo), both on the tree's Python; and the
+# suites that hold the two builds to one behaviour (BOTH_BUILDS) on the compiled build
+# (build/compiled: pytest-compiled). `make pytest` runs the three in turn, always all three; any
 # failing fails it. pytest exits 5 when it collected no test: that is a failure here, never a
 # silent pass (RUN_PYTEST says so).
 # Bytecode goes to $(VENV)/pycache, never into the tree: the suite's Python processes
@@ -155,19 +155,8 @@ pytest:
 pytest-tree: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; $(NO_TESTS_FAIL)
 
-# The solo tests in two processes side by side: the browser's (tests/web) and the rest (the
-# timed service tests, the fresh tree's `make serve`). Each group mostly waits (bots and clocks in
-# real time, Chromium, servers starting), so together they take the time of the longer one
-# (measured: 296 s against 434 s one after the other, every bound held); what they need is not
-# to share the machine with the parallel phase's CPU-bound workers.
 pytest-solo: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(MAKE) --no-print-directory -k -j2 --output-sync=target pytest-solo-browser pytest-solo-service
-
-pytest-solo-browser: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(PYTEST) -m solo tests/web; $(NO_TESTS_FAIL)
-
-pytest-solo-service: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(PYTEST) -m solo --ignore=tests/web; $(NO_TESTS_FAIL)
+	$(PYTEST) -m solo; $(NO_TESTS_FAIL)
 
 pytest-compiled: COMPILE_OPT = 0
 pytest-compiled: $(STAMP) $(COMPILED)

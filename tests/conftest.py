@@ -12,12 +12,11 @@
    ``pg_url`` fixture holds a lock for that (``tests/service/pg.py``); the ``xdist_group``
    marked here would also keep them on one worker, but pytest 9.2 broke xdist 3.8's groups
    (it can no longer rename the items it groups), so today they are spread like the rest.
-2. ``-m solo`` after part 1, without its CPU-bound workers: tests that hold timings to bounds
+2. ``-m solo`` in one process, with the machine to itself: tests that hold timings to bounds
    (the scale-out tests mark themselves) and the browser tests (marked here: every test that
    drives Chromium, through tests/web's ``browser_ready`` fixture; they race bots in real time,
-   measure key-to-acknowledgement latency and play each game once per process), in two
-   processes side by side, tests/web's and the rest's: each mostly waits on real time.
-   tests/web's other tests (the files served, the wheel) run in part 1.
+   measure key-to-acknowledgement latency and play each game once per process). tests/web's
+   other tests (the files served, the wheel) run in part 1.
 """
 
 import os
