@@ -162,6 +162,11 @@ class LowLimitServer(RestServer):
         return self
 
 
+SERVED_AT_ONCE_S = 5.0
+"""Far under the 30 s header timeout a client kept out by the flood would wait out, and loose
+enough for a loaded machine (a bound of 1 s failed at 1.02 s in CI's busy phase)."""
+
+
 def test_a_connection_flood_keeps_no_client_out(tmp_path: Path) -> None:
     cap = (LowLimitServer.LIMIT - FD_RESERVE) // 2  # two listeners share what ulimit allows
     flood = 3 * cap
@@ -192,7 +197,7 @@ def test_a_connection_flood_keeps_no_client_out(tmp_path: Path) -> None:
                 # A new REST client is served at once: the longest-idle connections make room.
                 started = time.monotonic()
                 assert http.get("/healthz").status_code == 200
-                assert time.monotonic() - started < 1.0
+                assert time.monotonic() - started < SERVED_AT_ONCE_S
                 # The stream still delivers what happens in its game.
                 r = http.post(
                     f"/v1/games/{game['game_id']}/actions",
@@ -204,11 +209,11 @@ def test_a_connection_flood_keeps_no_client_out(tmp_path: Path) -> None:
         for sock in held:
             sock.close()
         held.clear()
-        # A new gRPC client after the flood: served within 1 s.
+        # A new gRPC client after the flood: served at once too.
         started = time.monotonic()
         with grpc.insecure_channel(server.target) as channel:
             reply = pb_grpc.GameServiceStub(channel).ListGames(pb.ListGamesRequest(), timeout=5)
-        assert reply.games and time.monotonic() - started < 1.0
+        assert reply.games and time.monotonic() - started < SERVED_AT_ONCE_S
     finally:
         for sock in held:
             sock.close()

@@ -37,8 +37,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 async def _table_of_three(host: Client) -> tuple[str, str]:
-    """A Slapjack table: the creator's seat and two open to anyone; (game id, creator token)."""
-    created = await host.create_game("slapjack", ["human", "anyone", "anyone"], public=True)
+    """A Slapjack table: the creator's seat (adding nothing: the joiners' are what these tests
+    are about) and two open to anyone; (game id, creator token)."""
+    created = await host.create_game(
+        "slapjack", ["human", "anyone", "anyone"], public=True, contribute=False
+    )
     assert created.status == "waiting"
     return created.game_id, created.creator_token
 
@@ -92,11 +95,10 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
             lines = clog.loads(data)
             header = lines[0]
             assert [c.get("commitment") for c in header["contributions"]] == [
-                None,  # the creator's seat gave its entropy with the table: nobody had joined
                 entropy_commitment(secret_a).hex(),
                 table.seats[2].entropy_commitment,
             ]
-            assert header["contributions"][1] == {
+            assert header["contributions"][0] == {
                 "seat": 1,
                 "entropy": secret_a.hex(),
                 "commitment": rng.entropy_commitment(secret_a),
@@ -108,7 +110,7 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
 
             # A reveal changed afterwards is caught, even with the header's hash recomputed.
             forged = json.loads(json.dumps(header))
-            forged["contributions"][1]["entropy"] = secrets.token_bytes(16).hex()
+            forged["contributions"][0]["entropy"] = secrets.token_bytes(16).hex()
             forged["hash"] = clog.header_hash(forged)
             with pytest.raises(CorruptLog, match="seat 1's revealed entropy does not match"):
                 clog.verify([forged, *lines[1:]])
@@ -233,3 +235,66 @@ def test_a_client_seeded_table_takes_no_commitment(tmp_path: Path) -> None:
         asyncio.run(main())
     finally:
         assert proc.stop() == 0
+
+
+def test_the_creators_own_seats_commit_too(server: ServerProcess) -> None:
+    """A creator playing alone against the server's bots: its seat commits with the creation,
+    before the server has drawn anything the creator could see, and reveals once the server's
+    seed is committed (the answer's ``seed_commitment``); the client does it by itself."""
+
+    async def main() -> None:
+        async with Client(server.target) as c:
+            created = await c.create_game("slapjack", ["human", "reaction"])
+            assert created.status == "playing" and not c._unrevealed
+            me = c.game(created.game_id, created.seat_tokens[0])
+            table = await me.table()
+            assert table.seats[0].revealed and len(table.seats[0].entropy_commitment) == 64
+            assert table.seed_commitment == created.seed_commitment
+            await me.resign()
+            data, complete = await me.log()
+            header = clog.loads(data)[0]
+            assert complete and header["contributions"][0]["commitment"] == (
+                table.seats[0].entropy_commitment
+            )
+            assert clog.verify(clog.loads(data)).committed == (0,)
+
+            # as any client may send it: the game waits, revealing, until the seat reveals
+            secret = secrets.token_bytes(16)
+            seats = [
+                pb.SeatAssignment(
+                    kind=pb.SEAT_KIND_HUMAN, entropy_commitment=entropy_commitment(secret)
+                ),
+                pb.SeatAssignment(kind=pb.SEAT_KIND_RANDOM_BOT),
+            ]
+            raw = await c._call(
+                c.stub.CreateGame, pb.CreateGameRequest(game="slapjack", seats=seats), ()
+            )
+            assert raw.status == "revealing" and raw.header_json == "{}"  # not dealt yet
+            token = raw.seat_tokens[0].token
+            with pytest.raises(CallError) as not_dealt:
+                await c.game(raw.game_id, token).view()
+            assert not_dealt.value.reason == "GameNotStarted"
+            dealt = await _reveal_raw(c, raw.game_id, token, secret)
+            assert dealt.status == "playing"
+            assert [s.kind for s in (await c.game(raw.game_id, token).table()).seats] == [
+                "human",
+                "random",
+            ]
+
+            # what a creation may not ask
+            both = pb.SeatAssignment(
+                kind=pb.SEAT_KIND_HUMAN, entropy=secret, entropy_commitment=b"\x02" * 32
+            )
+            bot = pb.SeatAssignment(kind=pb.SEAT_KIND_RANDOM_BOT, entropy_commitment=b"\x02" * 32)
+            cases = (
+                ([both, seats[1]], "seats[0].entropy_commitment"),
+                ([seats[0], bot], "seats[1].entropy_commitment"),
+            )
+            for assignments, field in cases:
+                request = pb.CreateGameRequest(game="slapjack", seats=assignments)
+                with pytest.raises(CallError) as refused:
+                    await c._call(c.stub.CreateGame, request, ())
+                assert refused.value.status == "INVALID_ARGUMENT"
+                assert field in refused.value.fields, refused.value.fields
+
+    asyncio.run(main())

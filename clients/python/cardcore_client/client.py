@@ -168,7 +168,8 @@ class CreatedGame:
     invites: dict[int, str] = field(default_factory=dict)
     """Seat → single-use invite code, for each ``"invite"`` seat."""
     status: str = "playing"
-    """``"playing"``, or ``"waiting"`` for a table with open seats."""
+    """``"playing"``, ``"waiting"`` for a table with open seats, or ``"revealing"`` (a seat's
+    reveal still missing: :meth:`GameClient.reveal`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,17 +452,21 @@ class Client:
         is full (or when its creator starts it; ``creator_token``).
 
         ``contribute``: add 128 random bits (from :mod:`secrets`) to the deal for each
-        ``"human"`` seat, so the server alone does not choose the deal (docs/rng.md)."""
+        ``"human"`` seat, so the server alone does not choose the deal: committed to now and
+        revealed once the seats are final (docs/rng.md, "Committed entropy"), by this client
+        itself, as :meth:`join` does (at once when no seat is open). A ``seed`` deals alone."""
         assignments = []
-        for s in seats:
+        held: dict[int, bytes] = {}
+        for i, s in enumerate(seats):
             if isinstance(s, str):
                 lo, hi = bot_delay_ms or (0, 0)
                 if s in _SEAT_OPENS:
                     a = pb.SeatAssignment(kind=pb.SEAT_KIND_HUMAN, open=_SEAT_OPENS[s])
                 else:
                     a = pb.SeatAssignment(kind=_SEAT_KINDS[s])
-                if s == "human" and contribute:
-                    a.entropy = secrets.token_bytes(ENTROPY_BYTES)
+                if s == "human" and contribute and seed is None:
+                    held[i] = secrets.token_bytes(ENTROPY_BYTES)
+                    a.entropy_commitment = entropy_commitment(held[i])
                 if s in ("random", "reaction"):
                     a.bot_min_delay_ms, a.bot_max_delay_ms = lo, hi
                 assignments.append(a)
@@ -488,6 +493,13 @@ class Client:
         if self.admin_key:
             metadata.append(("x-cardcore-admin-key", self.admin_key))
         r = await self._call(self.stub.CreateGame, request, metadata)
+        for t in r.seat_tokens:
+            if t.seat in held:
+                self._unrevealed[t.token] = (r.game_id, held[t.seat])
+        status = r.status
+        if status == "revealing":  # no seat is open: reveal ours now, which deals
+            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
+                status = await self._reveal_all(r.game_id)
         return CreatedGame(
             game_id=r.game_id,
             seat_tokens={t.seat: t.token for t in r.seat_tokens},
@@ -496,7 +508,7 @@ class Client:
             header_json=r.header_json,
             creator_token=r.creator_token,
             invites={i.seat: i.code for i in r.invites},
-            status=r.status,
+            status=status,
         )
 
     # ------------------------------------------------------------------ the lobby

@@ -22,7 +22,7 @@ from ..tables import SeatOpen, TableStatus
 from .games import Games
 from .idempotency import Creations, check_idempotency_key, request_hash
 from .outage import unavailable
-from .plan import Plan, contributions, plan
+from .plan import Plan, commitments, contributions, plan
 from .requests import Gate, note
 from .tokens import CREATOR, Minter, TokenBook, token_hash
 from .values import CreatedGame, GameSpec
@@ -123,8 +123,13 @@ class Creation:
         rows.append((token_hash(spectator), Role.SPECTATOR.value))
         rows.append((token_hash(creator), CREATOR))
         made = CreatedGame(game_id, seat_tokens, spectator, "", {}, creator)
-        if any(checked.opens):
-            return await self._open_table(spec, checked, record, mint, rows=rows, made=made)
+        committed = (  # a chosen seed deals alone: nothing to commit to
+            commitments(spec, checked.seats, checked.opens) if spec.seed is None else {}
+        )
+        if any(checked.opens) or committed:
+            return await self._open_table(
+                spec, checked, record, mint, rows=rows, made=made, committed=committed
+            )
         live = self._games.make(checked.game, record)
         try:
             await self._store.create(record, live.lines[0], live.lines[1], rows)
@@ -145,15 +150,21 @@ class Creation:
         *,
         rows: list[tuple[str, str]],
         made: CreatedGame,
+        committed: dict[int, str],
     ) -> CreatedGame:
-        """A game with open seats: a table that deals when its seats are filled."""
+        """A game with open seats: a table that deals when its seats are filled. Or one whose
+        seats are all final but some committed to entropy (``committed``, by seat): a table
+        revealing from the start, dealt by the last reveal."""
         gid = record.game_id
         invites = _invites(checked.opens, mint)
         watch = mint("watch") if spec.public else ""
         if watch:
             rows.append((token_hash(watch), Role.SPECTATOR.value))
         deadline = spec.start_deadline_ms or self._config.start_deadline_ms
-        table = new_table(record, checked.opens, deadline, watch)
+        table = new_table(record, checked.opens, deadline, watch, committed)
+        if not any(checked.opens):
+            reveal_by = wall_ms() + self._config.reveal_deadline_ms
+            table = replace(table, status=TableStatus.REVEALING, deadline_ms=reveal_by)
         try:
             await self._store.create_table(
                 table, [(token_hash(code), seat) for seat, code in invites], rows
@@ -168,7 +179,7 @@ class Creation:
             seed_commitment=commitment(record.seed, record.salt),
             header={},  # written at the deal, with the seats' contributions
             invites=invites,
-            status="waiting",
+            status=table.status.value,
         )
 
     async def _created_before(
@@ -196,7 +207,9 @@ class Creation:
             raise invalid("idempotency_key", "already used for a different CreateGame request")
         opens = table.seats if table is not None else ()
         seat_open = tuple(s.open for s in opens) or tuple(SeatOpen.CREATOR for _ in record.seats)
-        waiting = table is not None and table.status is TableStatus.WAITING
+        status = "playing"
+        if table is not None and table.status in (TableStatus.WAITING, TableStatus.REVEALING):
+            status = table.status.value
         note(game_id=game_id, replayed=True)
         return CreatedGame(
             game_id=game_id,
@@ -206,7 +219,7 @@ class Creation:
             header=stored.lines[0] if stored is not None else {},
             creator_token=mint("creator"),
             invites=_invites(seat_open, mint),
-            status="waiting" if waiting else "playing",
+            status=status,
         )
 
 

@@ -77,6 +77,8 @@ def request_hash(spec: GameSpec, plan: Plan) -> str:
         "clocks": [spec.turn_timeout_ms, spec.idle_timeout_ms, spec.abandon_timeout_ms],
         "entropy": [e.hex() for e in spec.entropy],
     }
+    if any(spec.entropy_commitments):  # only then: earlier requests keep their hashes
+        data["entropy_commitments"] = [c.hex() for c in spec.entropy_commitments]
     return hashlib.sha256(codec.canonical_bytes(data)).hexdigest()
 
 

@@ -172,6 +172,27 @@ def check_commitment(data: bytes, path: str) -> str:
     return data.hex()
 
 
+def commitments(
+    spec: GameSpec, seats: Sequence[SeatSpec], opens: Sequence[SeatOpen]
+) -> dict[int, str]:
+    """The creator's commitments for the human seats it holds (``GameSpec.entropy_commitments``:
+    docs/rng.md, "Committed entropy"), by seat."""
+    given = tuple(spec.entropy_commitments)
+    if len(given) > len(seats):
+        raise invalid("entropy_commitments", f"{len(given)} entries for {len(seats)} seats")
+    out = {}
+    for i, data in enumerate(given):
+        if not data:
+            continue
+        path = f"seats[{i}].entropy_commitment"
+        if seats[i].kind != "human" or opens[i]:
+            raise invalid(path, "only a seat the creator holds: bots add none")
+        if i < len(spec.entropy) and spec.entropy[i]:
+            raise invalid(path, "give entropy or a commitment to it, not both")
+        out[i] = check_commitment(data, path)
+    return out
+
+
 def contributions(
     spec: GameSpec, seats: Sequence[SeatSpec], opens: Sequence[SeatOpen]
 ) -> tuple[tuple[int, str], ...]:

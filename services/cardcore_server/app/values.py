@@ -59,6 +59,9 @@ class GameSpec:
     entropy: Sequence[bytes] = ()
     """Per seat (in order; missing or empty = none): 16 random bytes the creator adds to the
     deal for a seat it holds (docs/rng.md, "The deal seed")."""
+    entropy_commitments: Sequence[bytes] = ()
+    """Per seat (in order; missing or empty = none): the commitment to the entropy a seat the
+    creator holds reveals once the seats are final (docs/rng.md, "Committed entropy")."""
     idempotency_key: str = ""
     """A client's random key for this creation: a retry with the same key and request, from
     the same caller, gets the same game and the same tokens, never a second game (a lost

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Final
 
 import structlog
@@ -41,8 +41,11 @@ def new_table(
     opens: Sequence[SeatOpen],
     deadline_ms: int,
     watch_token: str = "",
+    committed: Mapping[int, str] | None = None,
 ) -> TableRow:
-    """A table waiting for its seats; public (listed, watchable) when it has a watch token."""
+    """A table waiting for its seats; public (listed, watchable) when it has a watch token.
+    ``committed``: the creator's seats' commitments to their entropy, by seat."""
+    committed = committed or {}
     now = wall_ms()
     return TableRow(
         record=record,
@@ -51,7 +54,9 @@ def new_table(
         created_ms=now,
         deadline_ms=now + deadline_ms,
         public=bool(watch_token),
-        seats=tuple(TableSeat(o, False) for o in opens),
+        seats=tuple(
+            TableSeat(o, False, commitment=committed.get(i, "")) for i, o in enumerate(opens)
+        ),
         watch_token=watch_token,
     )
 

@@ -65,6 +65,7 @@ def game_spec(request: pb.CreateGameRequest) -> GameSpec:
     seats = []
     opens = []
     entropy: list[bytes] = []
+    commitments: list[bytes] = []
     for i, s in enumerate(request.seats):
         kind = SEAT_KINDS.get(s.kind)
         if kind is None:
@@ -75,6 +76,7 @@ def game_spec(request: pb.CreateGameRequest) -> GameSpec:
         seats.append(SeatSpec(kind, s.bot_min_delay_ms, s.bot_max_delay_ms))
         opens.append(seat_open)
         entropy.append(bytes(s.entropy))
+        commitments.append(bytes(s.entropy_commitment))
     return GameSpec(
         game=request.game,
         seats=seats,
@@ -89,6 +91,7 @@ def game_spec(request: pb.CreateGameRequest) -> GameSpec:
         idle_timeout_ms=request.idle_timeout_ms,
         abandon_timeout_ms=request.abandon_timeout_ms,
         entropy=entropy,
+        entropy_commitments=commitments,
         idempotency_key=request.idempotency_key,
     )
 

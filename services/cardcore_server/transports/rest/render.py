@@ -66,6 +66,7 @@ def game_spec(data: wire.CreateGame) -> GameSpec:
         idle_timeout_ms=data.idle_timeout_ms,
         abandon_timeout_ms=data.abandon_timeout_ms,
         entropy=[bytes.fromhex(s.entropy) for s in data.seats],
+        entropy_commitments=[bytes.fromhex(s.entropy_commitment) for s in data.seats],
         idempotency_key=data.idempotency_key,
     )
 

@@ -98,6 +98,10 @@ class SeatAssignment(msgspec.Struct, forbid_unknown_fields=True):
     """A seat the creator holds: 16 random bytes as 32 hex digits that it adds to the deal (the
     deal seed is derived from the server's committed seed and every contribution: docs/rng.md).
     Empty: none."""
+    entropy_commitment: _COMMITMENT = ""
+    """A seat the creator holds: the commitment to 16 random bytes (64 hex digits) it reveals
+    with ``POST /v1/games/{game_id}/reveal`` once the seats are final (docs/rng.md, "Committed
+    entropy"); with no open seat the game starts ``revealing``. At most one of the two."""
 
 
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
