@@ -155,9 +155,23 @@ def check_page_against_log(
     return final
 
 
+def seat_posts(r: dict[str, Any], who: str) -> list[tuple[str, dict[str, Any]]]:
+    """What ``who``'s page POSTed to take its seat and to reveal (path, body), in order."""
+    return [(x["path"], json.loads(x["body"])) for x in r["sent"] if x["who"] == who]
+
+
+def rest_table(server: RestServer, game_id: str, token: str) -> dict[str, Any]:
+    """The table as the REST API shows it to this token."""
+    with httpx.Client(base_url=server.url) as http:
+        got = http.get(f"/v1/games/{game_id}/table", headers=bearer(token))
+    assert got.status_code == 200, got.text
+    table: dict[str, Any] = got.json()
+    return table
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_person_plays_a_whole_game_against_bots(
-    scenario: Scenario, game: str, tmp_path: Path
+    scenario: Scenario, game: str, tmp_path: Path, web_server: RestServer
 ) -> None:
     r = played(scenario, game)
     assert r["errors"] == []
@@ -181,6 +195,35 @@ def test_a_person_plays_a_whole_game_against_bots(
     assert r["axe"] == [] and r["axe_end"] == [], (r["axe"], r["axe_end"])
     # the person played by keyboard alone
     assert r["clickGestures"] == 0 and r["keyGestures"] == r["steps"]
+    # the person's seat, the creator's own, committed to its 16 bytes in the creation
+    # (docs/rng.md, "Committed entropy"); with no open seat the table was `revealing` at once
+    # and the lobby revealed them before it opened the table: that reveal dealt the game
+    gid = r["game_id"]
+    posts = seat_posts(r, "person")
+    assert [path for path, _ in posts] == ["/v1/games", f"/v1/games/{gid}/reveal"]
+    (_, create_body), (reveal_path, reveal_body) = posts
+    assert create_body["seats"][0].keys() == {"kind", "entropy_commitment"}, create_body["seats"]
+    commitment = create_body["seats"][0]["entropy_commitment"]
+    entropy = reveal_body["entropy"]
+    assert re.fullmatch("[0-9a-f]{64}", commitment) and re.fullmatch("[0-9a-f]{32}", entropy)
+    assert rng.entropy_commitment(bytes.fromhex(entropy)) == commitment
+    answers = {x["path"]: (x["status"], x["body"]) for x in r["answered"]}
+    assert answers["/v1/games"][0] == 201 and answers["/v1/games"][1]["status"] == "revealing"
+    assert answers[reveal_path][0] == 200 and answers[reveal_path][1]["status"] == "playing"
+    # the table's page never saw the table `revealing` (dealt before it opened), and keeps no
+    # entropy beside the token
+    assert "revealing" not in r["kept"]["statuses"] and not r["kept"]["unrevealed"], r["kept"]
+    # the table as the REST API shows it: the seat's commitment, revealed
+    table = rest_table(web_server, gid, r["token"])
+    assert table["status"] == "finished"
+    assert [(x["seat"], x["entropy_commitment"], x["revealed"]) for x in table["seats"]] == [
+        (0, commitment, True),
+        (1, "", False),
+    ]
+    # the header's contribution carries the commitment, and the page's verifier held it to it
+    assert final[0]["contributions"] == [{"seat": 0, "entropy": entropy, "commitment": commitment}]
+    for v in (r["verdicts"][0], r["verdicts"][2]):
+        assert "seat 0's entropy matches the commitment it made before the start" in v["text"]
     print(
         f"\n{game}: {len(by_seq)} entries, {r['steps']} gestures, outcome {r['outcome']!r}; "
         f"first table render {r['firstRenderMs']:.0f} ms after navigation"
@@ -406,8 +449,9 @@ def test_two_people_play_spit_through_an_invite_link(
     """Two browser contexts, two people: the host creates the table with an invite seat, the
     friend opens the link (at 375 px), takes the seat, and both play, by keyboard, to the end
     the rules give (no event limit). The friend is the slower player (a reaction time of its
-    own before each gesture): two equally quick players rarely finish a game of Spit. The
-    friend's page joins with a commitment to its entropy and reveals it at the start."""
+    own before each gesture): two equally quick players rarely finish a game of Spit. Each page
+    commits to its entropy (the host's in the creation, the friend's in the join) and reveals
+    it by itself once the seats are final."""
     r = scenario("spitInvite", paceMs=150, deadlineMs=240000)
     assert r["errors"] == []
     assert "#invite=cci_" in r["link"]
@@ -425,45 +469,52 @@ def test_two_people_play_spit_through_an_invite_link(
     assert "event_limit" not in {final[-1]["outcome"]["termination"]}
     humans = {ln["seat"] for ln in final if ln.get("type") == "entry" and ln["seat"] is not None}
     assert humans == {0, 1}
-    # each page added its own 16 random bytes to the deal: the host in the open at creation
-    # (nobody else had joined then); the friend committed to its bytes in the invite link's
-    # POST (docs/rng.md, "Committed entropy"), which made the seats final (the table
-    # `revealing`), and its page revealed them at once: that reveal dealt the game
+    # each page added its own 16 random bytes to the deal, committed to first (docs/rng.md,
+    # "Committed entropy"): the host in the creation (the table `waiting` for its invite seat),
+    # the friend in the invite link's POST, which made the seats final (the table
+    # `revealing`); the friend's page revealed at once, the host's when its table's page saw
+    # the table `revealing`; the last reveal dealt the game
     gid = r["game_id"]
-    posts = [(x["who"], x["path"], json.loads(x["body"])) for x in r["sent"]]
-    host_posts = [(path, body) for who, path, body in posts if who == "host"]
-    friend_posts = [(path, body) for who, path, body in posts if who == "friend"]
-    assert [path for path, _ in host_posts] == ["/v1/games"]
-    assert [path for path, _ in friend_posts][1:] == [f"/v1/games/{gid}/reveal"]
-    (join_path, join_body), (reveal_path, reveal_body) = friend_posts
+    host_posts = seat_posts(r, "host")
+    friend_posts = seat_posts(r, "friend")
+    reveal = f"/v1/games/{gid}/reveal"
+    assert [path for path, _ in host_posts] == ["/v1/games", reveal]
+    assert [path for path, _ in friend_posts][1:] == [reveal]
+    (_, create_body), (_, host_reveal) = host_posts
+    (join_path, join_body), (_, friend_reveal) = friend_posts
     assert join_path.startswith("/v1/invites/cci_")
-    host_entropy = host_posts[0][1]["seats"][0]["entropy"]
-    assert re.fullmatch("[0-9a-f]{32}", host_entropy)
-    assert set(join_body) == {"entropy_commitment"}  # the bytes stayed in the page till then
+    assert create_body["seats"][0].keys() == {"kind", "entropy_commitment"}, create_body["seats"]
+    assert set(join_body) == {"entropy_commitment"}  # the bytes stayed in the pages till then
+    host_commitment = create_body["seats"][0]["entropy_commitment"]
     commitment = join_body["entropy_commitment"]
-    friend_entropy = reveal_body["entropy"]
-    assert re.fullmatch("[0-9a-f]{64}", commitment)
-    assert re.fullmatch("[0-9a-f]{32}", friend_entropy) and friend_entropy != host_entropy
-    assert rng.entropy_commitment(bytes.fromhex(friend_entropy)) == commitment
-    answers = {(x["who"], x["path"]): (x["status"], x["body"]) for x in r["answered"]}
+    host_entropy = host_reveal["entropy"]
+    friend_entropy = friend_reveal["entropy"]
+    for c, e in ((host_commitment, host_entropy), (commitment, friend_entropy)):
+        assert re.fullmatch("[0-9a-f]{64}", c) and re.fullmatch("[0-9a-f]{32}", e)
+        assert rng.entropy_commitment(bytes.fromhex(e)) == c
+    assert friend_entropy != host_entropy
+    answered = [(x["who"], x["path"], x["status"], x["body"]) for x in r["answered"]]
+    answers = {(who, path): (status, body) for who, path, status, body in answered}
+    assert answers[("host", "/v1/games")][0] == 201
+    assert answers[("host", "/v1/games")][1]["status"] == "waiting"
     assert answers[("friend", join_path)][0] == 200
     assert answers[("friend", join_path)][1]["status"] == "revealing"
-    status, revealed_table = answers[("friend", reveal_path)]
-    assert status == 200 and revealed_table["status"] == "playing", revealed_table
-    # the table as the REST API shows it: the friend's seat has its commitment, revealed
-    with httpx.Client(base_url=web_server.url) as http:
-        got = http.get(f"/v1/games/{gid}/table", headers=bearer(r["tokens"][1]))
-    assert got.status_code == 200, got.text
-    table = got.json()
+    # both reveals accepted; one of them (the last) dealt, the other left the table revealing
+    reveals = [(status, body["status"]) for _, path, status, body in answered if path == reveal]
+    assert sorted(reveals) == [(200, "playing"), (200, "revealing")], reveals
+    # the host's table page saw its table waiting, then revealing, then dealt
+    assert r["kept"][0]["statuses"][:2] == ["waiting", "revealing"], r["kept"]
+    # the table as the REST API shows it: both seats have their commitments, revealed
+    table = rest_table(web_server, gid, r["tokens"][1])
     assert table["status"] == "finished"
     seats = [(s["seat"], s["entropy_commitment"], s["revealed"]) for s in table["seats"]]
-    assert seats == [(0, "", False), (1, commitment, True)]
+    assert seats == [(0, host_commitment, True), (1, commitment, True)]
     # neither page keeps an entropy beside its token any more
     assert [k["unrevealed"] for k in r["kept"]] == [False, False], r["kept"]
-    # the header holds both contributions (the friend's with its commitment), and the log
-    # verified with them
+    # the header holds both contributions with their commitments, and the log verified with
+    # them
     assert final[0]["contributions"] == [
-        {"seat": 0, "entropy": host_entropy},
+        {"seat": 0, "entropy": host_entropy, "commitment": host_commitment},
         {"seat": 1, "entropy": friend_entropy, "commitment": commitment},
     ]
     end = final[-1]
@@ -472,11 +523,12 @@ def test_two_people_play_spit_through_an_invite_link(
         [(0, bytes.fromhex(host_entropy)), (1, bytes.fromhex(friend_entropy))],
     )
     assert log.deal_seed(final[0], int(end["seed"])) == derived
-    # and each page's own verifier (cardcore verify in Pyodide) held the reveal to it, on the
-    # page's receipts and on the final log
+    # and each page's own verifier (cardcore verify in Pyodide) held the reveals to them, on
+    # the page's receipts and on the final log
     for page_end in r["ends"]:
         for v in (page_end["verdicts"][0], page_end["verdicts"][2]):
-            assert "seat 1's entropy matches the commitment it made before the start" in v["text"]
+            text = "seats 0, 1: each one's entropy matches the commitment it made before the start"
+            assert text in v["text"], v["text"]
     entries = sum(1 for ln in final if ln.get("type") == "entry")
     print(f"\nspit, two people: {entries} entries to {a['termination']}, {r['steps']} gestures")
     # and nothing jumped on either page, at 1280 px nor at 375 px

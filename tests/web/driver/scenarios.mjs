@@ -166,6 +166,35 @@ const RECORD = `
   };
 `;
 
+/** The POSTs that take a seat or add to the deal: the creation, a join (an invite's, a public
+ * table's), a reveal. */
+const seatPost = (method, path) => method === "POST" && (path === "/v1/games" || path.startsWith("/v1/invites/") || path === "/v1/tables/join" || /^\/v1\/games\/[^/]+\/reveal$/.test(path));
+
+/** Record what `x`'s page sent to take its seat (the entropy it adds to the deal, or its
+ * commitment to it) and to reveal it, into `sent`, with the server's answers (promises) into
+ * `answered` (the creation's or join's status, the table revealed). */
+function recordSeatPosts(who, x, sent, answered) {
+  x.page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (seatPost(r.method(), url.pathname)) sent.push({ who, path: url.pathname, body: r.postData() });
+  });
+  x.page.on("response", (res) => {
+    const url = new URL(res.url());
+    if (seatPost(res.request().method(), url.pathname)) {
+      answered.push(res.json().then((body) => ({ who, path: url.pathname, status: res.status(), body }), () => ({ who, path: url.pathname, status: res.status(), body: null })));
+    }
+  });
+}
+
+/** The table statuses the page saw, and whether an entropy is still kept beside a token. */
+function kept(page) {
+  return page.evaluate(() => ({
+    statuses: window.__cardcore.tableStatuses ?? [],
+    unrevealed: [...Object.keys(sessionStorage).filter((k) => k.endsWith(".session")).map((k) => sessionStorage.getItem(k)), localStorage.getItem("cardcore.mine") ?? ""]
+      .some((text) => text && text.includes("entropy_to_reveal")),
+  }));
+}
+
 /** A person plays a whole game against bots through the page (screenshots, axe, snapshots). */
 export async function play(browser, {
   base, out, game, seats = ["you", "reaction"], bot = [5, 30], rules = {}, eventLimit = 0,
@@ -173,6 +202,10 @@ export async function play(browser, {
 }) {
   const p = await person(browser, base, { width: widths[0], name: game });
   await p.context.addInitScript(LAYOUT + (leakScan ? SNAPSHOT + RECORD : ""));
+  // the creation (the person's seat commits to its entropy) and the reveal that deals
+  const sent = [];
+  const answered = [];
+  recordSeatPosts("person", p, sent, answered);
   const id = await createThroughLobby(p, { game, seats, bot, rules, eventLimit });
   await p.page.waitForSelector("#board[data-seq]");
   // the table is drawn (and painted: two frames on): from here on cards only move
@@ -223,6 +256,7 @@ export async function play(browser, {
     layout, drawnAt, resized, endedAt, unkeyed: [...noKey], help: await helpKeys(p.page),
     keyGestures: gestureCounts.keys - before.keys, clickGestures: gestureCounts.clicks - before.clicks,
     landed, idle, agreement, statuses, atTheEnd,
+    sent, answered: await Promise.all(answered), kept: await kept(p.page),
   };
   if (leakScan) {
     result.snaps = await p.page.evaluate(() => window.__cardcore.snaps);
@@ -296,22 +330,11 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   const b = await person(browser, base, { name: "friend", width: 375, height: 800 });
   for (const x of [a, b]) await x.context.addInitScript(LAYOUT);
   // what each page sent to take its seat (the entropy it adds to the deal, or its commitment
-  // to it) and to reveal it, with the server's answers (the join's status, the table revealed)
+  // to it) and to reveal it, with the server's answers (the statuses, the tables revealed)
   const sent = [];
   const answered = [];
-  const seatPost = (method, path) => method === "POST" && (path === "/v1/games" || path.startsWith("/v1/invites/") || path === "/v1/tables/join" || /^\/v1\/games\/[^/]+\/reveal$/.test(path));
-  for (const [who, x] of [["host", a], ["friend", b]]) {
-    x.page.on("request", (r) => {
-      const url = new URL(r.url());
-      if (seatPost(r.method(), url.pathname)) sent.push({ who, path: url.pathname, body: r.postData() });
-    });
-    x.page.on("response", (res) => {
-      const url = new URL(res.url());
-      if (seatPost(res.request().method(), url.pathname)) {
-        answered.push(res.json().then((body) => ({ who, path: url.pathname, status: res.status(), body }), () => ({ who, path: url.pathname, status: res.status(), body: null })));
-      }
-    });
-  }
+  recordSeatPosts("host", a, sent, answered);
+  recordSeatPosts("friend", b, sent, answered);
   const id = await createThroughLobby(a, { game: "spit", seats: ["you", "invite"], rules, eventLimit });
   await a.page.waitForSelector("#waiting:not([hidden]) .invite-link");
   const link = await a.page.getAttribute("#waiting .invite-link", "href");
@@ -336,12 +359,6 @@ export async function spitInvite(browser, { base, out, rules = {}, deadlineMs = 
   const endB = await endPanel(b.page);
   const sa = await session(a.page);
   const sb = await session(b.page);
-  // the table statuses each page saw, and whether an entropy is still kept beside a token
-  const kept = (page) => page.evaluate(() => ({
-    statuses: window.__cardcore.tableStatuses ?? [],
-    unrevealed: [...Object.keys(sessionStorage).filter((k) => k.endsWith(".session")).map((k) => sessionStorage.getItem(k)), localStorage.getItem("cardcore.mine") ?? ""]
-      .some((text) => text && text.includes("entropy_to_reveal")),
-  }));
   const shots = [waitingShot, inviteShot, await screenshot(a.page, out, "spit-pvp-end-1280"), await screenshot(b.page, out, "spit-pvp-end-375")];
   const result = {
     game_id: id, link, steps: [stepsA, stepsB], seats: [sa.seat, sb.seat], tokens: [sa.token, sb.token],

@@ -1,8 +1,8 @@
 // The lobby: the catalogue's games and their variant flags (from the JSON Schemas), seats
 // (you, bots with a reaction time, friends by invite link, anyone), the public tables to join,
 // the games this browser holds, invite links (#invite=CODE), and a log checker. A seat taken
-// here joins with a commitment to its entropy and reveals it once the table's seats are final
-// (docs/rng.md, "Committed entropy"; revealOwed).
+// here (created as yours, or joined) commits to its entropy and reveals it once the table's
+// seats are final (docs/rng.md, "Committed entropy"; revealOwed).
 
 import { ApiError, call, entropy, joinEntropy, revealEntropy, serverKey } from "./api.js";
 import { h } from "./dom.js";
@@ -28,9 +28,9 @@ export function tableStatusWords(status) {
 const NEVER = new Set([400, 401, 403, 404, 422]);
 
 /**
- * Reveal the entropy this seat committed to when it joined (its table `revealing`), and forget
- * it: the table the server answered (the last reveal deals it), or null when the seat owes
- * none. A value refused, or a table cancelled meanwhile, is forgotten too and the error thrown;
+ * Reveal the entropy this seat committed to when it took its seat (its table `revealing`), and
+ * forget it: the table the server answered (the last reveal deals it), or null when the seat
+ * owes none. A value refused, or a table cancelled meanwhile, is forgotten too and the error thrown;
  * any other error (not revealing yet, the network) keeps it for the next try.
  */
 export async function revealOwed(session) {
@@ -47,16 +47,20 @@ export async function revealOwed(session) {
 }
 
 /**
- * Keep the seat a join took: its token and, beside it, the entropy it committed to (a reload
- * still reveals it). A join that made the seats final (`revealing`) reveals at once; should
- * that fail, the table's page tries again.
+ * Keep a seat taken (`s`, its session: a join's, or the creator's own seat): its token and,
+ * beside it, the entropy it committed to (a reload still reveals it). A seat whose table is
+ * already `revealing` (the join that made the seats final, or a creation with no open seat)
+ * reveals at once; should that fail, the table's page tries again.
  */
-async function keepSeat(joined, game, reveal, key) {
-  const s = { game_id: joined.game_id, game, token: joined.token, seat: joined.seat, viewer: String(joined.seat), server_key: key };
+async function keepSeat(s, reveal, status) {
   if (reveal) s.entropy_to_reveal = reveal;
   saveSession(s);
-  if (reveal && joined.status === "revealing") await revealOwed(s).catch(() => {});
+  if (reveal && status === "revealing") await revealOwed(s).catch(() => {});
 }
+
+/** The session of a seat a join took (JoinTable's or an invite's answer). */
+const joinedSession = (joined, game, key) =>
+  ({ game_id: joined.game_id, game, token: joined.token, seat: joined.seat, viewer: String(joined.seat), server_key: key });
 
 export async function getCatalogue() {
   catalogue ??= (await call("/v1/games")).games;
@@ -249,19 +253,26 @@ export async function renderLobby(main) {
       botMin.focus();
       return;
     }
-    const seats = state.seats.map((kind) => {
-      if (kind === "you") return { kind: "human", entropy: entropy() };
-      if (kind === "invite" || kind === "anyone") return { kind: "human", open: kind };
-      return { kind, bot_min_delay_ms: lo, bot_max_delay_ms: hi };
-    });
-    const body = { game: g.name, seats, rules, public: publicBox.checked };
-    if (limit.value) body.event_limit = Number(limit.value);
     submit.disabled = true;
     try {
+      // 16 random bytes each of your seats adds to the deal. The seat this page plays (and
+      // keeps the token of: the first of yours) commits to its bytes now and reveals them once
+      // the seats are final, as a join does, so the server commits to its own seed before it
+      // knows them; any further seat of yours (its token not kept, so it could never reveal)
+      // gives its bytes in the open. (Without Web Crypto the first gives them in the open too.)
+      const first = state.seats.indexOf("you");
+      const commit = first >= 0 ? await joinEntropy() : null;
+      const seats = state.seats.map((kind, i) => {
+        if (kind === "you") return { kind: "human", ...(i === first ? commit.body : { entropy: entropy() }) };
+        if (kind === "invite" || kind === "anyone") return { kind: "human", open: kind };
+        return { kind, bot_min_delay_ms: lo, bot_max_delay_ms: hi };
+      });
+      const body = { game: g.name, seats, rules, public: publicBox.checked };
+      if (limit.value) body.event_limit = Number(limit.value);
       const key = await serverKey().catch(() => null);
       const created = await call("/v1/games", { method: "POST", body });
-      const mine = created.seat_tokens[0] ?? null;
-      saveSession({
+      const mine = created.seat_tokens.find((x) => x.seat === first) ?? created.seat_tokens[0] ?? null;
+      const session = {
         game_id: created.game_id,
         game: g.name,
         token: mine ? mine.token : created.spectator_token,
@@ -270,7 +281,11 @@ export async function renderLobby(main) {
         creator_token: created.creator_token,
         invites: created.invites.map((i) => ({ seat: i.seat, code: i.code })),
         server_key: key,
-      });
+      };
+      // no open seat: the table is `revealing` at once and this seat's reveal deals it (before
+      // the table's page opens); else the table's page reveals once the seats are filled
+      const owed = mine && mine.seat === first ? commit?.reveal : null;
+      await keepSeat(session, owed, created.status);
       location.hash = `#game=${created.game_id}`;
     } catch (err) {
       showError(problem, err);
@@ -311,7 +326,7 @@ async function drawTables(box, games) {
           // 16 random bytes this seat adds to the deal, committed to now, revealed at the start
           const mine = await joinEntropy();
           const j = await call("/v1/tables/join", { method: "POST", body: { game_id: t.game_id, ...mine.body } });
-          await keepSeat(j, t.game, mine.reveal, key);
+          await keepSeat(joinedSession(j, t.game, key), mine.reveal, j.status);
           location.hash = `#game=${j.game_id}`;
         } catch (err) {
           showError(problem, err);
@@ -447,7 +462,7 @@ export async function renderInvite(main, code) {
       const key = await serverKey().catch(() => null);
       const mine = await joinEntropy();
       const j = await call(`/v1/invites/${encodeURIComponent(code)}`, { method: "POST", body: mine.body });
-      await keepSeat(j, t.game, mine.reveal, key);
+      await keepSeat(joinedSession(j, t.game, key), mine.reveal, j.status);
       history.replaceState(null, "", `#game=${j.game_id}`);
       dispatchEvent(new HashChangeEvent("hashchange"));
     } catch (err) {

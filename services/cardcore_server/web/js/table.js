@@ -4,8 +4,9 @@
 // the outcome, the revealed seed, the log and the page's own verdict on it. Actions, entries and
 // views travel over one play channel (channel.js: the WebSocket, else REST), which resumes from
 // the last seq kept (no gap, no duplicate). Before the deal: the table waiting for players, then
-// (its seats final) revealing: a seat that joined with a commitment to its entropy reveals it
-// here as soon as the page sees that (docs/rng.md, "Committed entropy").
+// (its seats final) revealing: a seat that committed to its entropy (joining, or created as
+// the creator's own) reveals it here as soon as the page sees that (docs/rng.md, "Committed
+// entropy").
 
 import { ApiError, NetworkError, actionId, call, serverKey } from "./api.js";
 import { openChannel } from "./channel.js";
@@ -572,8 +573,9 @@ class Table {
     else if (t.status === "cancelled") this.showCancelled();
   }
 
-  /** Reveal the entropy this seat committed to when it joined (its table is `revealing`), at
-   * most one reveal under way; the session forgets it once revealed (revealOwed). */
+  /** Reveal the entropy this seat committed to when it took its seat (its table is
+   * `revealing`), at most one reveal under way; the session forgets it once revealed
+   * (revealOwed). */
   reveal() {
     if (!this.s.entropy_to_reveal || this.revealing) return;
     this.revealing = revealOwed(this.s)
@@ -626,7 +628,7 @@ class Table {
     const parts = [h("h2", { id: "waiting-title" }, revealing ? "Starting" : "Waiting for players")];
     if (t) parts.push(h("p", { id: "waiting-seats" }, t.seats.map(seatWords).join(" · ")));
     if (revealing) {
-      parts.push(h("p", {}, "Every seat is final: each seat that joined with a commitment to its entropy now reveals it. The last reveal deals the game; a seat that never reveals cancels the table."));
+      parts.push(h("p", {}, "Every seat is final: each seat that committed to its entropy now reveals it. The last reveal deals the game; a seat that never reveals cancels the table."));
     }
     if (links.length) parts.push(h("p", {}, "Send each friend one link (each seat's link works once):"), h("ul", { class: "invites" }, links));
     if (this.s.creator_token) {
@@ -695,7 +697,7 @@ class Table {
     const who = (x) => (x.seat === this.seat ? `You (seat ${x.seat})` : `Seat ${x.seat}`);
     const they = silent.length > 1 ? "they" : silent[0]?.seat === this.seat ? "you" : "it";
     const why = silent.length
-      ? `${silent.map(who).join(", ")} did not reveal the entropy ${they} committed to when joining, so the game could not be dealt.`
+      ? `${silent.map(who).join(", ")} did not reveal the entropy ${they} committed to, so the game could not be dealt.`
       : "Its creator cancelled it, or its seats were not all taken in time.";
     this.el.waiting.replaceChildren(
       h("h2", { id: "waiting-title" }, "The table was cancelled"),
