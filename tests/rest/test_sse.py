@@ -99,6 +99,7 @@ def test_sigterm_ends_open_streams_cleanly(tmp_path: Path) -> None:
         with httpx.Client(base_url=server.url, timeout=10.0) as http:
             c = create(http, "ratscrew", 2)
         ends: list[list[Event]] = []
+        first = threading.Semaphore(0)  # released once per stream that got its first event
 
         def follow() -> None:
             with (
@@ -107,12 +108,18 @@ def test_sigterm_ends_open_streams_cleanly(tmp_path: Path) -> None:
                     "GET", f"/v1/games/{c['game_id']}/events", headers=bearer(c["spectator_token"])
                 ) as r,
             ):
-                ends.append(list(sse_events(r)))
+                events: list[Event] = []
+                for event in sse_events(r):
+                    events.append(event)
+                    if len(events) == 1:
+                        first.release()
+                ends.append(events)
 
         threads = [threading.Thread(target=follow, daemon=True) for _ in range(3)]
         for t in threads:
             t.start()
-        time.sleep(0.5)
+        for _ in threads:  # every stream open and served (a loaded machine may take a while)
+            assert first.acquire(timeout=30)
         assert server.proc is not None
         started = time.monotonic()
         server.proc.send_signal(signal.SIGTERM)

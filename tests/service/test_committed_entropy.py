@@ -298,3 +298,14 @@ def test_the_creators_own_seats_commit_too(server: ServerProcess) -> None:
                 assert field in refused.value.fields, refused.value.fields
 
     asyncio.run(main())
+
+
+def test_the_creators_start_reveals_its_own_seat(server: ServerProcess) -> None:
+    async def main() -> None:
+        async with Client(server.target) as c:
+            created = await c.create_game("slapjack", ["human", "anyone"])
+            assert created.status == "waiting"
+            table = await c.game(created.game_id, created.creator_token).start()
+            assert table.status == "playing" and table.seats[0].revealed
+
+    asyncio.run(main())

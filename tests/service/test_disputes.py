@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cardcore import codec, registry, signatures
 from cardcore import log as clog
 from cardcore.errors import CorruptLog
-from cardcore.rng import DERIVATION, derive_deal_seed
+from cardcore.rng import DERIVATION, derive_deal_seed, entropy_commitment
 from cardcore_client import Client, GameClient, Rejection
 from cardcore_proto import game_service_pb2 as pb
 
@@ -90,15 +90,16 @@ def test_a_served_game_is_format_2_with_every_seats_entropy(server: ServerProces
     assert [codec.encode(e) for e in dealt] == lines[1]["events"]
     assert clog.verify(lines).revealed
 
-    # A changed contribution: the header no longer matches its hash, and re-hashed, the deal.
+    # A changed contribution: it no longer matches the commitment the seat made before the
+    # start; changed with its commitment, the header no longer matches its hash; re-hashed too,
+    # the deal no longer does.
+    assert all("commitment" in c for c in header["contributions"])  # both clients commit
     forged = [dict(line) for line in lines]
-    forged[0] = {
-        **header,
-        "contributions": [
-            {**header["contributions"][0], "entropy": "0" * 32},
-            *header["contributions"][1:],
-        ],
-    }
+    changed = {**header["contributions"][0], "entropy": "0" * 32}
+    forged[0] = {**header, "contributions": [changed, *header["contributions"][1:]]}
+    with pytest.raises(CorruptLog, match="does not match the commitment"):
+        clog.verify(forged)
+    changed["commitment"] = entropy_commitment(bytes(16))
     with pytest.raises(CorruptLog, match="header hash"):
         clog.verify(forged)
     forged[0]["hash"] = clog.header_hash(forged[0])

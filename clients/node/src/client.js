@@ -12,8 +12,9 @@
 //   const t = await client.createGame({ game: 'spit', seats }); // t.status === 'waiting'
 //   // t.invites[1] is the code a link carries to the second player
 //   const seat = await other.joinTable({ invite: t.invites[1] }); // {gameId, seat, token, status}
-//   // the seat joined with a commitment to its entropy (docs/rng.md, "Committed entropy"); the
-//   // client reveals it by itself once the table is 'revealing' (its seats final)
+//   // each seat (the creator's too) committed to its entropy (docs/rng.md, "Committed entropy");
+//   // each client reveals its own by itself once the table is 'revealing' (its seats final):
+//   // the creator's seat while its stream() or play() waits for the deal, or its table()
 //   await client.game(t.gameId, t.creatorToken).start({ fillWith: 'random' }); // or .abort()
 //   await other.game(seat.gameId, seat.token).resign();
 //
@@ -278,9 +279,10 @@ export class CardcoreClient {
     this.stub = new cardcore.GameService(target, credentials ?? grpc.credentials.createInsecure());
     this.adminKey = adminKey;
     this.deadlineMs = deadlineMs;
-    /** token → { gameId, entropy } of each seat this client joined with a commitment and has
-     *  not revealed yet (GameSession.revealEntropy). Kept in memory only: a seat whose client
-     *  is gone before the start is final cannot reveal, and the table is cancelled. */
+    /** token → { gameId, entropy } of each seat this client joined (joinTable) or created
+     *  (createGame) with a commitment and has not revealed yet (GameSession.revealEntropy).
+     *  Kept in memory only: a seat whose client is gone before the start is final cannot
+     *  reveal, and the table is cancelled. */
     this.unrevealed = new Map();
   }
 
@@ -325,17 +327,36 @@ export class CardcoreClient {
 
   /**
    * Deal a new game, or open a table. `seats`: one per seat, 'human' | 'random' | 'reaction' or
-   * { kind, botMinDelayMs, botMaxDelayMs, open }; a human seat's `open` is 'invite' (a single-use
-   * invite code fills it) or 'anyone' (whoever joins first): any open seat makes the game a
-   * table that deals once its seats are taken (or its creator starts it). `seed` (BigInt,
-   * number or decimal string) only where the server allows client seeds. `public` lists the
-   * table; `startDeadlineMs`, `turnTimeoutMs`, `idleTimeoutMs`, `abandonTimeoutMs` (0 = none
-   * or the server's). `contribute` (default true): each human seat the creator holds adds 16
-   * random bytes (node:crypto) to the deal, so the server alone does not choose it (log format
-   * 2, docs/rng.md); a seat's own `entropy` (16 bytes or 32 hex digits; false = none) overrides
-   * it. Returns { gameId, seatTokens: {seat: token}, spectatorToken,
-   * creatorToken, invites: {seat: code}, status ('playing' | 'waiting'), seedCommitment,
-   * header }.
+   * { kind, botMinDelayMs, botMaxDelayMs, open, entropy, commit }; a human seat's `open` is
+   * 'invite' (a single-use invite code fills it) or 'anyone' (whoever joins first): any open
+   * seat makes the game a table that deals once its seats are taken (or its creator starts it).
+   * `seed` (BigInt, number or decimal string) only where the server allows client seeds: a
+   * chosen seed deals alone (log format 1), no seat contributes. `public` lists the table;
+   * `startDeadlineMs`, `turnTimeoutMs`, `idleTimeoutMs`, `abandonTimeoutMs` (0 = none or the
+   * server's).
+   *
+   * `contribute` (default true): each human seat the creator holds (not open) adds 16 random
+   * bytes (node:crypto) to the deal, so the server alone does not choose it (log format 2,
+   * docs/rng.md); a seat's own `entropy` (16 bytes or 32 hex digits; false = none) overrides
+   * it. By default (`commit` true; a seat's own `commit` overrides it) the seat sends only the
+   * commitment to them (`entropy_commitment`, docs/rng.md "Committed entropy"), an `entropy`
+   * given included, and reveals them once the seats are final, as a joined seat does
+   * (`joinTable`): nobody, the server included, knows them while the deal can still be chosen.
+   * With no open seat the seats are final at once: the server answers 'revealing' and this
+   * client reveals every seat it committed for right away (the last reveal deals; `status` is
+   * the table's after the reveals, 'playing'); a reveal that fails leaves `status` 'revealing'
+   * and the error in `revealError` (the seat's `table()`, `stream()` or `play()` reveals later).
+   * With an open seat the table is 'waiting': this client keeps the entropy (in memory) under
+   * the seat's token and reveals it once the table is 'revealing' (filled, or started: `start()`
+   * reveals at once), from the seat's `stream()` or `play()` waiting for the deal, or its
+   * `table()`; a seat whose client is gone by then cannot reveal, and the table is cancelled.
+   * `commit: false` sends the entropy in the open instead, as before committed entropy existed:
+   * the server learns it before its seed is committed.
+   *
+   * Returns { gameId, seatTokens: {seat: token}, spectatorToken, creatorToken, invites: {seat:
+   * code}, status ('playing' | 'waiting' | 'revealing'), seedCommitment, header (the log's
+   * header; {} for a game not dealt when CreateGame answered: read it from the log) }, and
+   * `revealError` when a reveal at the creation failed.
    */
   async createGame({
     game,
@@ -350,22 +371,29 @@ export class CardcoreClient {
     idleTimeoutMs = 0,
     abandonTimeoutMs = 0,
     contribute = true,
+    commit = true,
   }) {
+    const seeded = seed !== undefined && seed !== null; // a chosen seed: nothing to commit to
+    const held = new Map(); // seat → the entropy it committed to, revealed later
     const request = {
       game,
-      seats: seats.map((s) => {
+      seats: seats.map((s, i) => {
         const spec = typeof s === 'string' ? { kind: s } : s;
         const kind = SEAT_KINDS[spec.kind ?? 'human'];
         if (!kind) throw new TypeError(`seat kind ${spec.kind}`);
         const open = SEAT_OPENS[spec.open ?? ''];
         if (!open) throw new TypeError(`seat open ${spec.open}`);
-        const held = kind === SEAT_KINDS.human && !spec.open; // only such a seat contributes
+        const mine = kind === SEAT_KINDS.human && !spec.open; // only such a seat contributes
+        const bytes = entropyOf(spec.entropy, mine && contribute && !seeded);
+        const committed = (spec.commit ?? commit) && bytes.length > 0 && !seeded;
+        if (committed) held.set(i, bytes);
         return {
           kind,
           bot_min_delay_ms: spec.botMinDelayMs ?? 0,
           bot_max_delay_ms: spec.botMaxDelayMs ?? 0,
           open,
-          entropy: entropyOf(spec.entropy, held && contribute),
+          entropy: committed ? Buffer.alloc(0) : bytes,
+          entropy_commitment: committed ? entropyCommitment(bytes) : Buffer.alloc(0),
         };
       }),
       rules_json: Object.keys(rules).length ? canonical(rules) : '',
@@ -377,9 +405,9 @@ export class CardcoreClient {
       idle_timeout_ms: idleTimeoutMs,
       abandon_timeout_ms: abandonTimeoutMs,
     };
-    if (seed !== undefined && seed !== null) request.seed = BigInt(seed).toString();
+    if (seeded) request.seed = BigInt(seed).toString();
     const r = await unary(this.stub, 'CreateGame', request, this.adminMetadata(), this.options());
-    return {
+    const created = {
       gameId: r.game_id,
       seatTokens: Object.fromEntries(r.seat_tokens.map((t) => [Number(t.seat), t.token])),
       spectatorToken: r.spectator_token,
@@ -387,8 +415,39 @@ export class CardcoreClient {
       invites: Object.fromEntries(r.invites.map((i) => [Number(i.seat), i.code])),
       status: r.status,
       seedCommitment: r.seed_commitment,
-      header: parseJson(r.header_json),
+      header: r.header_json ? parseJson(r.header_json) : {},
     };
+    if (r.status !== 'playing') {
+      // 'playing' at once: a server that took no commitment (nothing for it to reveal to)
+      for (const t of r.seat_tokens) {
+        const bytes = held.get(Number(t.seat));
+        if (bytes) this.unrevealed.set(t.token, { gameId: r.game_id, entropy: bytes });
+      }
+    }
+    if (r.status === 'revealing') {
+      // no seat is open: the seats are final, reveal ours now (the last reveal deals)
+      try {
+        created.status = await this.revealAll(r.game_id);
+      } catch (err) {
+        created.revealError = err;
+      }
+      if (created.status === 'playing') created.header = await this.headerOf(created);
+    }
+    return created;
+  }
+
+  /** The header of a game dealt after CreateGame answered: its log's first line, as CreateGame
+   *  gives it for a game dealt at once (without the `copy` a log read mid-game marks it with,
+   *  which its hash and signature leave out); {} when the log cannot be read now. */
+  async headerOf({ gameId, creatorToken }) {
+    try {
+      const { text } = await this.game(gameId, creatorToken).log();
+      const header = parseJson(text.split('\n', 1)[0]);
+      delete header.copy;
+      return header;
+    } catch {
+      return {};
+    }
   }
 
   adminMetadata(token) {
@@ -456,10 +515,15 @@ export class CardcoreClient {
   /** Reveal every seat of `gameId` this client holds entropy for; the table's status after
    *  the last ('revealing' while another seat's reveal is missing, else 'playing'). */
   async revealAll(gameId) {
-    let status = 'revealing';
+    return (await this.revealTables(gameId))?.status ?? 'revealing';
+  }
+
+  /** revealAll, answering the table after the last reveal (null: nothing was owed). */
+  async revealTables(gameId) {
+    let table = null;
     const tokens = [...this.unrevealed].filter(([, held]) => held.gameId === gameId);
-    for (const [token] of tokens) status = (await this.game(gameId, token).revealEntropy()).status;
-    return status;
+    for (const [token] of tokens) table = await this.game(gameId, token).revealEntropy();
+    return table;
   }
 
   /**
@@ -589,12 +653,14 @@ export class GameSession {
   }
 
   /**
-   * Reveal the entropy this seat committed to when it joined (`joinTable`); the table must be
+   * Reveal the entropy this seat committed to when it joined (`joinTable`), or when its
+   * creator made the game (`createGame`: a seat the creator holds); the table must be
    * 'revealing' (its seats final), else the server refuses: FAILED_PRECONDITION `NotRevealing`
    * (still waiting for players), `TableCancelled`. Returns the table after the reveal ('playing'
    * once it was the last). With nothing to reveal (this client holds no entropy for the seat,
    * or revealed it already) it is the table. Done by itself by `table()`, `stream()` and
-   * `play()` once the start is final, and by `joinTable` when the join made it final.
+   * `play()` once the start is final, by `joinTable` when the join made it final, by
+   * `createGame` when no seat is open, and by `start()`.
    */
   async revealEntropy() {
     const held = this.client.owesReveal(this.gameId, this.token)
@@ -648,7 +714,14 @@ export class GameSession {
     };
   }
 
-  /** The creator starts its table now; empty seats are played by `fillWith` bots. */
+  /**
+   * The creator starts its table now; empty seats are played by `fillWith` bots. The seats are
+   * then final: a table whose seats committed to their entropy is 'revealing', and this client
+   * reveals at once the seats of the game it holds entropy for (the creator's own, committed
+   * by `createGame`): the table returned is the one after the reveals ('playing' once every
+   * committed seat has revealed). A reveal that fails leaves it 'revealing', with the error in
+   * `revealError` (the seat's `table()`, `stream()` or `play()` reveals later).
+   */
   async start({ fillWith = 'reaction' } = {}) {
     const kind = SEAT_KINDS[fillWith];
     if (!kind || fillWith === 'human') throw new TypeError(`fillWith ${fillWith}`);
@@ -659,7 +732,13 @@ export class GameSession {
       this.metadata(),
       this.client.options(),
     );
-    return tableOf(r.table);
+    const table = tableOf(r.table);
+    if (table.status !== 'revealing') return table;
+    try {
+      return (await this.client.revealTables(this.gameId)) ?? table;
+    } catch (err) {
+      return { ...table, revealError: err };
+    }
   }
 
   /** The creator aborts its game (or cancels its waiting table). */

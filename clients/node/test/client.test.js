@@ -70,6 +70,10 @@ test('plays a game with bot seats to the end and verifies the log it just played
   });
   assert.deepEqual(Object.keys(created.seatTokens), ['0']);
   assert.equal(created.header.commitment, created.seedCommitment);
+  // a chosen seed deals alone (log format 1): no seat contributes, nothing to reveal
+  assert.equal(created.status, 'playing');
+  assert.equal(created.header.contributions, undefined);
+  assert.equal(client.owesReveal(created.gameId, created.seatTokens[0]), false);
   const me = client.game(created.gameId, created.seatTokens[0]);
   let outcome = null;
   const seen = [];

@@ -3,10 +3,11 @@
 // leaves (Resign; the host's "by" refused) and the log verifies in Node; the creator starts with
 // bots and aborts; the listing, spectators, a client's own games, twenty racing joins, and the
 // admin key cancelling a table. Committed entropy (docs/rng.md): seats join with a commitment,
-// the clients reveal by themselves once the seats are final (at the join that fills the table,
-// from a stream or a play channel waiting for the deal, from table()), and the log's header
-// holds each reveal to its commitment; a wrong reveal, or one too early or too late, is refused.
-// Refusals carry the same reasons as every other error.
+// and so do the seats the creator holds (createGame), the clients reveal by themselves once the
+// seats are final (at the join that fills the table, at a creation with no open seat, at the
+// creator's start, from a stream or a play channel waiting for the deal, from table()), and the
+// log's header holds each reveal to its commitment; a wrong reveal, or one too early or too
+// late, is refused. Refusals carry the same reasons as every other error.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -109,7 +110,9 @@ test('two clients at a Spit invite table: join, stream, play, leave, verify', as
   await until(async () => (await me.table()).seats[0].present, 'seat 0 present');
 
   const seat = await bob.joinTable({ invite: created.invites[1] });
-  assert.deepEqual([seat.gameId, seat.seat, seat.status], [gameId, 1, 'playing']);
+  assert.deepEqual([seat.gameId, seat.seat], [gameId, 1]);
+  // bob revealed at once; alice's seat committed too (createGame), her waiting stream reveals
+  assert.ok(['revealing', 'playing'].includes(seat.status), seat.status);
   const used = await rejection(bob.joinTable({ invite: created.invites[1] }));
   assert.equal(used.reason, 'InviteUsed');
   assert.equal(used.code, 'FAILED_PRECONDITION');
@@ -117,6 +120,8 @@ test('two clients at a Spit invite table: join, stream, play, leave, verify', as
   assert.deepEqual([unknown.code, unknown.reason], ['NOT_FOUND', 'InvalidInvite']);
 
   const him = bob.game(gameId, seat.token);
+  await until(async () => (await him.table()).status === 'playing', 'the deal');
+  assert.equal(alice.owesReveal(gameId, created.seatTokens[0]), false, "alice's stream revealed");
   const bobSaw = follow(him);
   await until(async () => (await me.view()).presentSeats.length === 2, 'both present');
   assert.deepEqual((await him.view()).presentSeats, [0, 1]);
@@ -183,6 +188,7 @@ test('a public table: listed, watched, joined by id; only the creator aborts it'
     seats: ['human', ANYONE],
     public: true,
     startDeadlineMs: 600_000,
+    commit: false, // the creator's seat gives its entropy openly: bob's join deals at once
   });
   const { gameId } = created;
   const listed = [];
@@ -217,6 +223,8 @@ test('a public table: listed, watched, joined by id; only the creator aborts it'
   assert.equal(log.complete, true);
   const lines = await assertValid(verifier, log.text, 'the aborted game');
   assert.equal(lines.at(-1).outcome.termination, 'aborted');
+  assert.match(lines[0].contributions[0].entropy, /^[0-9a-f]{32}$/);
+  assert.equal(lines[0].contributions[0].commitment, undefined, 'given in the open');
 
   const privateTable = await alice.createGame({ game: 'ratscrew', seats: ['human', ANYONE] });
   const hidden = await rejection(bob.watchTable(privateTable.gameId));
@@ -231,7 +239,11 @@ test('the creator starts a table with bots', async () => {
   const notCreator = await rejection(alice.game(created.gameId, created.seatTokens[0]).start());
   assert.equal(notCreator.reason, 'NotCreator');
   const started = await creator.start({ fillWith: 'random' });
+  // the start made the seats final: this client revealed the seat it committed for (seat 0)
   assert.equal(started.status, 'playing');
+  assert.match(started.seats[0].entropyCommitment, /^[0-9a-f]{64}$/);
+  assert.equal(started.seats[0].revealed, true);
+  assert.equal(alice.owesReveal(created.gameId, created.seatTokens[0]), false);
   assert.deepEqual(
     started.seats.map((s) => s.kind),
     ['human', 'random', 'random'],
@@ -247,7 +259,11 @@ test('the creator starts a table with bots', async () => {
 });
 
 test('twenty clients race for the last seat: one wins', async () => {
-  const created = await alice.createGame({ game: 'ratscrew', seats: ['human', ANYONE, ANYONE] });
+  const created = await alice.createGame({
+    game: 'ratscrew',
+    seats: ['human', ANYONE, ANYONE],
+    commit: false, // the creator's seat gives its entropy openly: the joiners' reveals deal
+  });
   const first = await bob.joinTable({ gameId: created.gameId });
   const racers = Array.from({ length: 20 }, () => new CardcoreClient(server.target));
   try {
@@ -314,7 +330,9 @@ test('the admin key cancels a waiting table', async () => {
 
 // ------------------------------------------------------------------------- committed entropy
 
-const SLAPJACK_OF_THREE = { game: 'slapjack', seats: ['human', ANYONE, ANYONE] };
+// the creator's seat gives its entropy openly (commit: false): these tests are about the seats
+// that join; the creator's own commitments are the tests after them
+const SLAPJACK_OF_THREE = { game: 'slapjack', seats: ['human', ANYONE, ANYONE], commit: false };
 
 test('committed entropy: two clients commit, reveal by themselves; the log holds it', async () => {
   const created = await alice.createGame(SLAPJACK_OF_THREE); // no seed: the server's, committed
@@ -332,7 +350,7 @@ test('committed entropy: two clients commit, reveal by themselves; the log holds
     assert.deepEqual(
       waiting.seats.map((s) => [s.entropyCommitment !== '', s.revealed]),
       [
-        [false, false], // the creator's seat gave its entropy with the table: nobody had joined
+        [false, false], // the creator's seat gave its entropy with the table, in the open
         [true, false],
         [false, false],
       ],
@@ -555,5 +573,167 @@ test('committed entropy: a play channel opened before the deal waits for it, rev
   } finally {
     paul.close();
     quinn.close();
+  }
+});
+
+// ----------------------------------------------- committed entropy: the creator's own seats
+
+test("createGame commits for the creator's seat; with no open seat it reveals, and deals", async () => {
+  const created = await alice.createGame({
+    game: 'ratscrew',
+    seats: ['human', { kind: 'random', botMinDelayMs: 200, botMaxDelayMs: 300 }],
+  });
+  // CreateGame answered 'revealing' (every seat the creator's or a bot's, seat 0 committed);
+  // the client revealed seat 0 at once, which dealt the game
+  assert.equal(created.status, 'playing', created.revealError?.message);
+  assert.equal(created.revealError, undefined);
+  const { gameId } = created;
+  const me = alice.game(gameId, created.seatTokens[0]);
+  assert.equal(alice.owesReveal(gameId, created.seatTokens[0]), false, 'revealed');
+  const table = await me.table();
+  assert.equal(table.status, 'playing');
+  assert.match(table.seats[0].entropyCommitment, /^[0-9a-f]{64}$/);
+  assert.equal(table.seats[0].revealed, true);
+  assert.deepEqual([table.seats[1].kind, table.seats[1].entropyCommitment], ['random', '']);
+  // the header, read from the log once the reveal dealt (CreateGame had none to give)
+  assert.equal(created.header.commitment, created.seedCommitment);
+
+  const left = await me.resign();
+  assert.equal(left.outcome.termination, 'resigned');
+  const log = await me.log();
+  assert.equal(log.complete, true);
+  const lines = await assertValid(verifier, log.text, "the creator's committed game");
+  assert.deepEqual(created.header, lines[0]);
+  assert.deepEqual(
+    lines[0].contributions.map((c) => [c.seat, c.commitment]),
+    [[0, table.seats[0].entropyCommitment]],
+  );
+  assert.match(lines[0].contributions[0].entropy, /^[0-9a-f]{32}$/);
+  assert.equal(
+    entropyCommitment(Buffer.from(lines[0].contributions[0].entropy, 'hex')).toString('hex'),
+    table.seats[0].entropyCommitment,
+  );
+  const verdict = await verifier.run(['game.jsonl'], { 'game.jsonl': log.text });
+  const said = "seat 0's entropy matches the commitment it made before the start";
+  assert.ok(verdict.stdout.includes(said), verdict.stdout);
+});
+
+test('createGame: an entropy given is committed too; commit: false gives it openly', async () => {
+  const given = randomBytes(16);
+  const open = randomBytes(16).toString('hex');
+  const created = await alice.createGame({
+    game: 'slapjack',
+    seats: [
+      { kind: 'human', entropy: given },
+      { kind: 'human', entropy: open, commit: false },
+      { kind: 'human', entropy: false },
+    ],
+  });
+  assert.equal(created.status, 'playing');
+  const host = alice.game(created.gameId, created.creatorToken);
+  const table = await host.table();
+  assert.deepEqual(
+    table.seats.map((s) => [s.entropyCommitment, s.revealed]),
+    [
+      [entropyCommitment(given).toString('hex'), true],
+      ['', false],
+      ['', false],
+    ],
+  );
+  await host.abort();
+  const [header] = linesOf((await host.log()).text);
+  assert.deepEqual(
+    header.contributions.map((c) => ({ ...c })),
+    [
+      {
+        seat: 0,
+        entropy: given.toString('hex'),
+        commitment: entropyCommitment(given).toString('hex'),
+      },
+      { seat: 1, entropy: open },
+    ],
+  );
+  // every seat in the open: nothing to reveal, dealt at once, as before commitments existed
+  const seats = ['human', 'human'];
+  const openly = await alice.createGame({ game: 'slapjack', seats, commit: false });
+  assert.equal(openly.status, 'playing');
+  assert.deepEqual(
+    openly.header.contributions.map((c) => [c.seat, c.commitment]),
+    [
+      [0, undefined],
+      [1, undefined],
+    ],
+  );
+  await alice.game(openly.gameId, openly.creatorToken).abort();
+  await assert.rejects(
+    alice.createGame({ game: 'slapjack', seats: [{ kind: 'human', entropy: 'ab' }, 'human'] }),
+    TypeError,
+  );
+  // a commitment only on a seat the creator holds: the server names the field
+  const onBot = await rejection(
+    alice.createGame({ game: 'slapjack', seats: ['human', { kind: 'random', entropy: given }] }),
+  );
+  assert.equal(onBot.code, 'INVALID_ARGUMENT');
+  assert.ok(
+    onBot.fieldViolations.some((v) => v.field === 'seats[1].entropy_commitment'),
+    JSON.stringify(onBot.fieldViolations),
+  );
+});
+
+test("an open seat: the creator's play channel waits, both seats reveal, the deal comes", async () => {
+  const created = await alice.createGame({ game: 'ratscrew', seats: ['human', ANYONE] });
+  assert.equal(created.status, 'waiting');
+  const { gameId } = created;
+  const seat0 = created.seatTokens[0];
+  assert.ok(alice.owesReveal(gameId, seat0), 'the entropy is kept until the seats are final');
+  const held = alice.unrevealed.get(seat0).entropy;
+  const host = alice.game(gameId, created.creatorToken);
+  const waiting = await host.table();
+  assert.equal(waiting.seats[0].entropyCommitment, entropyCommitment(held).toString('hex'));
+  assert.equal(waiting.seats[0].revealed, false);
+
+  const me = alice.game(gameId, seat0);
+  const session = me.play(); // GameNotStarted: it waits, revealing once the seats are final
+  const ivy = new CardcoreClient(server.target);
+  try {
+    const entries = session[Symbol.asyncIterator]();
+    const first = entries.next();
+    await sleep(300);
+    assert.equal(session.state, 'open', 'a table still waiting is waited for, not a failure');
+    const joined = await ivy.joinTable({ gameId }); // fills it: ivy reveals hers at once
+    assert.equal(joined.seat, 1);
+    assert.ok(['revealing', 'playing'].includes(joined.status), joined.status);
+    const ready = await Promise.race([session.ready, sleep(10_000).then(() => null)]);
+    assert.equal(ready?.seat, 0, "the creator's channel opened once the reveals dealt the game");
+    assert.equal((await first).value.seq, 0);
+    assert.equal(alice.owesReveal(gameId, seat0), false);
+    assert.equal(ivy.owesReveal(gameId, joined.token), false);
+    const dealt = await host.table();
+    assert.deepEqual(
+      [dealt.status, dealt.seats.map((s) => [s.entropyCommitment !== '', s.revealed])],
+      [
+        'playing',
+        [
+          [true, true],
+          [true, true],
+        ],
+      ],
+    );
+    const left = await session.act({ kind: 'Resign' });
+    assert.equal(left.outcome.termination, 'resigned');
+    for (;;) if ((await entries.next()).done) break; // to the end
+    assert.equal(session.outcome.termination, 'resigned');
+    const log = await me.log();
+    const lines = await assertValid(verifier, log.text, 'the game both seats committed to');
+    assert.deepEqual(
+      lines[0].contributions.map((c) => [c.seat, c.entropy, c.commitment]),
+      [
+        [0, held.toString('hex'), dealt.seats[0].entropyCommitment],
+        [1, lines[0].contributions[1].entropy, dealt.seats[1].entropyCommitment],
+      ],
+    );
+  } finally {
+    session.close();
+    ivy.close();
   }
 });

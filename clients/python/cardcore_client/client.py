@@ -689,10 +689,16 @@ class GameClient:
         return table
 
     async def start(self, fill_with: str = "reaction") -> Table:
-        """Start the table now, its empty seats filled by bots (a creator token)."""
+        """Start the table now, its empty seats filled by bots (a creator token); the seats
+        this client holds that committed to entropy reveal it at once."""
         request = pb.StartTableRequest(game_id=self.game_id, fill_with=_SEAT_KINDS[fill_with])
         r = await self.client._call(self.client.stub.StartTable, request, self._metadata)
-        return _table(r.table)
+        table = _table(r.table)
+        if table.status == "revealing":  # the seats are final now: reveal the ones we hold
+            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
+                await self.client._reveal_all(self.game_id)
+                table = await self.table()
+        return table
 
     async def abort(self) -> Table:
         """End the game at once, or cancel the waiting table (a creator token)."""
