@@ -9,7 +9,8 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from cardcore import rng
 from cardcore.errors import CorruptLog
 from cardcore.verdicts import judge
 from cardcore_client import CallError, Client, entropy_commitment
-from cardcore_client.client import pb
+from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess
 
@@ -36,6 +37,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     assert proc.stop() == 0
 
 
+@asynccontextmanager
+async def clients(target: str, n: int) -> AsyncIterator[list[Client]]:
+    """``n`` clients of the server, each a player's own (one holds its seats' entropy)."""
+    async with AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(Client(target)) for _ in range(n)]
+
+
 async def _table_of_three(host: Client) -> tuple[str, str]:
     """A Slapjack table: the creator's seat (adding nothing: the joiners' are what these tests
     are about) and two open to anyone; (game id, creator token)."""
@@ -46,16 +54,22 @@ async def _table_of_three(host: Client) -> tuple[str, str]:
     return created.game_id, created.creator_token
 
 
-async def _join_raw(c: Client, game_id: str, **fields: bytes) -> pb.JoinTableResponse:
+async def _join_raw(
+    c: Client, game_id: str, *, entropy: bytes = b"", entropy_commitment: bytes = b""
+) -> pb.JoinTableResponse:
     """A join as any client may send it (the library's own commits and reveals by itself)."""
-    request = pb.JoinTableRequest(game_id=game_id, **fields)
-    return await c._call(c.stub.JoinTable, request, ())
+    request = pb.JoinTableRequest(
+        game_id=game_id, entropy=entropy, entropy_commitment=entropy_commitment
+    )
+    joined: pb.JoinTableResponse = await c._call(c.stub.JoinTable, request, ())
+    return joined
 
 
 async def _reveal_raw(c: Client, game_id: str, token: str, entropy: bytes) -> pb.TableInfo:
     request = pb.RevealEntropyRequest(game_id=game_id, entropy=entropy)
     metadata = [("authorization", f"Bearer {token}")]
-    return (await c._call(c.stub.RevealEntropy, request, metadata)).table
+    answer: pb.RevealEntropyResponse = await c._call(c.stub.RevealEntropy, request, metadata)
+    return answer.table
 
 
 def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerProcess) -> None:
@@ -64,11 +78,7 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
     the deal follows, and the log's header records both commitments, which verify checks."""
 
     async def main() -> None:
-        async with (
-            Client(server.target) as host,
-            Client(server.target) as a,
-            Client(server.target) as b,
-        ):
+        async with clients(server.target, 3) as (host, a, b):
             game_id, creator = await _table_of_three(host)
             ja = await a.join(game_id=game_id)
             assert ja.status == "waiting"
@@ -122,11 +132,7 @@ def test_a_play_channel_opened_before_the_deal_reveals_and_waits_for_it(
     server: ServerProcess,
 ) -> None:
     async def main() -> None:
-        async with (
-            Client(server.target) as host,
-            Client(server.target) as a,
-            Client(server.target) as b,
-        ):
+        async with clients(server.target, 3) as (host, a, b):
             game_id, _ = await _table_of_three(host)
             ja = await a.join(game_id=game_id)
             session = a.game(game_id, ja.token).play()
@@ -146,7 +152,7 @@ def test_reveals_are_refused_before_the_start_and_unless_they_match(
     server: ServerProcess,
 ) -> None:
     async def main() -> None:
-        async with Client(server.target) as host, Client(server.target) as c:
+        async with clients(server.target, 2) as (host, c):
             game_id, creator = await _table_of_three(host)
             secret = secrets.token_bytes(16)
             with pytest.raises(CallError) as both:
@@ -194,7 +200,7 @@ def test_a_seat_that_never_reveals_cancels_the_table(server: ServerProcess) -> N
     missing."""
 
     async def main() -> None:
-        async with Client(server.target) as host, Client(server.target) as c:
+        async with clients(server.target, 2) as (host, c):
             game_id, creator = await _table_of_three(host)
             secret = secrets.token_bytes(16)
             j1 = await _join_raw(c, game_id, entropy_commitment=entropy_commitment(secret))

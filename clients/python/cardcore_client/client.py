@@ -17,7 +17,7 @@ import random
 import secrets
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -720,7 +720,7 @@ class GameClient:
         *,
         max_reconnects: int = 100,
         receipts: str | os.PathLike[str] | None = None,
-    ) -> AsyncIterator[Entry]:
+    ) -> AsyncGenerator[Entry, None]:
         """Every entry from ``from_seq`` until the game ends, resuming after failures from the
         entry after the last one yielded: no gap, no duplicate.
 
