@@ -20,6 +20,7 @@ from cardcore import rng
 from cardcore.errors import CorruptLog
 from cardcore.verdicts import judge
 from cardcore_client import CallError, Client, entropy_commitment
+from cardcore_client.client import _check_commitments
 from cardcore_proto import game_service_pb2 as pb
 
 from .helpers import ServerProcess
@@ -95,6 +96,8 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
             deal = await asyncio.wait_for(first, 10)
             assert deal.seq == 0
             await stream.aclose()
+            # the stream held the header to the commitments the table showed at the reveal
+            assert game_id not in a._commitments_seen
 
             table = await host.game(game_id, creator).table()
             assert table.status == "playing"
@@ -117,6 +120,18 @@ def test_seats_commit_when_they_join_and_the_last_reveal_deals(server: ServerPro
             assert report.revealed and report.committed == (1, 2)
             verdict = judge(lines).text
             assert "seats 1, 2: each one's entropy matches the commitment" in verdict, verdict
+
+            # A header whose commitments are not those the table showed when a seat revealed
+            # (a server that swapped one afterwards) is refused by that seat's client.
+            seen = {s.seat: s.entropy_commitment for s in table.seats if s.entropy_commitment}
+            _check_commitments(header, seen)
+            swapped = {**seen, 2: rng.entropy_commitment(bytes(16))}
+            with pytest.raises(CallError) as changed:
+                _check_commitments(header, swapped)
+            assert (changed.value.status, changed.value.reason) == (
+                "DATA_LOSS",
+                "CommitmentChanged",
+            )
 
             # A reveal changed afterwards is caught, even with the header's hash recomputed.
             forged = json.loads(json.dumps(header))

@@ -343,6 +343,23 @@ def _command(command: Mapping[str, Any] | Value | str) -> pb.GameValue:
     return pb.GameValue(kind=str(command.get("kind", "")), json=text)
 
 
+def _check_commitments(header: Mapping[str, Any], seen: Mapping[int, str]) -> None:
+    """The header's commitments are ``seen``, those the table showed when this client revealed."""
+    listed = header.get("contributions")
+    recorded = {
+        c.get("seat"): c["commitment"]
+        for c in (listed if isinstance(listed, list) else ())
+        if isinstance(c, dict) and "commitment" in c
+    }
+    if recorded != dict(seen):
+        raise CallError(
+            "DATA_LOSS",
+            "CommitmentChanged",
+            f"the log's header lists the commitments {recorded}, not those the table showed "
+            f"when this client revealed its entropy: {dict(seen)}",
+        )
+
+
 def _append(path: Path, line: str) -> None:
     with open(path, "a", encoding="utf-8") as f:
         f.write(line + "\n")
@@ -395,6 +412,10 @@ class Client:
         self._unrevealed: dict[str, tuple[str, bytes]] = {}
         """token → (game, entropy) of each seat this client joined with a commitment and has
         not revealed yet (:meth:`GameClient.reveal`)."""
+        self._commitments_seen: dict[str, dict[int, str]] = {}
+        """game → {seat: commitment} as the table showed them when this client revealed (the
+        seats final): the log's header must list exactly these
+        (:meth:`GameClient.check_commitments`)."""
 
     async def __aenter__(self) -> Client:
         return self
@@ -622,7 +643,23 @@ class GameClient:
         request = pb.RevealEntropyRequest(game_id=self.game_id, entropy=held[1])
         r = await self.client._call(self.client.stub.RevealEntropy, request, self._metadata)
         self.client._unrevealed.pop(self.token, None)
-        return _table(r.table)
+        table = _table(r.table)
+        seen = {s.seat: s.entropy_commitment for s in table.seats if s.entropy_commitment}
+        self.client._commitments_seen[self.game_id] = seen
+        return table
+
+    async def check_commitments(self) -> None:
+        """Hold the dealt game's header to the commitments the table showed when this client
+        revealed (docs/rng.md, "Committed entropy"): a server that swapped a seat's commitment
+        after the reveals, to deal what it chose, is caught here. Raises :class:`CallError`
+        (``DATA_LOSS``, ``CommitmentChanged``); nothing to check if this client revealed
+        nothing. :meth:`stream` does it by itself once the game is dealt."""
+        seen = self.client._commitments_seen.get(self.game_id)
+        if seen is None:
+            return
+        data, _ = await self.log()
+        _check_commitments(json.loads(data.split(b"\n", 1)[0]), seen)
+        self.client._commitments_seen.pop(self.game_id, None)
 
     async def _reveal_at_start(self) -> None:
         """While this seat holds entropy to reveal: wait for the table's start to be final,
@@ -732,6 +769,7 @@ class GameClient:
             await self._start_receipts(path)
         headed = path is not None and _holds_header(path)
         async for entry in self._stream(from_seq, max_reconnects):
+            await self.check_commitments()  # once, at the first entry after this seat revealed
             if path is not None:
                 if not headed:  # the game is dealt now: keep its header too
                     data, _ = await self.log()
