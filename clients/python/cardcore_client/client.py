@@ -517,10 +517,7 @@ class Client:
         for t in r.seat_tokens:
             if t.seat in held:
                 self._unrevealed[t.token] = (r.game_id, held[t.seat])
-        status = r.status
-        if status == "revealing":  # no seat is open: reveal ours now, which deals
-            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
-                status = await self._reveal_all(r.game_id)
+        status = await self._reveal_if_final(r.game_id, r.status)  # no seat open: deals
         return CreatedGame(
             game_id=r.game_id,
             seat_tokens={t.seat: t.token for t in r.seat_tokens},
@@ -562,18 +559,18 @@ class Client:
         r = await self._call(self.stub.JoinTable, request, ())
         if entropy:
             self._unrevealed[r.token] = (r.game_id, entropy)
-        status = r.status
-        if status == "revealing":  # this join made the seats final: reveal ours now
-            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
-                status = await self._reveal_all(r.game_id)
+        status = await self._reveal_if_final(r.game_id, r.status)  # this join made them final
         return Joined(r.game_id, r.seat, r.token, status)
 
-    async def _reveal_all(self, game_id: str) -> str:
-        """Reveal every seat of ``game_id`` this client holds entropy for; the table's
-        status after the last."""
-        status = "revealing"
-        for token in [t for t, (g, _) in self._unrevealed.items() if g == game_id]:
-            status = (await self.game(game_id, token).reveal()).status
+    async def _reveal_if_final(self, game_id: str, status: str) -> str:
+        """Once the seats of ``game_id`` are final (``status`` ``revealing``), reveal every seat
+        of it this client holds entropy for; the table's status after the last. A reveal that
+        fails is left for later: :meth:`GameClient.table`, ``stream()`` or ``play()``."""
+        if status != "revealing":
+            return status
+        with contextlib.suppress(CallError):
+            for token in [t for t, (g, _) in self._unrevealed.items() if g == game_id]:
+                status = (await self.game(game_id, token).reveal()).status
         return status
 
     async def list_tables(
@@ -731,10 +728,8 @@ class GameClient:
         request = pb.StartTableRequest(game_id=self.game_id, fill_with=_SEAT_KINDS[fill_with])
         r = await self.client._call(self.client.stub.StartTable, request, self._metadata)
         table = _table(r.table)
-        if table.status == "revealing":  # the seats are final now: reveal the ones we hold
-            with contextlib.suppress(CallError):  # else later: table(), stream() or play()
-                await self.client._reveal_all(self.game_id)
-                table = await self.table()
+        if await self.client._reveal_if_final(self.game_id, table.status) != table.status:
+            table = await self.table()  # the seats were final: ours are revealed
         return table
 
     async def abort(self) -> Table:

@@ -207,9 +207,7 @@ class Creation:
             raise invalid("idempotency_key", "already used for a different CreateGame request")
         opens = table.seats if table is not None else ()
         seat_open = tuple(s.open for s in opens) or tuple(SeatOpen.CREATOR for _ in record.seats)
-        status = "playing"
-        if table is not None and table.status in (TableStatus.WAITING, TableStatus.REVEALING):
-            status = table.status.value
+        status = table.status.value if table is not None and table.status.before_deal else "playing"
         note(game_id=game_id, replayed=True)
         return CreatedGame(
             game_id=game_id,

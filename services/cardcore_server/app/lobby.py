@@ -39,7 +39,6 @@ from .waiting import JOIN_ATTEMPTS, WaitingTables, cancelled, table_of, table_or
 log = structlog.get_logger("cardcore_server")
 
 MAX_MY_GAMES: Final = 50
-_NOT_STARTED: Final = (TableStatus.WAITING, TableStatus.REVEALING)
 
 
 class Lobby:
@@ -122,10 +121,11 @@ class Lobby:
         viewer = await self._tokens.authenticate(token, game_id)  # the token first: 401
         if check_entropy(entropy, "entropy") == "":
             raise invalid("entropy", f"the {ENTROPY_BYTES} bytes the seat committed to")
+        hashed = entropy_commitment(entropy)
         for _ in range(JOIN_ATTEMPTS):
             table = await table_of(self._store, game_id)
             seat = _committed_seat(table, viewer)
-            if seat.commitment != entropy_commitment(entropy):
+            if seat.commitment != hashed:
                 raise invalid(
                     "entropy", f"does not hash to the commitment seat {viewer} joined with"
                 )
@@ -447,7 +447,7 @@ def _table_info(table: TableRow, present: set[int]) -> TableInfo:
             for i, (spec, s) in enumerate(zip(record.seats, table.seats, strict=True))
         ),
         created_ms=table.created_ms,
-        deadline_ms=table.deadline_ms if table.status in _NOT_STARTED else 0,
+        deadline_ms=table.deadline_ms if table.status.before_deal else 0,
         public=table.public,
         seed_commitment=commitment(record.seed, record.salt),
         rules=record.rules,

@@ -31,7 +31,6 @@ lost round means another client's change landed; 64 covers a crowd racing for a 
 eight)."""
 SWEEP_S: Final = 2.0
 """How often waiting tables' deadlines are checked (tables other servers created included)."""
-_NOT_STARTED: Final = (TableStatus.WAITING, TableStatus.REVEALING)
 STREAM_POLL_S: Final = 0.5
 """How often a stream opened on a waiting table looks whether another server started it."""
 
@@ -144,7 +143,7 @@ class WaitingTables:
         for _ in range(JOIN_ATTEMPTS):
             try:
                 table = await self._store.load_table(game_id)
-                if table is None or table.status not in _NOT_STARTED:
+                if table is None or not table.status.before_deal:
                     return
                 if table.deadline_ms > wall_ms():
                     self.arm(table)

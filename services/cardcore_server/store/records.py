@@ -251,6 +251,11 @@ class TableStatus(StrEnum):
     """The deadline passed (or the creator aborted, or a seat did not reveal its entropy)
     before it started: no game, no log."""
 
+    @property
+    def before_deal(self) -> bool:
+        """Waiting for players or for reveals: the table has a deadline, and no game yet."""
+        return self in (TableStatus.WAITING, TableStatus.REVEALING)
+
 
 class SeatOpen(StrEnum):
     """How a seat of a table is filled."""
@@ -361,14 +366,15 @@ class TableRow:
     def taking(self, seat: int, entropy: str = "", commitment: str = "") -> TableRow:
         """The row after ``seat`` is taken, with what its player added to the deal, or its
         commitment to it (the next version)."""
-        seats = list(self.seats)
-        seats[seat] = replace(seats[seat], taken=True, entropy=entropy, commitment=commitment)
-        return replace(self, seats=tuple(seats), version=self.version + 1)
+        return self._seat_changed(seat, taken=True, entropy=entropy, commitment=commitment)
 
     def revealing(self, seat: int, entropy: str) -> TableRow:
         """The row after ``seat`` revealed the entropy it committed to (the next version)."""
+        return self._seat_changed(seat, entropy=entropy)
+
+    def _seat_changed(self, seat: int, **changes: Any) -> TableRow:
         seats = list(self.seats)
-        seats[seat] = replace(seats[seat], entropy=entropy)
+        seats[seat] = replace(seats[seat], **changes)
         return replace(self, seats=tuple(seats), version=self.version + 1)
 
     def moved(self, status: TableStatus, record: GameRecord | None = None) -> TableRow:
