@@ -424,14 +424,11 @@ export class CardcoreClient {
         if (bytes) this.unrevealed.set(t.token, { gameId: r.game_id, entropy: bytes });
       }
     }
-    if (r.status === 'revealing') {
-      // no seat is open: the seats are final, reveal ours now (the last reveal deals)
-      try {
-        created.status = await this.revealAll(r.game_id);
-      } catch (err) {
-        created.revealError = err;
-      }
-      if (created.status === 'playing') created.header = await this.headerOf(created);
+    // no seat is open: the seats are final, reveal ours now (the last reveal deals); the header
+    // then comes from the log
+    await this.revealIfFinal(r.game_id, created);
+    if (r.status === 'revealing' && created.status === 'playing') {
+      created.header = await this.headerOf(created);
     }
     return created;
   }
@@ -501,15 +498,21 @@ export class CardcoreClient {
     if (committed && r.status !== 'playing') {
       this.unrevealed.set(r.token, { gameId: r.game_id, entropy: bytes });
     }
-    if (r.status === 'revealing') {
-      // this join made the seats final: reveal ours now
-      try {
-        joined.status = await this.revealAll(r.game_id);
-      } catch (err) {
-        joined.revealError = err;
-      }
+    return this.revealIfFinal(r.game_id, joined); // this join may have made the seats final
+  }
+
+  /** Once the seats of `gameId` are final (`answer.status` 'revealing'), reveal every seat of
+   *  it this client holds entropy for: `answer.status` becomes the table's after the last
+   *  reveal; a failure is kept in `answer.revealError` (the seat's `table()`, `stream()` or
+   *  `play()` reveals later). Returns `answer`. */
+  async revealIfFinal(gameId, answer) {
+    if (answer.status !== 'revealing') return answer;
+    try {
+      answer.status = await this.revealAll(gameId);
+    } catch (err) {
+      answer.revealError = err;
     }
-    return joined;
+    return answer;
   }
 
   /** Reveal every seat of `gameId` this client holds entropy for; the table's status after
