@@ -1,10 +1,15 @@
-"""Ed25519 signature verification (RFC 8032, section 5.1.7) in plain Python.
+"""Ed25519 signatures (RFC 8032, sections 5.1.5-5.1.7) in plain Python: verification, and
+signing for a host without the ``cryptography`` package.
 
 Why cardcore carries its own: the server's signatures on a log are checked by whoever holds the
 log — the ``cardcore`` command, the web page and the Node verifier, the last two by running
 cardcore's own Python under Pyodide, which has no ``cryptography`` package. One checker, in the
-engine's standard-library-only code, gives the three the same verdict word for word. Only
-verification is here: nothing secret is handled, so the arithmetic need not be constant-time.
+engine's standard-library-only code, gives the three the same verdict word for word.
+
+:func:`sign` is here for hosts that sign their own logs without that package (the bot ladder,
+``cardcore ladder``, signs every game it plays). Its arithmetic is NOT constant-time: the time
+it takes depends on the secret key, so it is fit for a key on your own machine, never for a
+key a remote party can time signatures of (the service signs with ``cryptography``).
 
 It follows RFC 8032's reference verification: the key and ``R`` must decode to points of the
 curve (canonical encodings only), ``S`` must be below the group order, and
@@ -92,3 +97,39 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
         return False
     k = int.from_bytes(hashlib.sha512(signature[:32] + public_key + message).digest(), "little")
     return _equal(_multiply(s, B), _add(r, _multiply(k % L, a)))
+
+
+def _encode(p: Point) -> bytes:
+    """A point's 32-byte encoding: y, with the low bit of x in the top bit."""
+    zinv = pow(p[2], P - 2, P)
+    x, y = p[0] * zinv % P, p[1] * zinv % P
+    return (y | (x & 1) << 255).to_bytes(32, "little")
+
+
+def _expand(secret: bytes) -> tuple[int, bytes]:
+    """The secret scalar ``s`` (clamped) and the nonce prefix of a 32-byte secret key."""
+    if len(secret) != 32:
+        raise ValueError("an Ed25519 secret key is 32 bytes")
+    h = hashlib.sha512(secret).digest()
+    s = int.from_bytes(h[:32], "little")
+    s &= (1 << 254) - 8  # clear the three low bits and the top bit
+    s |= 1 << 254
+    return s, h[32:]
+
+
+def public_key(secret: bytes) -> bytes:
+    """The 32-byte public key of a 32-byte secret key (RFC 8032, 5.1.5)."""
+    s, _ = _expand(secret)
+    return _encode(_multiply(s, B))
+
+
+def sign(secret: bytes, message: bytes) -> bytes:
+    """The 64-byte signature of ``message`` by the 32-byte ``secret`` key (RFC 8032, 5.1.6):
+    deterministic, as Ed25519 is. Not constant-time (the module docstring says where that
+    matters)."""
+    s, prefix = _expand(secret)
+    a = _encode(_multiply(s, B))
+    r = int.from_bytes(hashlib.sha512(prefix + message).digest(), "little") % L
+    big_r = _encode(_multiply(r, B))
+    k = int.from_bytes(hashlib.sha512(big_r + a + message).digest(), "little") % L
+    return big_r + ((r + k * s) % L).to_bytes(32, "little")

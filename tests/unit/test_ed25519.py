@@ -6,6 +6,7 @@ points."""
 from __future__ import annotations
 
 import hypothesis.strategies as st
+import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from hypothesis import given, settings
@@ -93,3 +94,34 @@ def test_same_answer_as_openssl(seed: bytes, message: bytes, flip: int | None) -
     expected = openssl(public, signature, message)
     assert expected or flip is not None, "a genuine signature checks"
     assert ed25519.verify(public, signature, message) == expected
+
+
+# RFC 8032 §7.1, tests 1-3: the secret keys of RFC8032's public keys, in the same order.
+RFC8032_SECRETS = [
+    "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+    "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+    "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7",
+]
+
+
+def test_signing_gives_rfc8032_vectors() -> None:
+    for secret, (public, message, signature) in zip(RFC8032_SECRETS, RFC8032, strict=True):
+        sk, msg = bytes.fromhex(secret), bytes.fromhex(message)
+        assert ed25519.public_key(sk).hex() == public
+        assert ed25519.sign(sk, msg).hex() == signature
+
+
+def test_signing_refuses_a_secret_of_the_wrong_length() -> None:
+    for bad in (b"", bytes(31), bytes(33)):
+        with pytest.raises(ValueError, match="32 bytes"):
+            ed25519.sign(bad, b"m")
+        with pytest.raises(ValueError, match="32 bytes"):
+            ed25519.public_key(bad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), message=st.binary(max_size=80))
+def test_signing_gives_openssls_signature(seed: bytes, message: bytes) -> None:
+    key = Ed25519PrivateKey.from_private_bytes(seed)
+    assert ed25519.public_key(seed) == key.public_key().public_bytes_raw()
+    assert ed25519.sign(seed, message) == key.sign(message)  # Ed25519 is deterministic
