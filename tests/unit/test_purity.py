@@ -2,7 +2,8 @@
 determinism rests on).
 
 Only the command-line front end — ``cardcore/cli.py`` and the commands of
-``cardcore/commandline/`` — may touch files, the terminal and a clock. The checks read each
+``cardcore/commandline/`` — and ``cardcore/arena/`` (bots as separate programs, the ladder) may
+touch files, processes, the terminal and a clock. The checks read each
 module's source (an import that never runs in a test still counts), and are themselves tested
 on synthetic sources below: a purity check that cannot fail proves nothing.
 """
@@ -20,8 +21,11 @@ FORBIDDEN_MODULES = {
     "threading", "asyncio", "io", "shutil", "tempfile", "urllib", "http",
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open", "input", "print", "exec", "eval", "__import__"}
-IMPURE_ALLOWED = {"cli.py", "commandline"}
-"""The command-line front end, by its place in cardcore/: a module, or a package of them."""
+IMPURE_ALLOWED = {"cli.py", "commandline", "arena"}
+"""By their place in cardcore/ (a module, or a package of them): the command-line front end, and
+``cardcore/arena/``, which runs bots as separate programs (subprocesses, pipes, and a clock that
+enforces their deadlines only: a game's own time stays the referee's, docs/bots.md#determinism)
+and the ladder that plays them in parallel processes."""
 GAME_NAMES = frozenset(
     p.name.removesuffix(".py")
     for p in (CORE / "games").iterdir()
