@@ -1,0 +1,230 @@
+"""The AEC environment of every game (docs/rl.md#environments): one agent acts or waits per step.
+
+**Who is asked.** Agents are asked in *sweeps*. A sweep asks, one after the other, every seat that
+has at least one catalogue action now; the seat it starts from rotates by one with each sweep
+(sweep ``k`` starts at seat ``k mod seats``). An accepted action changes the table and starts a
+new sweep; a wait (or a refused action) passes to the next seat of the sweep.
+
+* **Palace** (turn-based): a sweep asks first the seats that have an out-of-turn command (a four
+  of a kind to complete, drawn cards to add), then the seats the game waits for
+  (``game.to_act``: the player to move; in the setup phase every seat not yet ready). Those
+  must act: their mask has no wait. So an out-of-turn option is always offered before the
+  player to move can close it.
+* **The real-time games** (ratscrew, slapjack, spit, speed) are a turn-taking approximation:
+  AEC has no time, so a race goes to whichever racer is asked first, and the rotating start of
+  the sweeps shares that out. Anyone may wait; but a real table does not stand still, so after
+  a sweep in which every seat waited, the next sweep masks the wait of each seat that has a
+  sensible command (the bots' hint, ``Game.is_sensible``, which reads only what the seat sees),
+  or of every seat with a command when none has one: someone acts.
+
+A seat that is not being asked, or has nothing to do, may only wait (its mask is the wait
+bit alone). The log of an AEC episode has no time either: every action is at ``at_ms`` 0.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from gymnasium import spaces
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+
+from ..errors import Rejected
+from .table import MASKED, STALLED, Table, action_index, agent_name, rewards_of, truncated
+
+
+class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
+    """A PettingZoo AEC environment of one cardcore game (made by :func:`cardcore.rl.env`)."""
+
+    metadata: dict[str, Any]
+    """PettingZoo's: the environment's name (``cardcore_<game>``), ``render_modes``."""
+
+    def __init__(
+        self,
+        game: str,
+        *,
+        seats: int = 2,
+        rules: Mapping[str, Any] | None = None,
+        event_limit: int,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.table = Table(game, seats, rules, event_limit)
+        self.render_mode = render_mode
+        self.metadata = {
+            "name": f"cardcore_{self.table.game.name}",
+            "render_modes": ["ansi"],
+            "is_parallelizable": False,
+        }
+        self.possible_agents = [agent_name(s) for s in range(seats)]
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        self._to_act = self.table.game.to_act
+        self._spaces = dict.fromkeys(self.possible_agents, self.table.observation_space)
+        self._actions = dict.fromkeys(self.possible_agents, self.table.action_space)
+        self._queue: deque[int] = deque()
+        self._must: frozenset[int] = frozenset()
+        self._sweeps = 0
+        self._any_option = False
+        self._selected = -1
+        self._over = True
+        self.agents: list[str] = []
+
+    # ---------------------------------------------------------------- PettingZoo's API
+
+    @property
+    def np_random(self) -> Any:
+        """The generator that deals the episodes reset without a seed (``np.random.Generator``;
+        None before the first reset)."""
+        return self.table.np_random
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._actions[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game: dealt from ``seed`` (the same seed, the same game), else from the next
+        draw of the environment's generator (docs/rl.md#seeding)."""
+        table = self.table
+        table.start(table.deal_seed(seed))
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._sweeps = 0
+        self._over = False
+        self.agent_selection = self.agents[0]
+        self._new_sweep(idle=False)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """``agent``'s observation: its seat's encoded view and its action mask (its catalogue
+        actions and wait, as the module docstring says; wait alone unless it is being asked)."""
+        seat = self._seat_of[agent]
+        table = self.table
+        if self._over or seat != self._selected:
+            return table.wait_only(seat)
+        return table.observation(seat, table.seat(seat).mask, seat not in self._must)
+
+    def step(self, action: Any) -> None:
+        """The selected agent's action: a catalogue index or ``wait`` (the last index). An index
+        its mask does not allow, or one the rules refuse, loses the decision: reported in
+        ``infos[agent]["rejected"]`` (:data:`~cardcore.rl.table.MASKED` or the rules' code),
+        nothing else changes."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        index = action_index(action, self.table.wait)
+        seat = self._selected
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        table = self.table
+        now = table.seat(seat)
+        if index == table.wait:
+            if seat in self._must:
+                self.infos[agent] = {"rejected": MASKED}
+            self._next_agent()
+            return
+        command = table.catalogue.command_at(index, now.view) if now.mask[index] else None
+        if command is None:
+            self.infos[agent] = {"rejected": MASKED}
+            self._next_agent()
+            return
+        try:
+            table.match.submit(seat, command, 0)
+        except Rejected as exc:
+            self.infos[agent] = {"rejected": exc.code.value}
+            self._next_agent()
+            return
+        if table.match.outcome is not None:
+            self._finish()
+            return
+        self._new_sweep(idle=False)
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the referee's one-line notation of the table (every card
+        shown: for a person watching, never for an agent)."""
+        if self.render_mode != "ansi":
+            return None
+        return self.table.render()
+
+    def close(self) -> None:
+        """Nothing to release (no window, no process)."""
+
+    def log(self) -> bytes:
+        """The episode's log so far (``cardcore verify`` checks it, ``cardcore replay`` plays it):
+        :meth:`cardcore.match.Match.dumps`."""
+        return self.table.log()
+
+    # ---------------------------------------------------------------- sweeps
+
+    def _new_sweep(self, *, idle: bool) -> None:
+        """Start the next sweep (the module docstring); ``idle``: the last one ended with
+        nobody acting."""
+        table = self.table
+        n = table.seats
+        start = self._sweeps % n
+        self._sweeps += 1
+        order = [(start + i) % n for i in range(n)]
+        if self._to_act is not None:
+            waited = frozenset(self._to_act(table.match.state))
+            order = [s for s in order if s not in waited] + [s for s in order if s in waited]
+            self._must = waited
+        elif idle:
+            self._must = self._forced()
+        else:
+            self._must = frozenset()
+        self._queue = deque(order)
+        self._any_option = False
+        self._next_agent()
+
+    def _forced(self) -> frozenset[int]:
+        """The seats that must act in a real-time game after a sweep in which all waited."""
+        table = self.table
+        state = table.match.state
+        sensible = table.game.is_sensible
+        able = [s for s in range(table.seats) if table.seat(s).can_act]
+        keen = [s for s in able if any(sensible(state, s, c) for c in table.seat(s).legal)]
+        return frozenset(keen or able)
+
+    def _next_agent(self) -> None:
+        """Select the next seat of the sweep with something to do; a new sweep when it is
+        over, and a stall (the episode truncated) when no seat had anything to do."""
+        table = self.table
+        while self._queue:
+            seat = self._queue.popleft()
+            if table.seat(seat).can_act:
+                self._any_option = True
+                self._selected = seat
+                self.agent_selection = self.possible_agents[seat]
+                return
+        if not self._any_option:
+            self._stall()
+            return
+        self._new_sweep(idle=True)
+
+    def _finish(self) -> None:
+        """The game is over: every agent terminated (truncated at the event limit) with its
+        reward; each then steps ``None`` once to leave."""
+        outcome = self.table.match.outcome
+        assert outcome is not None
+        self._over = True
+        cut = truncated(outcome)
+        for agent, reward in zip(self.agents, rewards_of(outcome, self.table.seats), strict=True):
+            self.rewards[agent] = reward
+            self.terminations[agent] = not cut
+            self.truncations[agent] = cut
+        self._accumulate_rewards()
+
+    def _stall(self) -> None:
+        """Nobody can do anything and the game is not over: truncate, reward 0, say so."""
+        self._over = True
+        for agent in self.agents:
+            self.truncations[agent] = True
+            self.infos[agent] = {**self.infos[agent], STALLED: True}

@@ -1,0 +1,261 @@
+"""The PettingZoo environments of cardcore.rl (docs/rl.md#environments): PettingZoo's own API and
+seed tests for every game (the Parallel ones for the four real-time games), every observation
+inside its space, random masked episodes played to the end, reset(seed) reproducing the game,
+and an episode's log that verifies and replays to the same outcome.
+
+Skipped, saying why, where the extra ``cardcore[rl]`` (gymnasium, pettingzoo, numpy) is not
+installed."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numpy", reason="cardcore[rl] is not installed (numpy)")
+pytest.importorskip("gymnasium", reason="cardcore[rl] is not installed (gymnasium)")
+pytest.importorskip("pettingzoo", reason="cardcore[rl] is not installed (pettingzoo)")
+
+import numpy as np
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+
+from cardcore.engine import Outcome, Role, Termination
+from cardcore.log import loads, replay, verify
+from cardcore.match import Match
+from cardcore.observe import encode
+from cardcore.registry import get_game
+from cardcore.rl import MASKED, env, parallel_env, rewards_of
+from cardcore.rng import Rng
+
+GAMES = ("ratscrew", "slapjack", "palace", "spit", "speed")
+REALTIME = ("ratscrew", "slapjack", "spit", "speed")
+SHORT = 400
+"""An event limit that keeps a random episode of Palace or Spit (a thousand actions and more)
+short; the other games mostly end by their rules before it."""
+
+
+def choose(rng: Rng, mask: Any) -> int:
+    """A uniform choice among the actions ``mask`` allows (cardcore's RNG: reproducible)."""
+    allowed = np.flatnonzero(mask)
+    return int(allowed[rng.below(len(allowed))])
+
+
+def play_aec(e: Any, rng: Rng, seed: int | None) -> int:
+    """One random masked episode of an AEC env, every observation checked against its space;
+    the number of steps."""
+    e.reset(seed=seed)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        assert e.observation_space(agent).contains(obs), (agent, obs)
+        e.step(None if term or trunc else choose(rng, obs["action_mask"]))
+        steps += 1
+    return steps
+
+
+def play_parallel(e: Any, rng: Rng, seed: int | None) -> dict[str, float]:
+    """One random masked episode of a Parallel env; each agent's reward at the end."""
+    obs, _ = e.reset(seed=seed)
+    total: dict[str, float] = {}
+    while e.agents:
+        for o in obs.values():
+            assert e.observation_space("player_0").contains(o)
+        actions = {a: choose(rng, obs[a]["action_mask"]) for a in e.agents}
+        obs, rewards, _, _, _ = e.step(actions)
+        for a, r in rewards.items():
+            total[a] = total.get(a, 0.0) + r
+    return total
+
+
+# ----------------------------------------------------------------- PettingZoo's own tests
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_aec_env_passes_pettingzoo_api_test(game: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice (e.g. "observation is all zeros")
+        api_test(env(game, event_limit=SHORT, render_mode="ansi"), num_cycles=500)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_aec_env_passes_pettingzoo_seed_test(game: str) -> None:
+    seed_test(lambda: env(game), num_cycles=300)
+
+
+@pytest.mark.parametrize("game", REALTIME)
+def test_the_parallel_env_passes_pettingzoo_parallel_api_test(game: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(parallel_env(game, event_limit=SHORT), num_cycles=400)
+
+
+@pytest.mark.parametrize("game", REALTIME)
+def test_the_parallel_env_passes_pettingzoo_parallel_seed_test(game: str) -> None:
+    """Its actions are sampled without the mask: the masked ones are refused, reproducibly."""
+    parallel_seed_test(lambda: parallel_env(game), num_cycles=300)
+
+
+def test_palace_has_no_parallel_env() -> None:
+    with pytest.raises(ValueError, match="turn-based"):
+        parallel_env("palace")
+
+
+# ----------------------------------------------------------------- episodes
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_fifty_random_masked_episodes_end_in_the_aec_env(game: str) -> None:
+    e = env(game, seats=3 if game == "palace" else 2, event_limit=SHORT)
+    rng = Rng(27, 0)
+    ends = set()
+    for seed in range(50):
+        assert play_aec(e, rng, seed) > 0
+        ends.add(e.table.match.outcome.termination)
+    assert ends, "every episode ended with an outcome"
+
+
+@pytest.mark.parametrize("game", REALTIME)
+def test_random_masked_episodes_end_in_the_parallel_env(game: str) -> None:
+    e = parallel_env(game, event_limit=SHORT, reaction="uniform:0-120")
+    rng = Rng(27, 1)
+    for seed in range(10):
+        rewards = play_parallel(e, rng, seed)
+        outcome = e.table.match.outcome
+        assert outcome is not None
+        assert tuple(rewards[f"player_{s}"] for s in range(2)) == rewards_of(outcome, 2)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_reset_with_a_seed_reproduces_the_game(game: str) -> None:
+    """The same seed and the same actions give the same log, byte for byte; another seed
+    another deal; a reset without a seed after ``reset(seed=s)`` continues a reproducible
+    sequence."""
+    e = env(game, event_limit=SHORT)
+    logs = []
+    for seed in (5, 5, 6):
+        play_aec(e, Rng(1, 2), seed)
+        logs.append(e.log())
+    assert logs[0] == logs[1] and logs[0] != logs[2]
+    firsts = []
+    for _ in range(2):
+        e.reset(seed=9)
+        e.reset()
+        firsts.append(e.table.match.setup.seed)
+    assert firsts[0] == firsts[1]
+
+
+@pytest.mark.parametrize("game", REALTIME)
+def test_parallel_reset_with_a_seed_reproduces_the_game(game: str) -> None:
+    e = parallel_env(game, event_limit=SHORT)
+    logs = []
+    for _ in range(2):
+        play_parallel(e, Rng(3, 4), 11)
+        logs.append(e.log())
+    assert logs[0] == logs[1]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_episode_log_verifies_and_replays_to_its_outcome(game: str) -> None:
+    e = env(game, event_limit=SHORT)
+    play_aec(e, Rng(8, 8), 21)
+    data = e.unwrapped.log()
+    lines = loads(data)
+    report = verify(lines)
+    outcome = e.table.match.outcome
+    assert report.outcome == outcome and report.revealed
+    *_, last = replay(lines)
+    assert Match.loads(data).outcome == outcome
+    assert last.state == e.table.match.state
+
+
+@pytest.mark.parametrize("game", REALTIME)
+def test_a_parallel_episode_log_verifies_with_arrival_times(game: str) -> None:
+    e = parallel_env(game, event_limit=SHORT, reaction="uniform:60-60", tick_ms=50)
+    play_parallel(e, Rng(2, 2), 4)
+    lines = loads(e.log())
+    assert verify(lines).outcome == e.table.match.outcome
+    times = [
+        ln["at_ms"] for ln in lines if ln.get("type") == "entry" and ln.get("seat") is not None
+    ]
+    assert times and all(t % 50 == 10 for t in times), "sent at a tick, landed 60 ms later"
+
+
+# ----------------------------------------------------------------- what an agent sees and does
+
+
+def test_the_observation_is_the_seats_view_encoded() -> None:
+    e = env("palace", seats=3)
+    e.reset(seed=3)
+    game, state = get_game("palace"), e.table.match.state
+    for s in range(3):
+        obs = e.observe(f"player_{s}")
+        assert tuple(obs["observation"]) == encode(game.view(state, s), s)
+
+
+def test_palace_asks_the_seats_it_waits_for_without_a_wait() -> None:
+    e = env("palace", seats=3)
+    e.reset(seed=1)
+    game = get_game("palace")
+    for _ in range(60):
+        agent = e.agent_selection
+        seat = int(agent.rsplit("_", 1)[1])
+        mask = e.observe(agent)["action_mask"]
+        waited = seat in game.to_act(e.table.match.state)
+        assert mask[-1] == (0 if waited else 1)
+        for other in e.agents:
+            if other != agent:
+                assert e.observe(other)["action_mask"].tolist() == [0] * (len(mask) - 1) + [1]
+        e.step(choose(Rng(seat, 5), mask))
+
+
+def test_a_masked_action_loses_the_decision_and_changes_nothing() -> None:
+    e = env("speed")
+    e.reset(seed=2)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    index = int(np.flatnonzero(mask == 0)[0])
+    before = e.table.match.seq
+    e.step(index)
+    assert e.infos[agent] == {"rejected": MASKED}
+    assert e.table.match.seq == before
+    with pytest.raises(ValueError, match="Discrete"):
+        e.step(len(mask))
+
+
+def test_a_race_lost_in_flight_is_refused_as_stale() -> None:
+    """Slapjack, instant hands: the players play until a Jack shows, then both slap it in the
+    same tick; the first to land takes the pile, the second carries the epoch it saw and is
+    refused as stale, changing nothing."""
+    from cardcore.games.slapjack import PLAY, SLAP
+
+    e = parallel_env("slapjack", reaction="instant")
+    e.reset(seed=0)
+    catalogue, wait = e.table.catalogue, e.table.wait
+    play, slap = catalogue.index_of(PLAY, None), catalogue.index_of(SLAP, None)
+    for _ in range(200):
+        state = e.table.match.state
+        if state.pile and state.pile[-1].rank == 11:
+            break
+        e.step({f"player_{s}": play if state.current == s else wait for s in range(2)})
+    else:
+        pytest.fail("no jack was played")
+    seq = e.table.match.seq
+    _, _, _, _, infos = e.step(dict.fromkeys(e.agents, slap))
+    assert sorted(i.get("rejected", "") for i in infos.values()) == ["", "StaleAction"]
+    assert e.table.match.seq == seq + 1, "one slap landed, the stale one changed nothing"
+
+
+def test_render_is_the_referees_notation() -> None:
+    e = env("ratscrew", render_mode="ansi")
+    e.reset(seed=4)
+    game = get_game("ratscrew")
+    assert e.render() == game.format_position(e.table.match.state, Role.REFEREE)
+    assert env("ratscrew").render() is None
+
+
+def test_rewards_name_winners_and_losers() -> None:
+    assert rewards_of(Outcome(Termination.OUT_OF_CARDS, (1, 2), (0,)), 3) == (-1.0, 1.0, 1.0)
+    assert rewards_of(Outcome(Termination.ALL_CARDS, (1,)), 3) == (-1.0, 1.0, -1.0)
+    assert rewards_of(Outcome(Termination.EVENT_LIMIT), 2) == (0.0, 0.0)
+    assert rewards_of(Outcome(Termination.ABORTED), 2) == (0.0, 0.0)
