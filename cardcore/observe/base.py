@@ -1,0 +1,191 @@
+"""What every game's observation and action catalogue share: the card codes, the layout of an
+observation (:class:`Field`, :class:`Layout`), the seat-relative order of seats and the
+:class:`Catalogue` base.
+
+**Card codes** (one scheme for every game, docs/rl.md#observations): ``0`` no card (an empty
+slot, an empty pile's top), ``1..52`` a card, ``Card.index + 1`` (spades A..K are 1..13, hearts
+14..26, diamonds 27..39, clubs 40..52), ``53`` a joker, ``54`` a card that is there but face down
+to the observer (:data:`cardcore.cards.HIDDEN`). A *card count* field has one position per card
+code 1..53 (position ``i`` counts the cards of code ``i + 1``): the form of a zone whose order
+does not matter, such as a Palace hand.
+
+**Seats** are written relative to the observer, so one policy can play any seat: a per-seat
+field lists the observer first, then the others in seat order from it (``seat + 1``, ``seat + 2``,
+... modulo the seat count); a field naming a seat holds ``0`` for nobody, ``1`` for the observer,
+``2`` for the next seat, and so on (:func:`seat_codes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..cards import HIDDEN, JOKER, Card, standard_deck
+from ..engine import check_seat
+from ..kit import MAX_SEATS
+
+NO_CARD: Final = 0
+"""The code of no card: an empty slot or an empty pile's top."""
+JOKER_CODE: Final = 53
+HIDDEN_CODE: Final = 54
+"""The code of a card that is there but face down to the observer."""
+CARD_CODES: Final = 53
+"""Card codes 1..53 (a card or a joker): the positions of a card count field."""
+
+CODE: Final[dict[object, int]] = {c: c.index + 1 for c in (*standard_deck(), JOKER)}
+"""A card's code (``CODE[card]``), and :data:`HIDDEN`'s; ``None`` is :data:`NO_CARD`."""
+CODE[HIDDEN] = HIDDEN_CODE
+CODE[None] = NO_CARD
+
+CARD_OF_CODE: Final[tuple[Card | None, ...]] = (None, *standard_deck(), JOKER)
+"""The card of each code 0..53 (None for code 0)."""
+
+
+def code_of(card: object) -> int:
+    """The code of a card, :data:`HIDDEN` or None (the module docstring's scheme)."""
+    return CODE[card]
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """``size`` consecutive integers of an observation, each in ``[low, high]``."""
+
+    name: str
+    size: int
+    low: int
+    high: int
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The fields of a game's observations under one setup, in order. Fixed for a setup:
+    ``len(encode(view, seat)) == layout.size`` for every view of such a game."""
+
+    fields: tuple[Field, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.fields)
+
+    def lows(self) -> tuple[int, ...]:
+        """The least value of each position."""
+        return tuple(f.low for f in self.fields for _ in range(f.size))
+
+    def highs(self) -> tuple[int, ...]:
+        """The greatest value of each position."""
+        return tuple(f.high for f in self.fields for _ in range(f.size))
+
+    def span(self, name: str) -> slice:
+        """The positions of field ``name`` (``observation[layout.span("hand")]``); raises
+        ``KeyError`` for a field the layout does not have."""
+        at = 0
+        for f in self.fields:
+            if f.name == name:
+                return slice(at, at + f.size)
+            at += f.size
+        raise KeyError(f"no field {name!r} in this layout: {', '.join(self.names())}")
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+_ORDERS: Final = tuple(
+    tuple(tuple((seat + k) % n for k in range(n)) for seat in range(n))
+    for n in range(MAX_SEATS + 1)
+)
+_CODES: Final = tuple(
+    tuple(tuple((s - seat) % n + 1 for s in range(n)) for seat in range(n))
+    for n in range(MAX_SEATS + 1)
+)
+
+
+def seat_order(seats: int, seat: int) -> tuple[int, ...]:
+    """The seats as ``seat`` lists them: itself first, then the others in seat order from it.
+    Raises :class:`~cardcore.errors.InvalidSeat` for a seat that is not one of ``seats``."""
+    if type(seat) is not int or not 0 <= seat < seats:
+        check_seat(seats, seat)  # raises, naming what is wrong
+    return _ORDERS[seats][seat]
+
+
+def seat_codes(seats: int, seat: int) -> tuple[int, ...]:
+    """``seat_codes(n, seat)[s]``: how a field naming seat ``s`` writes it for observer ``seat``:
+    1 for the observer, 2 for the next seat, ...; a field writes 0 for nobody. (Call
+    :func:`seat_order` first: it checks the seat.)"""
+    return _CODES[seats][seat]
+
+
+def count_codes(cards: Sequence[object]) -> list[int]:
+    """A card count field (:data:`CARD_CODES` positions) of ``cards`` (face-down ones are not
+    counted: the observer does not know them)."""
+    out = [0] * CARD_CODES
+    for card in cards:
+        code = CODE[card]
+        if code != HIDDEN_CODE:
+            out[code - 1] += 1
+    return out
+
+
+def tops(pile: Sequence[object], n: int) -> tuple[int, ...]:
+    """The codes of the top ``n`` cards of a pile written bottom→top, top first; 0 past its
+    bottom."""
+    top = [CODE[c] for c in pile[: -n - 1 : -1]]
+    return (*top, *(NO_CARD,) * (n - len(top)))
+
+
+class Catalogue:
+    """A game's fixed discrete actions under one setup: action ``i`` is :meth:`name` ``(i)``;
+    :meth:`command_at` builds the command it means for the seat whose view is given (its
+    expectations None), :meth:`index_of` finds a command's action, :meth:`mask` marks the
+    actions some legal command maps to. A subclass per game fills ``_names`` and the three
+    methods. ``Resign`` is never an action: an agent never resigns."""
+
+    game: str
+    _names: tuple[str, ...]
+
+    def __init__(self, game: str, names: Sequence[str]) -> None:
+        self.game = game
+        self._names = tuple(names)
+        self._blank = [False] * len(self._names)
+
+    @property
+    def size(self) -> int:
+        """The number of actions (fixed for the setup)."""
+        return len(self._names)
+
+    def name(self, index: int) -> str:
+        """What action ``index`` does, in words (``"play hand[2] on centre[1]"``)."""
+        return self._names[self._check(index)]
+
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    def _check(self, index: int) -> int:
+        if type(index) is not int or not 0 <= index < len(self._names):
+            raise ValueError(
+                f"{self.game}: no action {index!r} (the catalogue has {len(self._names)}, 0 to "
+                f"{len(self._names) - 1})"
+            )
+        return index
+
+    def index_of(self, command: object, view: Any) -> int | None:
+        """The action of ``command`` (expectations ignored) for the seat whose ``view`` this is;
+        None for a command this catalogue does not offer (``Resign``, Speed's multi-card run)."""
+        raise NotImplementedError
+
+    def command_at(self, index: int, view: Any) -> object | None:
+        """The command action ``index`` means now for the seat whose ``view`` this is (its
+        expectations None); None when it means nothing now (an empty slot)."""
+        raise NotImplementedError
+
+    def mask(self, view: Any, legal: Sequence[object]) -> tuple[bool, ...]:
+        """``size`` booleans: True where some command of ``legal`` (the seat's legal commands)
+        maps to that action."""
+        out = self._blank.copy()
+        index_of = self.index_of
+        for command in legal:
+            i = index_of(command, view)
+            if i is not None:
+                out[i] = True
+        return tuple(out)
