@@ -90,9 +90,9 @@ class BotFault(Exception):
 @dataclass(frozen=True, slots=True)
 class Fault:
     """One fault, as :attr:`RefereeResult.faults` records it: the seat, ``seq`` (the match's
-    last entry when it happened: the seat was deciding on the state after it), the kind, what
-    happened, and what the referee did: ``"pass"`` (the decision was lost, the seat stays in)
-    or ``"forfeit"`` (the seat was forfeited)."""
+    entry count when it happened: the seq the seat's action would have had, and the forfeit's
+    when it caused one), the kind, what happened, and what the referee did: ``"pass"`` (the
+    decision was lost, the seat stays in) or ``"forfeit"`` (the seat was forfeited)."""
 
     seat: int
     seq: int
