@@ -1,4 +1,5 @@
-"""The ``cardcore`` command: games, simulate, verify, replay (stdlib only), serve and demo.
+"""The ``cardcore`` command: games, simulate, fairness, verify, replay (stdlib only), ladder
+(with the extra ``cardcore[ladder]``), serve and demo.
 
 This module is the entry point (``cardcore = "cardcore.cli:main"``, ``python -m cardcore.cli``):
 it reads the command line (:mod:`cardcore.commandline.parser`), runs the command's module of
@@ -30,6 +31,7 @@ from .commandline.common import (
 )
 from .commandline.fairness import cmd_fairness
 from .commandline.games import cmd_games
+from .commandline.ladder import cmd_ladder
 from .commandline.parser import (
     DASHED_VALUES,
     SEED,
@@ -101,6 +103,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         "fairness": cmd_fairness,
         "verify": cmd_verify,
         "replay": cmd_replay,
+        "ladder": cmd_ladder,
     }
     try:
         return handlers[args.command](args, out)

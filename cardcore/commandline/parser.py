@@ -239,6 +239,103 @@ def _add_fairness(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
 
+def _add_ladder(sub: Any) -> None:
+    lad = sub.add_parser(
+        "ladder",
+        help="rate bots on a schedule of duplicate deals, every game signed; verify a ladder",
+        description="Bots given as module:Class or cmd:PROGRAM play a round robin or Swiss "
+        "schedule of duplicate deals under the referee's reaction model, rated with openskill "
+        "(Plackett-Luce, ordinal mu - 3 sigma); every game's log is signed by the ladder's key, "
+        "and 'ladder verify' recomputes the table from the logs alone (docs/ladder.md). Needs "
+        "the extra cardcore[ladder].",
+    )
+    ladder_sub = lad.add_subparsers(dest="ladder_command", required=True)
+    _add_ladder_run(ladder_sub)
+    v = ladder_sub.add_parser(
+        "verify",
+        help="recompute a ladder's table from its signed logs",
+        description="Verify every log of DIR (hash chain, rules, the ladder key's signatures), "
+        "recompute the schedule and the ratings, and compare with results.json byte for byte. "
+        "Exit 0 verified, 1 refused (the first difference is named), 2 on a usage error.",
+    )
+    v.add_argument("dir", metavar="DIR", help="the ladder's directory")
+    v.add_argument(
+        "--key",
+        metavar="KEY",
+        help="the ladder's public key (base64url, or a file holding it), from where you trust; "
+        "without it, DIR/ladder.pub is taken (which proves only that the ladder is whole)",
+    )
+    v.add_argument("--json", action="store_true", help="the verdict as one JSON object")
+
+
+def _add_ladder_run(ladder_sub: Any) -> None:
+    r = ladder_sub.add_parser(
+        "run",
+        help="play a ladder into a directory",
+        description="Play the schedule in parallel processes and write DIR: the signed logs "
+        "(games/), manifest.json, results.json and .md, ratings.png and the key. Exit 0, or 2 "
+        "on a usage error.",
+    )
+    r.add_argument(
+        "--game", action="append", required=True, metavar="GAME", help="a game; repeatable"
+    )
+    r.add_argument(
+        "--bot",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="a bot: NAME (letters, digits, _) and module:Class or cmd:PROGRAM ARGS; repeatable",
+    )
+    r.add_argument(
+        "--deals",
+        type=whole_number(1),
+        default=10,
+        metavar="N",
+        help="deals per pairing, game and round, each played once per seating (default 10)",
+    )
+    r.add_argument(
+        "--schedule",
+        choices=("round-robin", "swiss"),
+        default="round-robin",
+        help="who meets whom (default %(default)s)",
+    )
+    r.add_argument(
+        "--rounds",
+        type=whole_number(1),
+        metavar="R",
+        help="rounds (default: 1 for a round robin, ceil(log2(bots)) for Swiss)",
+    )
+    r.add_argument(
+        "--reaction",
+        default="human",
+        metavar="MODEL",
+        help="the referee's reaction model: human (180-260 ms), instant, or uniform:LO-HI "
+        "(default %(default)s)",
+    )
+    r.add_argument(
+        "--seed", type=SEED, default=0, metavar="N", help="the ladder's seed (default 0)"
+    )
+    r.add_argument(
+        "--jobs", type=whole_number(1), default=1, metavar="J", help="worker processes (default 1)"
+    )
+    r.add_argument(
+        "--deadline-ms",
+        type=whole_number(1),
+        default=200,
+        metavar="MS",
+        help="a cmd: bot's time per decision, past which its bank pays (default %(default)s)",
+    )
+    r.add_argument(
+        "--bank-ms",
+        type=whole_number(0),
+        default=5000,
+        metavar="MS",
+        help="a cmd: bot's time bank per game (default %(default)s)",
+    )
+    r.add_argument("--out", required=True, metavar="DIR", help="the ladder's directory (new)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar on standard error")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cardcore",
@@ -253,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fairness(sub)
     _add_verify(sub)
     _add_replay(sub)
+    _add_ladder(sub)
     for name in SERVICE_COMMANDS:
         sp = sub.add_parser(name, help=SERVICE_HELP[name], add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
