@@ -44,6 +44,7 @@ from .process import close_bots, load_bot
 from .ratings import Ratings, markdown, results_bytes
 from .schedule import Fixture, LadderConfig, Planner
 
+STDERR_DIR: Final = "bot-stderr"
 ABORTED_BY: Final = "ladder"
 """Who the log's abort names for a game the referee left unfinished (a stall): a draw."""
 
@@ -60,6 +61,8 @@ class Task:
     deadline_ms: int
     bank_ms: int
     """A bot in another program's time (:func:`~cardcore.arena.process.load_bot`)."""
+    stderr_path: str | None
+    """Where the ``cmd:`` bots' standard error goes (None: no such bot in this game)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,8 @@ def play(task: Task) -> Played:
     setup = game.make_setup(len(f.seats), f.deal_seed)
     match = Match(game, setup, game_id=f.id, record=True, sign=log_signer(task.secret))
     bots: list[Bot] = []
+    # A program's stderr (its own log) goes to DIR/bot-stderr/<id>.txt, not to the terminal.
+    err = open(task.stderr_path, "ab") if task.stderr_path else None  # noqa: SIM115 - closed below
     try:
         for seat, spec in enumerate(task.specs):
             seed = bot_seed(f.deal_seed, seat)
@@ -94,6 +99,7 @@ def play(task: Task) -> Played:
                     seed,
                     deadline_ms=task.deadline_ms,
                     bank_ms=task.bank_ms,
+                    stderr=err,
                 )
             )
         result = play_refereed(match, bots, ReactionModel.parse(task.reaction), f.deal_seed)
@@ -101,6 +107,8 @@ def play(task: Task) -> Played:
             match.abort(max(result.at_ms, match.last_at_ms), ABORTED_BY)
     finally:
         close_bots(bots, match.outcome)
+        if err is not None:
+            err.close()
     faults = tuple(
         {"seat": x.seat, "seq": x.seq, "kind": x.kind, "detail": x.detail, "action": x.action}
         for x in result.faults
@@ -193,6 +201,7 @@ def run_ladder(
                     secret,
                     config.deadline_ms,
                     config.bank_ms,
+                    _stderr_path(root, f, specs),
                 )
                 for f in fixtures
             ]
@@ -201,6 +210,13 @@ def run_ladder(
                 entries.append(_entry(f, played))
             ratings.end_round(round_, pairings, bye)
     return _write_outputs(root, config, secret, ratings, entries)
+
+
+def _stderr_path(root: Path, f: Fixture, specs: dict[str, str]) -> str | None:
+    if not any(specs[n].startswith("cmd:") for n in f.seats):
+        return None
+    (root / STDERR_DIR).mkdir(exist_ok=True)
+    return str(root / STDERR_DIR / f"{f.id}.txt")
 
 
 def _entry(f: Fixture, played: Played) -> dict[str, Any]:
