@@ -23,7 +23,6 @@ bit alone). The log of an AEC episode has no time either: every action is at ``a
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +31,8 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from ..errors import Rejected
 from .table import MASKED, STALLED, Table, action_index, agent_name, rewards_of, truncated
+
+_NOBODY: frozenset[int] = frozenset()
 
 
 class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
@@ -64,7 +65,11 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         self._to_act = self.table.game.to_act
         self._spaces = dict.fromkeys(self.possible_agents, self.table.observation_space)
         self._actions = dict.fromkeys(self.possible_agents, self.table.action_space)
-        self._queue: deque[int] = deque()
+        # Each sweep's order, from its end (the start seat last), per start seat.
+        self._orders = [
+            tuple(reversed([(start + i) % seats for i in range(seats)])) for start in range(seats)
+        ]
+        self._queue: list[int] = []
         self._must: frozenset[int] = frozenset()
         self._sweeps = 0
         self._any_option = False
@@ -137,7 +142,7 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
             self._next_agent()
             return
         try:
-            table.match.submit(seat, command, 0)
+            table.submit(seat, command, 0)
         except Rejected as exc:
             self.infos[agent] = {"rejected": exc.code.value}
             self._next_agent()
@@ -167,20 +172,17 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
     def _new_sweep(self, *, idle: bool) -> None:
         """Start the next sweep (the module docstring); ``idle``: the last one ended with
         nobody acting."""
-        table = self.table
-        n = table.seats
-        start = self._sweeps % n
+        order = self._orders[self._sweeps % self.table.seats]
         self._sweeps += 1
-        order = [(start + i) % n for i in range(n)]
         if self._to_act is not None:
-            waited = frozenset(self._to_act(table.match.state))
-            order = [s for s in order if s not in waited] + [s for s in order if s in waited]
+            waited = frozenset(self._to_act(self.table.match.state))
+            order = (*(s for s in order if s in waited), *(s for s in order if s not in waited))
             self._must = waited
         elif idle:
             self._must = self._forced()
         else:
-            self._must = frozenset()
-        self._queue = deque(order)
+            self._must = _NOBODY
+        self._queue = list(order)  # asked from its end: pop() is the cheapest step
         self._any_option = False
         self._next_agent()
 
@@ -189,8 +191,8 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         table = self.table
         state = table.match.state
         sensible = table.game.is_sensible
-        able = [s for s in range(table.seats) if table.seat(s).can_act]
-        keen = [s for s in able if any(sensible(state, s, c) for c in table.seat(s).legal)]
+        able = [s for s in range(table.seats) if table.legal(s) and table.seat(s).can_act]
+        keen = [s for s in able if any(sensible(state, s, c) for c in table.legal(s))]
         return frozenset(keen or able)
 
     def _next_agent(self) -> None:
@@ -198,8 +200,8 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         over, and a stall (the episode truncated) when no seat had anything to do."""
         table = self.table
         while self._queue:
-            seat = self._queue.popleft()
-            if table.seat(seat).can_act:
+            seat = self._queue.pop()
+            if table.legal(seat) and table.seat(seat).can_act:
                 self._any_option = True
                 self._selected = seat
                 self.agent_selection = self.possible_agents[seat]

@@ -67,7 +67,7 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         if isinstance(tick_ms, bool) or not isinstance(tick_ms, int) or tick_ms < 1:
             raise ValueError(f"tick_ms must be a positive integer, got {tick_ms!r}")
         self.table = Table(game, seats, rules, event_limit)
-        if not self.table.game.info.realtime:
+        if self.table.game.to_act is not None:  # it waits for a player to move: turn-based
             raise ValueError(
                 f"{self.table.game.name} is turn-based: it has no Parallel environment (its "
                 "seats never act at once); use cardcore.rl.env (AEC)"
@@ -217,7 +217,7 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
                 infos[self.possible_agents[seat]]["rejected"] = RejectCode.GAME_OVER.value
                 continue
             try:
-                match.submit(seat, command, arrives)
+                self.table.submit(seat, command, arrives)
             except Rejected as exc:
                 infos[self.possible_agents[seat]]["rejected"] = exc.code.value
 
