@@ -59,11 +59,8 @@ def _write_lines(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
         while (data := out.get()) is not None:
             stream.write(data)
             stream.flush()
-    except OSError:
-        return
-    try:
         stream.close()
-    except OSError:
+    except (OSError, ValueError):  # a broken pipe, or closed by close() after a stop
         pass
 
 
@@ -170,11 +167,13 @@ class ProcessBot:
         while True:
             line = self._next_line(limit)
             if line is None:
-                raise BotFault(
+                fault = BotFault(
                     "timeout",
                     f"no answer to decision {decision} within its {self.deadline_ms} ms "
                     f"and the {self.bank_ms} ms then left in its bank",
                 )
+                self.bank_ms = 0  # both spent
+                raise fault
             if isinstance(line, int):  # _TOO_LONG
                 raise BotFault("garbage", f"a line longer than {MAX_LINE_BYTES} bytes")
             message = protocol.parse_line(line)
@@ -261,8 +260,12 @@ class ProcessBot:
         except subprocess.TimeoutExpired:
             self._stop()
         self.process = None
-        if process.stdout is not None:
-            process.stdout.close()
+        for pipe in (process.stdin, process.stdout):  # the writer's, if it was stuck on it
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
     def _stop(self) -> None:
         """Terminate the program, then kill it if it does not go."""
