@@ -110,8 +110,9 @@ class RefereeResult:
     at_ms: int
     """The game's clock at the end."""
     stalled: bool
-    """True when no bot would act although the game was not over and no seat had lost its
-    last decision (a bot that never acts)."""
+    """True when no bot would act although the game was not over, and no seat was to blame
+    (a real-time game where no seat had lost its last decision, or a turn-based game whose
+    seat to move passed): a bot that never acts."""
     faults: tuple[Fault, ...]
     forfeited: tuple[int, ...]
     """The seats the referee forfeited, in order."""
@@ -168,7 +169,9 @@ class _Referee:
                 self.now = match.last_at_ms
                 continue
             lost = [s for s in self.seats if s.lost and not s.out]
-            if not lost:
+            if not lost or self.game.to_act is not None:
+                # nobody acts, and no lost decision is to blame (in a turn-based game the seat
+                # waited for would have been forfeited already: it passed of its own accord)
                 return self._result(True)
             for s in lost:  # nobody will act, and these seats lost their say: forfeit them
                 if match.outcome is None:
