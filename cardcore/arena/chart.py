@@ -35,7 +35,7 @@ def draw(
 ) -> bytes:
     """The PNG's bytes for ``results`` (:meth:`Ratings.results`), the ratings after each game
     (:attr:`Ratings.trajectory`) and what each game was (:attr:`Ratings.played`: a dotted
-    line marks where each game's block of a round starts)."""
+    line marks where each round starts)."""
     plt = _pyplot()
     names = [row["bot"] for row in results["table"]]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), width_ratios=(3, 2))
@@ -44,7 +44,8 @@ def draw(
         left.plot(
             games, [mu - 3 * sigma for mu, sigma in (t[name] for t in trajectory)], label=name
         )
-    for start, label in _blocks(played):
+    blocks = _blocks(played)
+    for start, label in blocks if len(blocks) > 1 else []:
         left.axvline(start, color="grey", linestyle=":", linewidth=0.8)
         left.annotate(
             label,
@@ -83,7 +84,7 @@ def draw(
     right.set_xlabel("rating")
     right.set_title("Final rating, best first")
     right.grid(alpha=0.3, axis="x")
-    right.legend(loc="best", fontsize="small")
+    right.legend(loc="lower right", fontsize="small")
     ladder = results["ladder"]
     fig.suptitle(
         f"{', '.join(ladder['games'])}: {results['games']} games, {ladder['schedule']}, "

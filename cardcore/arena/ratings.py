@@ -75,7 +75,9 @@ class Ratings:
         self.trajectory: list[dict[str, tuple[float, float]]] = [self.snapshot()]
         """``{bot: (μ, σ)}`` before any game and after each: what the chart draws."""
         self.played: list[str] = []
-        """Per game rated: ``"<game> r<round>"`` (the chart marks where each block starts)."""
+        """Per game rated: ``"round <n>"`` (the chart marks where each round starts)."""
+        self._h2h: dict[tuple[str, str, str], list[int]] = {}
+        """``(game, bot, opponent)`` → ``[games, wins]`` of ``bot`` against ``opponent``."""
         self.games = 0
 
     def snapshot(self) -> dict[str, tuple[float, float]]:
@@ -101,9 +103,14 @@ class Ratings:
             per_game[0] += 1
             per_game[1] += won
             per_game[2] += draw
+            for other in fixture.seats:
+                if other != name:
+                    h2h = self._h2h.setdefault((fixture.game, name, other), [0, 0])
+                    h2h[0] += 1
+                    h2h[1] += won
         self.games += 1
         self.trajectory.append(self.snapshot())
-        self.played.append(f"{fixture.game} r{fixture.round}")
+        self.played.append(f"round {fixture.round}")
 
     def end_round(self, round_: int, pairings: Sequence[tuple[str, str]], bye: str | None) -> None:
         """Close round ``round_``: its pairings, its bye and the ordinals after it."""
@@ -120,8 +127,9 @@ class Ratings:
         return {n: self.ordinal(n) for n in self.config.names}
 
     def results(self) -> dict[str, Any]:
-        """What ``results.json`` holds: the configuration, the model, the table (best first)
-        and each round's pairings and ordinals."""
+        """What ``results.json`` holds: the configuration, the model, the table (best first),
+        each round's pairings and ordinals, and per game who beat whom how often
+        (``head_to_head[game][bot][opponent]``: games and the bot's wins)."""
         names = self.config.names
         order = sorted(names, key=lambda n: (-self.ordinal(n), names.index(n)))
         return {
@@ -135,7 +143,18 @@ class Ratings:
             "games": self.games,
             "table": [self._row(rank, n) for rank, n in enumerate(order, start=1)],
             "rounds": self.rounds,
+            "head_to_head": {game: self._head_to_head(game, order) for game in self.config.games},
         }
+
+    def _head_to_head(self, game: str, order: Sequence[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in order:
+            row = out[name] = {}
+            for other in order:
+                if other != name:
+                    games, wins = self._h2h.get((game, name, other), [0, 0])
+                    row[other] = {"games": games, "wins": wins}
+        return out
 
     def _row(self, rank: int, name: str) -> dict[str, Any]:
         rating, record = self._rating[name], self._record[name]
@@ -188,6 +207,7 @@ def markdown(results: dict[str, Any]) -> str:
         ]
         cells += [f"{row['by_game'][g]['win_rate']:.3f}" for g in games]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += _head_to_head_md(results)
     ladder = results["ladder"]
     bots = ", ".join(f"`{b['name']}` = `{b['spec']}`" for b in ladder["bots"])
     return (
@@ -196,3 +216,22 @@ def markdown(results: dict[str, Any]) -> str:
         f"played once per seating; reaction model {ladder['reaction']}; seed {ladder['seed']}.\n"
         f"Bots: {bots}.\n\n" + "\n".join(lines) + "\n"
     )
+
+
+def _head_to_head_md(results: dict[str, Any]) -> list[str]:
+    """Per game, a matrix: the row bot's wins against the column bot, of the games they met."""
+    order = [row["bot"] for row in results["table"]]
+    out: list[str] = []
+    for game, rows in results["head_to_head"].items():
+        out += ["", f"{game}, head to head (the row's wins / games against the column):", ""]
+        out += [
+            "| | " + " | ".join(f"`{n}`" for n in order) + " |",
+            "|---" * (len(order) + 1) + "|",
+        ]
+        for name in order:
+            cells = [
+                "" if other == name else f"{rows[name][other]['wins']}/{rows[name][other]['games']}"
+                for other in order
+            ]
+            out.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return out

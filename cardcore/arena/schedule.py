@@ -10,9 +10,12 @@ signed manifest and holds the games played to it.
   seed of each seat's bot (:func:`cardcore.bots.bot_seed` of the deal's seed) and the
   referee's seed (the deal's: each seat's reaction times) are the same in both games, so the
   bots are the only thing that differs.
-* **Order.** Rounds in turn; in a round, the games in the order given, then the pairings, the
-  deals and the rotations. Ratings are updated in this order, never in the order parallel
-  workers finish, so a run gives the same table with any ``--jobs``.
+* **Order.** Rounds in turn; in a round, deal by deal, and for each deal the games in the
+  order given, the pairings and the rotations. Ratings are updated in this order, never in the
+  order parallel workers finish, so a run gives the same table with any ``--jobs``. Online
+  ratings weigh recent games a little more (openskill's ``tau`` lets σ grow a little at each
+  game), so the order interleaves: every pairing and every game comes back at each deal, and
+  no bot's rating is decided by one block of games played last.
 * **Round robin** plays every pairing each round. **Swiss** pairs, each round, the bots by
   their ordinal so far (ties: the order they were given), each with the best-placed bot it has
   not met yet (a rematch only when no other is left); with an odd count the lowest-placed bot
@@ -203,10 +206,10 @@ def fixtures(
     """The games of round ``round_`` for ``pairings``, in the schedule's order, numbered from
     ``start``."""
     out: list[Fixture] = []
-    for game in config.games:
-        for pair in pairings:
-            for deal in range(1, config.deals + 1):
-                seed = deal_seed(config.seed, game, round_, deal)
+    for deal in range(1, config.deals + 1):
+        for game in config.games:
+            seed = deal_seed(config.seed, game, round_, deal)
+            for pair in pairings:
                 for turn in range(len(pair)):
                     seats = tuple(pair[(s + turn) % len(pair)] for s in range(len(pair)))
                     out.append(Fixture(start + len(out), round_, game, deal, seats, seed))

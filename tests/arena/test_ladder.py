@@ -243,7 +243,8 @@ def test_duplicate_deals_are_shared_by_every_pairing_and_differ_by_deal() -> Non
     assert len(games) == 3 * 2 * 2
     seeds = {(g.deal, g.deal_seed) for g in games}
     assert seeds == {(1, deal_seed(5, "ratscrew", 1, 1)), (2, deal_seed(5, "ratscrew", 1, 2))}
-    assert [g.seats for g in games[:4]] == [("a", "b"), ("b", "a"), ("a", "b"), ("b", "a")]
+    assert [g.seats for g in games[:4]] == [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a")]
+    assert [g.deal for g in games] == [1] * 6 + [2] * 6
     assert len({g.id for g in games}) == len(games)
     assert deal_seed(5, "ratscrew", 1, 1) != deal_seed(5, "palace", 1, 1)
 
