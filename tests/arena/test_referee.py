@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cardcore.bots import Legal, RandomBot, ReactionBot, play_out
+from cardcore.bots import Bot, Legal, RandomBot, ReactionBot, play_out
 from cardcore.engine import Termination
 from cardcore.fairness import HUMAN, REACTION_MODELS, ReactionModel
 from cardcore.kit import RESIGN_BY_TIMER
@@ -126,6 +126,25 @@ def test_a_bot_that_raises_has_crashed_and_its_seat_is_forfeited_at_once() -> No
     last = [line for line in loads(match.dumps()) if line["type"] == "entry"][-1]
     assert last["action"] == {"kind": "Resign", "by": RESIGN_BY_TIMER}
     assert last["seq"] == fault.seq  # the entry count when it crashed: the forfeit's seq
+    verified(match)
+
+
+def test_with_three_seats_a_crashed_seat_is_out_and_the_others_play_on() -> None:
+    g = get_game("ratscrew")
+    match = Match(g, g.make_setup(3, 6))
+
+    def boom(decision: int, legal: Legal[Any]) -> Any:
+        if decision == 3:
+            raise BotFault("crash", "exited with code 1")
+        return None
+
+    crasher = Scripted(1, fault=boom)
+    bots: list[Bot] = [ReactionBot(0, 1), crasher, ReactionBot(2, 3)]
+    result = play_refereed(match, bots, HUMAN, seed=2)
+    assert [(f.seat, f.kind, f.action) for f in result.faults] == [(1, "crash", "forfeit")]
+    assert crasher.decisions == 3, "never asked again"
+    assert match.outcome is not None and 1 not in match.outcome.winners
+    assert result.actions > 20
     verified(match)
 
 
