@@ -125,27 +125,27 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        index = action_index(action, self.table.wait)
+        table = self.table
+        index = action_index(action, table.wait)
         seat = self._selected
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
-        table = self.table
+        if self.infos[agent]:
+            self.infos[agent] = {}
         now = table.seat(seat)
         if index == table.wait:
             if seat in self._must:
-                self.infos[agent] = {"rejected": MASKED}
-            self._next_agent()
+                self._lose(agent, MASKED)
+            else:
+                self._next_agent()
             return
         command = table.catalogue.command_at(index, now.view) if now.mask[index] else None
         if command is None:
-            self.infos[agent] = {"rejected": MASKED}
-            self._next_agent()
+            self._lose(agent, MASKED)
             return
         try:
             table.submit(seat, command, 0)
         except Rejected as exc:
-            self.infos[agent] = {"rejected": exc.code.value}
-            self._next_agent()
+            self._lose(agent, exc.code.value)
             return
         if table.match.outcome is not None:
             self._finish()
@@ -168,6 +168,11 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         return self.table.log()
 
     # ---------------------------------------------------------------- sweeps
+
+    def _lose(self, agent: str, code: str) -> None:
+        """``agent``'s action was refused (``code``): it loses the decision, the sweep goes on."""
+        self.infos[agent] = {"rejected": code}
+        self._next_agent()
 
     def _new_sweep(self, *, idle: bool) -> None:
         """Start the next sweep (the module docstring); ``idle``: the last one ended with

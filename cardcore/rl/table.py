@@ -18,6 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from ..engine import Game, Outcome, Role, Setup, Termination
+from ..kit import trusted
 from ..match import Match
 from ..observe import Catalogue, Layout, catalogue, encode, layout
 from ..registry import get_game
@@ -113,7 +114,7 @@ class Table:
         self._legal_at: list[int] = [-1] * seats
         self._now: list[SeatNow | None] = [None] * seats
         self._at: list[int] = [-1] * seats
-        self._legal_of = self.game.legal_commands
+        self._legal_of = trusted(self.game.legal_commands)  # the seats are ours: checked
         self._view = self.game.view
         self._mask = self.catalogue.mask
         self.np_random: np.random.Generator | None = None
@@ -222,6 +223,8 @@ class Table:
 def action_index(action: Any, wait: int) -> int:
     """``action`` (an int, a NumPy integer) as an index of ``Discrete(wait + 1)``; raises
     ``ValueError`` for anything else (a caller's bug, not a move: never a lost decision)."""
+    if type(action) is int and 0 <= action <= wait:
+        return action  # the common case, first
     if isinstance(action, bool | float | np.floating):
         raise ValueError(f"an action is an integer index of Discrete({wait + 1}), got {action!r}")
     try:
