@@ -164,6 +164,29 @@ def test_games_do_not_import_each_other() -> None:
         assert not found, f"{path.relative_to(games)} imports game(s) {', '.join(found)}"
 
 
+RL_EXTRA = {"numpy", "gymnasium", "pettingzoo"}
+"""The packages of the optional extra ``cardcore[rl]``: only ``cardcore/rl/`` (the PettingZoo
+environments) imports them, so the engine stays dependency-free and ``import cardcore`` never
+needs them (cardcore/rl/ is otherwise held to every check above: it reads no clock and draws
+only from cardcore.rng)."""
+
+
+def rl_extra_imported(source: str) -> list[str]:
+    """The packages of :data:`RL_EXTRA` that ``source`` imports."""
+    found = {n for node in ast.walk(ast.parse(source)) for n in imported_names(node)}
+    return sorted(found & RL_EXTRA)
+
+
+def test_only_cardcore_rl_imports_the_rl_extra() -> None:
+    found = [
+        f"{p.relative_to(CORE)}: {', '.join(names)}"
+        for p in sorted(CORE.rglob("*.py"))
+        if p.relative_to(CORE).parts[0] != "rl" and (names := rl_extra_imported(p.read_text()))
+    ]
+    assert not found, found
+    assert rl_extra_imported((CORE / "rl" / "table.py").read_text()), "the check reads imports"
+
+
 # --------------------------------------------------------------------------- the checks can fail
 
 
@@ -209,6 +232,19 @@ def test_impurities_are_found(source: str, finding: str) -> None:
 )
 def test_pure_sources_pass(source: str) -> None:
     assert impurities(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import numpy as np", ["numpy"]),
+        ("from gymnasium import spaces", ["gymnasium"]),
+        ("def f():\n    import pettingzoo.test", ["pettingzoo"]),
+        ("from .numbers import x\nimport json", []),
+    ],
+)
+def test_rl_extra_imports_are_found(source: str, found: list[str]) -> None:
+    assert rl_extra_imported(source) == found
 
 
 @pytest.mark.parametrize(
