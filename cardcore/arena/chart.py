@@ -28,6 +28,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def check() -> None:
+    """Raise :class:`~cardcore.errors.CardcoreError` now if matplotlib is missing (a ladder
+    asks before its games, not after)."""
+    _pyplot()
+
+
 def draw(
     results: Mapping[str, Any],
     trajectory: Sequence[Mapping[str, tuple[float, float]]],

@@ -12,6 +12,8 @@ and the chart.
 
 from __future__ import annotations
 
+import shlex
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
@@ -162,6 +164,25 @@ def _play_round(
     return [future.result() for future in futures]
 
 
+def preflight(config: LadderConfig) -> None:
+    """Refuse, before any game, a bot spec that names nothing: a ``module:Class`` (or
+    ``random``, ``reaction``) is built once, a ``cmd:`` program must be found on the PATH (or as
+    a path). ``ValueError`` naming the bot. (A program that starts and then fails is the bot's
+    fault in the games instead.)"""
+    game = get_game(config.games[0])
+    setup = game.make_setup(2, config.seed)
+    for name, spec in config.bots:
+        try:
+            if spec.startswith("cmd:"):
+                argv = shlex.split(spec[4:])
+                if not argv or shutil.which(argv[0]) is None:
+                    raise ValueError(f"no program {argv[0] if argv else ''!r} found")
+            else:
+                load_bot(spec, 0, game, setup, 0)
+        except ValueError as exc:
+            raise ValueError(f"bot {name!r} ({spec}): {exc}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class RunSummary:
     games: int
@@ -175,13 +196,15 @@ def run_ladder(
 ) -> RunSummary:
     """Play ``config``'s schedule into the directory ``root`` (made if missing; refused if it
     already holds a ladder) and write its files (docs/ladder.md#the-directory)."""
+    preflight(config)
+    ratings = Ratings(config)  # openskill now, so a missing extra is refused before any file
+    chart.check()
     root.mkdir(parents=True, exist_ok=True)
     if (root / MANIFEST_FILE).exists():
         raise ValueError(f"{root} already holds a ladder ({MANIFEST_FILE}): give a new --out")
     (root / GAMES_DIR).mkdir(exist_ok=True)
     secret = load_or_make_key(root)
     specs = dict(config.bots)
-    ratings = Ratings(config)
     planner = Planner(config)
     bar = ProgressBar(planner.total_games(), progress)
     entries: list[dict[str, Any]] = []

@@ -69,6 +69,14 @@ def test_a_ladder_writes_its_table_chart_logs_and_key(ladder: Path) -> None:
     assert all(r["games"] == 8 and r["ordinal"] == r["mu"] - 3 * r["sigma"] for r in table)
     assert [r["ordinal"] for r in table] == sorted((r["ordinal"] for r in table), reverse=True)
     assert table[-1]["bot"] == "random"  # false slaps and random cards: last
+    for game in ("ratscrew", "palace"):
+        h2h = results["head_to_head"][game]
+        for a in h2h:
+            for b, met in h2h[a].items():  # each pair met on 1 deal x 2 seatings
+                assert met["games"] == 2 and met["wins"] + h2h[b][a]["wins"] <= 2
+        assert sum(r["by_game"][game]["wins"] for r in table) == sum(
+            met["wins"] for row in h2h.values() for met in row.values()
+        )
     md = (ladder / "results.md").read_text()
     assert "| rank | bot | ordinal (μ − 3σ) |" in md and "ratscrew win rate" in md
     assert (ladder / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -213,6 +221,36 @@ def test_usage_errors_name_the_field(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, _ = cli("ladder", "run", "--game", "ers", "--bot", "a=random", "--bot", "b=random",
                   "--reaction", "slowish", "--out", out)  # fmt: skip
     assert code == 2 and "reaction model" in capsys.readouterr().err
+
+
+def test_a_spec_that_names_nothing_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for spec, words in [
+        ("cardcore.bots:NoSuchBot", "cardcore.bots has no class 'NoSuchBot'"),
+        ("cmd:no-such-program-here --x", "no program 'no-such-program-here' found"),
+    ]:
+        argv = ["--game", "ers", "--bot", "a=random", "--bot", f"b={spec}"]
+        assert cli("ladder", "run", *argv, "--out", str(tmp_path / "x"))[0] == 2
+        err = capsys.readouterr().err
+        assert f"bot 'b' ({spec}): " in err and words in err
+        assert not (tmp_path / "x").exists()
+
+
+def test_without_the_extra_the_ladder_says_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    openskill_models = sys.modules["openskill.models"]
+    monkeypatch.setitem(sys.modules, "openskill.models", None)  # import fails
+    argv = ["--game", "ers", "--bot", "a=random", "--bot", "b=random", "--quiet"]
+    assert cli("ladder", "run", *argv, "--out", str(tmp_path / "x"))[0] == 2
+    assert "pip install 'cardcore[ladder]'" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists(), "refused before the directory is made"
+    monkeypatch.setitem(sys.modules, "openskill.models", openskill_models)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # the chart's, asked first too
+    assert cli("ladder", "run", *argv, "--out", str(tmp_path / "x"))[0] == 2
+    assert "pip install 'cardcore[ladder]'" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
 
 
 def test_a_directory_that_holds_a_ladder_is_not_overwritten(
