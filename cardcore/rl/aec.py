@@ -112,9 +112,8 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         actions and wait, as the module docstring says; wait alone unless it is being asked)."""
         seat = self._seat_of[agent]
         table = self.table
-        if self._over or seat != self._selected:
-            return table.wait_only(seat)
-        return table.observation(seat, table.seat(seat).mask, seat not in self._must)
+        asked = not self._over and seat == self._selected
+        return table.observation(seat, seat not in self._must, asked)
 
     def step(self, action: Any) -> None:
         """The selected agent's action: a catalogue index or ``wait`` (the last index). An index

@@ -173,10 +173,7 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         over = table.match.outcome is not None
         out = {}
         for s, agent in enumerate(self.possible_agents):
-            if over or self._flights[s] is not None:
-                out[agent] = table.wait_only(s)
-            else:
-                out[agent] = table.observation(s, table.seat(s).mask, True)
+            out[agent] = table.observation(s, True, not over and self._flights[s] is None)
         return out
 
     def _send(self, actions: Mapping[str, Any], infos: dict[str, dict[str, Any]]) -> None:
