@@ -3,6 +3,12 @@ process: issue 27's throughput figures (docs/rl.md#environments).
 
     PY=/tmp/cardcore-bench-peers-venv/bin/python  # rlcard, pettingzoo[classic], gymnasium
     PYTHONPATH=. $PY benchmarks/rl_envs.py [--reps 7] [--target-s 0.6] [--games …] [--json OUT]
+    make compiled && PYTHONPATH=. $PY benchmarks/rl_envs.py --compiled build/compiled
+
+``--compiled DIR``: the engine's compiled build (issue 24; ``make compiled`` puts it in
+``build/compiled``) with this tree's ``cardcore/rl`` and ``cardcore/observe`` (pure Python, not
+compiled) laid over it in a temporary folder; refused where a compiled module's source is not
+this tree's (a stale build).
 
 What one step is, for each (random legal actions, a new episode at the end of each):
 
@@ -24,9 +30,13 @@ of the within-rep ratios to RLCard uno and to texas_holdem.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
+import shutil
 import statistics
+import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -40,6 +50,27 @@ Variant = Callable[[], int]
 
 GAMES = ("ratscrew", "slapjack", "palace", "spit", "speed")
 REALTIME = ("ratscrew", "slapjack", "spit", "speed")
+
+
+def use_compiled(compiled: Path) -> None:
+    """Import ``cardcore`` from ``compiled`` with the tree's environments and observations laid
+    over it; exits where the build is not this tree's or not compiled."""
+    tree = Path(__file__).resolve().parents[1] / "cardcore"
+    stale = [
+        str(so.relative_to(compiled))
+        for so in (compiled / "cardcore").rglob("*.so")
+        if (py := so.with_name(so.name.split(".")[0] + ".py")).is_file()
+        and py.read_bytes() != (tree / py.relative_to(compiled / "cardcore")).read_bytes()
+    ]
+    if stale:
+        raise SystemExit(f"{compiled} is not this tree's build ({stale[0]}…): make compiled")
+    overlay = Path(tempfile.mkdtemp(prefix="cardcore-rl-"))
+    shutil.copytree(compiled / "cardcore", overlay / "cardcore")
+    for package in ("rl", "observe"):
+        shutil.copytree(tree / package, overlay / "cardcore" / package, dirs_exist_ok=True)
+    sys.path.insert(0, str(overlay))
+    if not importlib.import_module("cardcore").compiled:
+        raise SystemExit(f"{compiled}: no compiled build loads from here (make compiled)")
 
 
 def uno() -> Variant:
@@ -128,8 +159,11 @@ def main() -> None:
     ap.add_argument("--target-s", type=float, default=0.6)
     ap.add_argument("--games", default=",".join(GAMES), help="comma list (default: every game)")
     ap.add_argument("--no-parallel", action="store_true", help="the AEC environments only")
+    ap.add_argument("--compiled", type=Path, help="the compiled build's folder (make compiled)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.compiled:
+        use_compiled(args.compiled.resolve())
     warnings.filterwarnings("ignore")  # the peers' deprecation notices
     found = variants(args.games.split(","), not args.no_parallel)
     for fn in found.values():
@@ -146,7 +180,8 @@ def main() -> None:
         return f"{statistics.median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})"
 
     out: dict[str, Any] = {"steps_per_s": {k: statistics.median(v) for k, v in rates.items()}}
-    print(f"{args.reps} reps × {args.target_s} s per variant, interleaved, one process\n")
+    build = "compiled" if importlib.import_module("cardcore").compiled else "pure"
+    print(f"cardcore {build}; {args.reps} reps × {args.target_s} s per variant, interleaved\n")
     print("| environment | steps/s | × RLCard uno | × texas_holdem_v4 |\n|---|---|---|---|")
     for k in found:
         x_uno, x_holdem = ratio(k, "RLCard uno"), ratio(k, "texas_holdem_v4")
