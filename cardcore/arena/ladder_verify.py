@@ -75,7 +75,11 @@ def verify_ladder(root: Path, key_text: str | None = None) -> LadderCheck:
         key = read_public_key(root, key_text)
         body = checked_manifest((root / MANIFEST_FILE).read_bytes(), key)
         config = LadderConfig.from_json(body.get("ladder"), "manifest.json: ladder")
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # "DIR/ladder.pub: No such file or directory"
+        raise LadderRefused(
+            f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        ) from None
+    except ValueError as exc:
         raise LadderRefused(str(exc)) from None
     listed, rounds = body.get("games"), body.get("rounds")
     if not isinstance(listed, list) or not isinstance(rounds, list):
