@@ -29,6 +29,7 @@ from typing import Any
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
+from ..engine import Outcome
 from ..errors import Rejected
 from .table import MASKED, STALLED, Table, action_index, agent_name, rewards_of, truncated
 
@@ -160,6 +161,11 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
 
     def close(self) -> None:
         """Nothing to release (no window, no process)."""
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The game's outcome once it is over (:class:`cardcore.engine.Outcome`), else None."""
+        return self.table.match.outcome
 
     def log(self) -> bytes:
         """The episode's log so far (``cardcore verify`` checks it, ``cardcore replay`` plays it):

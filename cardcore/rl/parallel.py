@@ -30,6 +30,7 @@ from typing import Any, Final
 from gymnasium import spaces
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
+from ..engine import Outcome
 from ..errors import RejectCode, Rejected
 from ..fairness import ReactionModel
 from ..rng import Rng
@@ -160,6 +161,11 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
 
     def close(self) -> None:
         """Nothing to release."""
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The game's outcome once it is over (:class:`cardcore.engine.Outcome`), else None."""
+        return self.table.match.outcome
 
     def log(self) -> bytes:
         """The episode's log so far, each action at its arrival time

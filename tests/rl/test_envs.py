@@ -120,7 +120,7 @@ def test_fifty_random_masked_episodes_end_in_the_aec_env(game: str) -> None:
             assert e.observation_space(agent).contains(obs), (agent, obs)
             totals[agent] += reward
             e.step(None if term or trunc else choose(rng, obs["action_mask"]))
-        outcome = e.table.match.outcome
+        outcome = e.outcome
         assert outcome is not None
         assert tuple(totals[f"player_{s}"] for s in range(seats)) == rewards_of(outcome, seats)
         ends.append(outcome.termination)
@@ -134,7 +134,7 @@ def test_random_masked_episodes_end_in_the_parallel_env(game: str) -> None:
     rng = Rng(27, 1)
     for seed in range(10):
         rewards = play_parallel(e, rng, seed)
-        outcome = e.table.match.outcome
+        outcome = e.outcome
         assert outcome is not None
         assert tuple(rewards[f"player_{s}"] for s in range(2)) == rewards_of(outcome, 2)
 
@@ -175,7 +175,7 @@ def test_an_episode_log_verifies_and_replays_to_its_outcome(game: str) -> None:
     data = e.unwrapped.log()
     lines = loads(data)
     report = verify(lines)
-    outcome = e.table.match.outcome
+    outcome = e.outcome
     assert report.outcome == outcome and report.revealed
     *_, last = replay(lines)
     assert Match.loads(data).outcome == outcome
@@ -187,7 +187,7 @@ def test_a_parallel_episode_log_verifies_with_arrival_times(game: str) -> None:
     e = parallel_env(game, event_limit=SHORT, reaction="uniform:60-60", tick_ms=50)
     play_parallel(e, Rng(2, 2), 4)
     lines = loads(e.log())
-    assert verify(lines).outcome == e.table.match.outcome
+    assert verify(lines).outcome == e.outcome
     times = [
         ln["at_ms"] for ln in lines if ln.get("type") == "entry" and ln.get("seat") is not None
     ]
