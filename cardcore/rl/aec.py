@@ -1,8 +1,10 @@
 """The AEC environment of every game (docs/rl.md#environments): one agent acts or waits per step.
 
 **Who is asked.** Agents are asked in *sweeps*. A sweep asks, one after the other, every seat that
-has at least one catalogue action now; the seat it starts from rotates by one with each sweep
-(sweep ``k`` starts at seat ``k mod seats``). An accepted action changes the table and starts a
+has something to do now: a legal command, and an action of its mask; the seat it starts from
+rotates by one with each sweep (sweep ``k`` starts at seat ``k mod seats``). A seat without a
+legal command is not asked, so Speed's stalemate flip, which the mask offers from what the seat
+sees, is offered only where the rules list it too. An accepted action changes the table and starts a
 new sweep; a wait (or a refused action) passes to the next seat of the sweep.
 
 * **Palace** (turn-based): a sweep asks first the seats that have an out-of-turn command (a four

@@ -272,3 +272,34 @@ def test_rewards_name_winners_and_losers() -> None:
     assert rewards_of(Outcome(Termination.ALL_CARDS, (1,)), 3) == (-1.0, 1.0, -1.0)
     assert rewards_of(Outcome(Termination.EVENT_LIMIT), 2) == (0.0, 0.0)
     assert rewards_of(Outcome(Termination.ABORTED), 2) == (0.0, 0.0)
+
+
+def test_after_a_sweep_of_waits_a_real_time_seat_with_a_sensible_command_must_act() -> None:
+    """Ratscrew's deal: only the first player has a command (play: sensible). It waits; the
+    sweep is over with nobody acting, so in the next one it may not wait."""
+    e = env("ratscrew")
+    e.reset(seed=1)
+    agent = e.agent_selection
+    assert e.observe(agent)["action_mask"][-1] == 1
+    e.step(e.table.wait)
+    assert e.agent_selection == agent and e.infos[agent] == {}
+    assert e.observe(agent)["action_mask"][-1] == 0, "the table does not stand still"
+    e.step(e.table.wait)
+    assert e.infos[agent] == {"rejected": MASKED}, "a wait it was not offered is refused"
+
+
+def test_a_command_the_rules_refuse_loses_the_decision_in_aec(monkeypatch: Any) -> None:
+    """A mask is the catalogue's, computed from the view (Speed's stalemate flip is offered from
+    what the seat sees); should the rules refuse what it offered, the refusal is reported with
+    its code, nothing changes and the sweep goes on. Forced here: a mask that also offers
+    Ratscrew's collect, which nobody is owed."""
+    e = env("ratscrew")
+    e.reset(seed=1)
+    agent = e.agent_selection
+    monkeypatch.setattr(e.table, "_mask", lambda view, legal: (True, True, True))
+    e.table._at = [-1] * 2  # computed again, with the patched mask
+    assert e.observe(agent)["action_mask"].tolist() == [1, 1, 1, 1]
+    seq = e.table.match.seq
+    e.step(2)  # collect
+    assert e.infos[agent] == {"rejected": "NotCollector"}
+    assert e.table.match.seq == seq
