@@ -12,14 +12,15 @@ does not matter, such as a Palace hand.
 **Seats** are written relative to the observer, so one policy can play any seat: a per-seat
 field lists the observer first, then the others in seat order from it (``seat + 1``, ``seat + 2``,
 ... modulo the seat count); a field naming a seat holds ``0`` for nobody, ``1`` for the observer,
-``2`` for the next seat, and so on (:func:`seat_codes`).
+``2`` for the next seat, and so on (:class:`Seats`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from operator import itemgetter
+from typing import Any, Final, NamedTuple
 
 from ..cards import HIDDEN, JOKER, Card, standard_deck
 from ..engine import check_seat
@@ -91,47 +92,53 @@ class Layout:
         return tuple(f.name for f in self.fields)
 
 
-_ORDERS: Final = tuple(
-    tuple(tuple((seat + k) % n for k in range(n)) for seat in range(n))
-    for n in range(MAX_SEATS + 1)
-)
-_CODES: Final = tuple(
-    tuple(tuple((s - seat) % n + 1 for s in range(n)) for seat in range(n))
-    for n in range(MAX_SEATS + 1)
-)
+class Seats(NamedTuple):
+    """How observer ``seat`` of an ``n``-seat game lists and names seats (built once per pair)."""
+
+    order: tuple[int, ...]
+    """The seats in the observer's order: itself, then the others in seat order from it."""
+    codes: tuple[int, ...]
+    """``codes[s]``: how a field naming seat ``s`` writes it (1 the observer, 2 the next, ...)."""
+    pick: Callable[[Sequence[Any]], tuple[Any, ...]]
+    """A per-seat sequence in the observer's order (an ``itemgetter`` of ``order``)."""
+    zeros: tuple[int, ...]
+    """``n`` zeros: a per-seat flag field where no seat has the flag."""
 
 
-def seat_order(seats: int, seat: int) -> tuple[int, ...]:
-    """The seats as ``seat`` lists them: itself first, then the others in seat order from it.
-    Raises :class:`~cardcore.errors.InvalidSeat` for a seat that is not one of ``seats``."""
+def _seats(n: int, seat: int) -> Seats:
+    order = tuple((seat + k) % n for k in range(n))
+    pick = itemgetter(*order) if n > 1 else lambda seq: (seq[order[0]],)
+    return Seats(order, tuple((s - seat) % n + 1 for s in range(n)), pick, (0,) * n)
+
+
+_SEATS: Final = tuple(tuple(_seats(n, seat) for seat in range(n)) for n in range(MAX_SEATS + 1))
+
+
+def seats_for(seats: int, seat: int) -> Seats:
+    """The :class:`Seats` of observer ``seat`` in a ``seats``-seat game. Raises
+    :class:`~cardcore.errors.InvalidSeat` for a seat that is not one of ``seats``."""
     if type(seat) is not int or not 0 <= seat < seats:
         check_seat(seats, seat)  # raises, naming what is wrong
-    return _ORDERS[seats][seat]
+    return _SEATS[seats][seat]
 
 
-def seat_codes(seats: int, seat: int) -> tuple[int, ...]:
-    """``seat_codes(n, seat)[s]``: how a field naming seat ``s`` writes it for observer ``seat``:
-    1 for the observer, 2 for the next seat, ...; a field writes 0 for nobody. (Call
-    :func:`seat_order` first: it checks the seat.)"""
-    return _CODES[seats][seat]
+def flags(members: Collection[int], table: Seats) -> tuple[int, ...]:
+    """A per-seat flag field: 1 for each seat of ``members``, in the observer's order."""
+    if not members:
+        return table.zeros
+    return tuple([1 if s in members else 0 for s in table.order])
 
 
-def count_codes(cards: Sequence[object]) -> list[int]:
-    """A card count field (:data:`CARD_CODES` positions) of ``cards`` (face-down ones are not
-    counted: the observer does not know them)."""
+PAD: Final = tuple((NO_CARD,) * k for k in range(16))
+"""``PAD[k]``: ``k`` codes of no card, to fill the top cards of a short pile."""
+
+
+def card_counts(cards: Iterable[Card]) -> list[int]:
+    """A card count field (:data:`CARD_CODES` positions) of face-up ``cards``."""
     out = [0] * CARD_CODES
-    for card in cards:
-        code = CODE[card]
-        if code != HIDDEN_CODE:
-            out[code - 1] += 1
+    for card in cards:  # a plain loop: faster here than any map or Counter (timeit, 3.11)
+        out[card.index] += 1
     return out
-
-
-def tops(pile: Sequence[object], n: int) -> tuple[int, ...]:
-    """The codes of the top ``n`` cards of a pile written bottom→top, top first; 0 past its
-    bottom."""
-    top = [CODE[c] for c in pile[: -n - 1 : -1]]
-    return (*top, *(NO_CARD,) * (n - len(top)))
 
 
 class Catalogue:

@@ -1,4 +1,5 @@
-"""Egyptian Ratscrew's observation and actions (docs/rl.md#egyptian-ratscrew).
+"""Egyptian Ratscrew's observation and actions (docs/rl.md#ratscrew-observation,
+docs/rl.md#ratscrew-actions).
 
 Nobody sees a stack, its owner included, so a seat's observation is its stack's size and the
 others', the pile's size, its top cards and its first played card (what every slap pattern of
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 from ..engine import Setup
 from ..games.ratscrew import COLLECT, PLAY, SLAP, Collect, Play, Rules, Slap, View
-from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seat_codes, seat_order
+from .base import CODE, HIDDEN_CODE, NO_CARD, PAD, Catalogue, Field, Layout, flags, seats_for
 
 TOPS: Final = 4
 """Top cards shown: the longest slap pattern, four in a row, spans four."""
@@ -45,28 +46,23 @@ def layout(setup: Setup[Rules]) -> Layout:
 def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
     stacks = view.stacks
-    n = len(stacks)
-    order = seat_order(n, seat)
-    codes = seat_codes(n, seat)
-    out = [len(stacks[s]) for s in order]
-    eliminated = view.eliminated
-    out += [1 if s in eliminated else 0 for s in order] if eliminated else [0] * n
+    table = seats_for(len(stacks), seat)
+    codes = table.codes
     challenge, current, owed_to = view.challenge, view.current, view.owed_to
     pile, played = view.pile, view.played_count
-    out += (
+    return (
+        *map(len, table.pick(stacks)),
+        *flags(view.eliminated, table),
         0 if current is None else codes[current],
-        0 if challenge is None else codes[challenge[0]],
-        0 if challenge is None else challenge[1],
+        *((0, 0) if challenge is None else (codes[challenge[0]], challenge[1])),
         0 if owed_to is None else codes[owed_to],
         1 if view.slappable else 0,
         len(pile),
         played,
-        *[CODE[c] for c in pile[: -TOPS - 1 : -1]],
+        *map(CODE.__getitem__, pile[: -TOPS - 1 : -1]),
+        *(PAD[TOPS - len(pile)] if len(pile) < TOPS else ()),
+        CODE[pile[-played]] if played else NO_CARD,
     )
-    if len(pile) < TOPS:
-        out += (NO_CARD,) * (TOPS - len(pile))
-    out.append(CODE[pile[-played]] if played else NO_CARD)
-    return tuple(out)
 
 
 _ACTIONS: Final = {Play: 0, Slap: 1, Collect: 2}

@@ -1,4 +1,5 @@
-"""Slapjack's observation and actions (docs/rl.md#slapjack).
+"""Slapjack's observation and actions (docs/rl.md#slapjack-observation,
+docs/rl.md#slapjack-actions).
 
 Nobody sees a stack, its owner included: a seat's observation is every stack's size, who waits
 for a Jack and who is out, the pile's size and its top three cards (a double or a sandwich spans
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 from ..engine import Setup
 from ..games.slapjack import PLAY, SLAP, Play, Rules, Slap, View
-from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seat_codes, seat_order
+from .base import CODE, HIDDEN_CODE, PAD, Catalogue, Field, Layout, flags, seats_for
 
 TOPS: Final = 3
 """Top cards shown: a sandwich spans three."""
@@ -42,25 +43,21 @@ def layout(setup: Setup[Rules]) -> Layout:
 def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
     stacks = view.stacks
-    n = len(stacks)
-    order = seat_order(n, seat)
-    codes = seat_codes(n, seat)
-    out = [len(stacks[s]) for s in order]
-    awaiting, eliminated = view.awaiting, view.eliminated
-    out += [1 if s in awaiting else 0 for s in order] if awaiting else [0] * n
-    out += [1 if s in eliminated else 0 for s in order] if eliminated else [0] * n
+    table = seats_for(len(stacks), seat)
+    codes = table.codes
     current, pile, played_by = view.current, view.pile, view.played_by
-    out += (
+    return (
+        *map(len, table.pick(stacks)),
+        *flags(view.awaiting, table),
+        *flags(view.eliminated, table),
         0 if current is None else codes[current],
         1 if view.slappable else 0,
         len(pile),
         len(played_by),
-        *[CODE[c] for c in pile[: -TOPS - 1 : -1]],
+        *map(CODE.__getitem__, pile[: -TOPS - 1 : -1]),
+        *(PAD[TOPS - len(pile)] if len(pile) < TOPS else ()),
+        codes[played_by[-1]] if played_by else 0,
     )
-    if len(pile) < TOPS:
-        out += (NO_CARD,) * (TOPS - len(pile))
-    out.append(codes[played_by[-1]] if played_by else 0)
-    return tuple(out)
 
 
 class SlapjackCatalogue(Catalogue):

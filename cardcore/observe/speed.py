@@ -1,4 +1,5 @@
-"""Speed's observation and actions (docs/rl.md#speed).
+"""Speed's observation and actions (docs/rl.md#speed-observation,
+docs/rl.md#speed-actions).
 
 A seat sees its own hand and the centre tops; every other card only as a count. The observation
 holds the seat's hand slot by slot (in hand order, the order of the actions' slots), every
@@ -26,7 +27,7 @@ from typing import Any, Final
 from ..cards import HIDDEN
 from ..engine import Setup
 from ..games.speed import DRAW, FLIP, Draw, Flip, Play, Rules, View, personal_size
-from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seat_order
+from .base import CODE, HIDDEN_CODE, NO_CARD, PAD, Catalogue, Field, Layout, seats_for
 
 HAND_SLOTS: Final = next(f for f in dataclasses.fields(Rules) if f.name == "hand_size").metadata[
     "max"
@@ -46,7 +47,9 @@ def layout(setup: Setup[Rules]) -> Layout:
         most = rules.target_score - 1 + personal
     else:
         most = (rules.best_of or 1) * personal
-    wins = (rules.best_of or 1) if rules.target_score is None else most
+    # Rounds won: best_of bounds them; under a target score a round may score nothing, so only
+    # the event limit does.
+    wins = (rules.best_of or 1) if rules.target_score is None else setup.event_limit
     return Layout(
         (
             Field("phase", 1, 0, 2, "0 ready (before the start flip), 1 play, 2 over"),
@@ -65,22 +68,27 @@ def layout(setup: Setup[Rules]) -> Layout:
 
 def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
-    order = seat_order(2, seat)
-    hands, draws, centre = view.hands, view.draws, view.centre
+    other = seats_for(2, seat).order[1]
+    hands, draws, sides, calls, scores, wins = (
+        view.hands,
+        view.draws,
+        view.sides,
+        view.calls,
+        view.scores,
+        view.wins,
+    )
     hand = hands[seat]
-    c0, c1 = centre
-    other = order[1]
-    calls, scores, wins = view.calls, view.scores, view.wins
+    c0, c1 = view.centre
     return (
         _PHASES[view.phase],
-        *[CODE[c] for c in hand],
-        *(NO_CARD,) * (HAND_SLOTS - len(hand)),
+        *map(CODE.__getitem__, hand),
+        *PAD[HAND_SLOTS - len(hand)],
         len(hand),
         len(hands[other]),
         len(draws[seat]),
         len(draws[other]),
-        len(view.sides[0]),
-        len(view.sides[1]),
+        len(sides[0]),
+        len(sides[1]),
         len(c0),
         len(c1),
         CODE[c0[-1]] if c0 else NO_CARD,

@@ -1,4 +1,5 @@
-"""Spit's observation and actions (docs/rl.md#spit).
+"""Spit's observation and actions (docs/rl.md#spit-observation,
+docs/rl.md#spit-actions).
 
 A seat sees the face-up cards of both layouts and the spit piles; face-down cards (its own
 included) only as counts. The observation holds, for each stock pile of each layout (the
@@ -16,12 +17,13 @@ take spit pile ``j`` (with ``pile_claim="choose"`` only). A play carries no expe
 
 from __future__ import annotations
 
+from operator import sub as _minus
 from typing import Any, Final
 
 from ..cards import HIDDEN
 from ..engine import Setup
 from ..games.spit import Flip, Move, Play, Rules, Slap, Spit, Stack, TakePile, View
-from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seat_codes, seat_order
+from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seats_for
 
 _PHASES: Final = {"READY": 0, "PLAY": 1, "SLAP": 2, "CHOOSE": 3, "OVER": 4}
 DECK: Final = 52
@@ -51,25 +53,20 @@ def layout(setup: Setup[Rules]) -> Layout:
 
 def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
-    order = seat_order(2, seat)
-    codes = seat_codes(2, seat)
-    layouts = view.layouts
-    piles = (*layouts[order[0]], *layouts[order[1]])
+    table = seats_for(2, seat)
+    codes, other = table.codes, table.order[1]
+    mine, theirs = table.pick(view.layouts)
+    piles = mine + theirs
     downs = [pile.count(HIDDEN) for pile in piles]
-    out = [_PHASES[view.phase], *downs]
-    out += [len(pile) - down for pile, down in zip(piles, downs, strict=True)]
-    out += [CODE[pile[-1]] if pile else NO_CARD for pile in piles]
-    counts, spit, called, targets = (
-        view.spit_counts,
-        view.spit_piles,
-        view.called,
-        view.call_targets,
-    )
-    s0, s1 = spit
-    other = order[1]
+    counts, called, targets = view.spit_counts, view.called, view.call_targets
+    s0, s1 = view.spit_piles
     t0, t1 = targets[seat], targets[other]
     chooser, winner, locked = view.chooser, view.winner, view.locked
-    out += (
+    return (
+        _PHASES[view.phase],
+        *downs,
+        *map(_minus, map(len, piles), downs),
+        *[CODE[pile[-1]] if pile else NO_CARD for pile in piles],
         counts[seat],
         counts[other],
         len(s0),
@@ -85,7 +82,6 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         1 if view.stuck else 0,
         0 if winner is None else codes[winner],
     )
-    return tuple(out)
 
 
 class SpitCatalogue(Catalogue):

@@ -7,7 +7,7 @@ and a deliberately leaky encoder is caught by the same check. Along the same sta
 observation has its layout's size and stays within its bounds; every legal command the catalogue
 offers comes back from its index (expectations cleared); every masked action is a legal command
 the rules accept (Speed's stalemate flip excepted: it is masked from what the seat sees,
-docs/rl.md#speed); and the variants each game's catalogue handles or refuses.
+docs/rl.md#speed-actions); and the variants each game's catalogue handles or refuses.
 """
 
 from __future__ import annotations
@@ -303,7 +303,7 @@ def test_action_names_are_distinct(game: AnyGame) -> None:
 
 def test_rejected_is_what_a_refused_flip_raises() -> None:
     """Speed's flip, masked from what the seat sees, may be refused by the rules: NotStuck, a
-    Rejected the environment reports (docs/rl.md#speed)."""
+    Rejected the environment reports (docs/rl.md#speed-actions)."""
     game = get_game("speed")
     cat = catalogue("speed", game.make_setup(2, 0))
     refused = 0
