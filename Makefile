@@ -65,8 +65,8 @@ simulate: $(RUNTIME_STAMP)
 check: lint typecheck buflint bufbreaking
 
 lint: $(STAMP)
-	$(BIN)/ruff check cardcore services clients tests benchmarks tools hatch_build.py
-	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools hatch_build.py
+	$(BIN)/ruff check cardcore services clients tests benchmarks tools examples hatch_build.py
+	$(BIN)/ruff format --check cardcore services clients tests benchmarks tools examples hatch_build.py
 
 # Each distribution's build hook is a top-level `hatch_build` module: checked one at a time.
 typecheck: $(STAMP) $(PB)

@@ -35,7 +35,11 @@ def test_licence_changelog_and_metadata() -> None:
     assert (ROOT / "CHANGELOG.md").read_text().startswith("# Changelog")
     assert "License :: OSI Approved :: MIT License" in meta["classifiers"]
     assert meta["dependencies"] == [], "the engine has no dependencies"
-    assert "optional-dependencies" not in meta, "the service and client are distributions"
+    # The service and the client are distributions of their own, never extras of the engine;
+    # its extras are the bot and RL authors' tools (docs/rl.md, docs/ladder.md).
+    extras = meta["optional-dependencies"]
+    assert set(extras) == {"rl", "ladder"}
+    assert not [d for ds in extras.values() for d in ds if d.startswith(("cardcore", "grpc"))]
     for folder in ("clients/python", "services"):
         assert (ROOT / folder / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
