@@ -31,7 +31,11 @@ pytestmark = pytest.mark.slow
 
 ENGINE_WHEEL_LIMIT = 500_000
 FOLDERS = {".": "cardcore", "./clients/python": "cardcore_client", "./services": "cardcore_server"}
-EXTRAS = {"postgres": "psycopg"}
+EXTRAS = {
+    "postgres": {"psycopg"},
+    "rl": {"gymnasium", "pettingzoo", "numpy"},
+    "ladder": {"openskill", "matplotlib"},
+}
 BASE = {"pip", "setuptools"}  # what python3 -m venv puts in a virtualenv
 
 
@@ -45,7 +49,7 @@ def named(line: str) -> set[str]:
         folder, _, extra = word.partition("[")
         if folder in FOLDERS:
             names.add(FOLDERS[folder])
-            names |= {EXTRAS[e] for e in extra.rstrip("]").split(",") if e}
+            names |= {n for e in extra.rstrip("]").split(",") if e for n in EXTRAS[e]}
     return names
 
 
@@ -173,4 +177,7 @@ def test_named_reads_the_folders_and_extras_of_a_pip_line() -> None:
         "cardcore_server",
         "psycopg",
     }
+    assert named("pip install '.[rl,ladder]'") == {
+        "cardcore", "gymnasium", "pettingzoo", "numpy", "openskill", "matplotlib"
+    }  # fmt: skip
     assert named("python3 -m venv .venv && source .venv/bin/activate") == set()

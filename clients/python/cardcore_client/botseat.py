@@ -2,7 +2,7 @@
 bot protocol v1 (``cmd:…``), a Python class (``module:Class``), ``random`` or ``reaction`` — as
 a client of the seat's play channel (docs/bots.md#on-a-server).
 
-    pip install 'cardcore-client[bots]'      # the engine, to read views and commands
+    pip install . './clients/python[bots]'   # from a clone: the engine reads views, commands
     python -m cardcore_client.botseat --target HOST:PORT --game-id ID --join 'cmd:node bot.js'
     python -m cardcore_client.botseat --target HOST:PORT --game-id ID --token TOKEN random
 
