@@ -1,10 +1,9 @@
 """The AEC environment of every game (docs/rl.md#environments): one agent acts or waits per step.
 
 **Who is asked.** Agents are asked in *sweeps*. A sweep asks, one after the other, every seat that
-has something to do now: a legal command, and an action of its mask; the seat it starts from
-rotates by one with each sweep (sweep ``k`` starts at seat ``k mod seats``). A seat without a
-legal command is not asked, so Speed's stalemate flip, which the mask offers from what the seat
-sees, is offered only where the rules list it too. An accepted action changes the table and starts a
+has an action in its mask now (the mask is computed from what the seat sees, so whether a seat
+is asked tells it nothing more); the seat it starts from rotates by one with each sweep (sweep
+``k`` starts at seat ``k mod seats``). An accepted action changes the table and starts a
 new sweep; a wait (or a refused action) passes to the next seat of the sweep.
 
 * **Palace** (turn-based): a sweep asks first the seats that have an out-of-turn command (a four
@@ -16,8 +15,8 @@ new sweep; a wait (or a refused action) passes to the next seat of the sweep.
   AEC has no time, so a race goes to whichever racer is asked first, and the rotating start of
   the sweeps shares that out. Anyone may wait; but a real table does not stand still, so after
   a sweep in which every seat waited, the next sweep masks the wait of each seat that has a
-  sensible command (the bots' hint, ``Game.is_sensible``, which reads only what the seat sees),
-  or of every seat with a command when none has one: someone acts.
+  sensible action (the bots' hint ``Game.is_sensible`` of the action's command, which reads
+  only what the seat sees), or of every seat with an action when none has one: someone acts.
 
 A seat that is not being asked, or has nothing to do, may only wait (its mask is the wait
 bit alone). The log of an AEC episode has no time either: every action is at ``at_ms`` 0.
@@ -199,13 +198,20 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         self._next_agent()
 
     def _forced(self) -> frozenset[int]:
-        """The seats that must act in a real-time game after a sweep in which all waited."""
-        table = self.table
-        state = table.match.state
-        sensible = table.game.is_sensible
-        able = [s for s in range(table.seats) if table.legal(s) and table.seat(s).can_act]
-        keen = [s for s in able if any(sensible(state, s, c) for c in table.legal(s))]
+        """The seats that must act in a real-time game after a sweep in which all waited: those
+        with a sensible action in their mask, else every seat with an action."""
+        able = [s for s in range(self.table.seats) if self.table.may_act(s)]
+        keen = [s for s in able if self._has_sensible_action(s)]
         return frozenset(keen or able)
+
+    def _has_sensible_action(self, seat: int) -> bool:
+        """Whether an action ``seat``'s mask offers is sensible (the bots' hint of its command,
+        which reads only what the seat sees)."""
+        table = self.table
+        now = table.seat(seat)
+        state, sensible = table.match.state, table.game.is_sensible
+        commands = (table.catalogue.command_at(i, now.view) for i, on in enumerate(now.mask) if on)
+        return any(c is not None and sensible(state, seat, c) for c in commands)
 
     def _next_agent(self) -> None:
         """Select the next seat of the sweep with something to do; a new sweep when it is
@@ -213,7 +219,7 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         table = self.table
         while self._queue:
             seat = self._queue.pop()
-            if table.legal(seat) and table.seat(seat).can_act:
+            if table.may_act(seat):
                 self._any_option = True
                 self._selected = seat
                 self.agent_selection = self.possible_agents[seat]

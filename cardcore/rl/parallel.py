@@ -228,5 +228,5 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         """Nothing on its way and no seat with anything to do, the game not over."""
         table = self.table
         return all(f is None for f in self._flights) and not any(
-            table.seat(s).can_act for s in range(table.seats)
+            table.may_act(s) for s in range(table.seats)
         )

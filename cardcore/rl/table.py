@@ -35,6 +35,12 @@ STALLED: Final = "stalled"
 while the game was not over (the rules never leave a game so; a guard, not a rule)."""
 
 
+VIEW_MASKED: Final = frozenset({"speed"})
+"""The games whose catalogue offers an action that is not a legal command: Speed's stalemate
+flip, masked from what the seat sees (docs/rl.md#speed-actions). Every other catalogue's mask
+marks legal commands only, so a seat without one has an empty mask without its view being
+computed (tests/rl/test_envs.py holds the catalogues to it)."""
+
 _ONE: Final = b"\x01"
 _ZERO: Final = b"\x00"
 
@@ -92,6 +98,7 @@ class Table:
         """The index of the wait action, the last one."""
         self.none: tuple[bool, ...] = (False,) * self.wait
         """The mask of a seat with no catalogue action."""
+        self.view_masked = self.game.name in VIEW_MASKED
         lows, highs = _bounds(self.layout)
         self.dtype = _int_dtype(lows, highs)
         self.observation_space = spaces.Dict(
@@ -157,6 +164,13 @@ class Table:
         self._legal_at[seat] = match.seq
         return legal
 
+    def may_act(self, seat: int) -> bool:
+        """Whether ``seat``'s mask offers an action now: what decides whether it is asked. The
+        mask's, computed from the view, never the legal commands' alone (in Speed those would
+        tell a seat whether the other hand can play); skipped where it cannot hold anything
+        (no legal command, and a catalogue that masks legal commands only)."""
+        return (self.view_masked or bool(self.legal(seat))) and self.seat(seat).can_act
+
     def seat(self, seat: int) -> SeatNow:
         """``seat``'s view, legal commands and mask now, once per state and only for a seat
         that is asked."""
@@ -166,7 +180,7 @@ class Table:
             return now
         view = self._view(self.match.state, seat)
         legal = self.legal(seat)
-        mask = self._mask(view, legal) if legal else self.none
+        mask = self._mask(view, legal) if legal or self.view_masked else self.none
         now = SeatNow(view, legal, mask, True in mask)
         self._now[seat] = now
         self._at[seat] = seq

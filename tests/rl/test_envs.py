@@ -26,6 +26,7 @@ from cardcore.match import Match
 from cardcore.observe import encode
 from cardcore.registry import get_game
 from cardcore.rl import MASKED, env, parallel_env, rewards_of
+from cardcore.rl.table import VIEW_MASKED
 from cardcore.rng import Rng
 
 GAMES = ("ratscrew", "slapjack", "palace", "spit", "speed")
@@ -288,18 +289,42 @@ def test_after_a_sweep_of_waits_a_real_time_seat_with_a_sensible_command_must_ac
     assert e.infos[agent] == {"rejected": MASKED}, "a wait it was not offered is refused"
 
 
-def test_a_command_the_rules_refuse_loses_the_decision_in_aec(monkeypatch: Any) -> None:
-    """A mask is the catalogue's, computed from the view (Speed's stalemate flip is offered from
-    what the seat sees); should the rules refuse what it offered, the refusal is reported with
-    its code, nothing changes and the sweep goes on. Forced here: a mask that also offers
-    Ratscrew's collect, which nobody is owed."""
-    e = env("ratscrew")
-    e.reset(seed=1)
-    agent = e.agent_selection
-    monkeypatch.setattr(e.table, "_mask", lambda view, legal: (True, True, True))
-    e.table._at = [-1] * 2  # computed again, with the patched mask
-    assert e.observe(agent)["action_mask"].tolist() == [1, 1, 1, 1]
-    seq = e.table.match.seq
-    e.step(2)  # collect
-    assert e.infos[agent] == {"rejected": "NotCollector"}
-    assert e.table.match.seq == seq
+def test_a_command_the_rules_refuse_loses_the_decision_in_aec() -> None:
+    """Speed's stalemate flip is masked from what the seat sees (no play of its own, every hand
+    full), so a seat is asked whether or not the other hand can play (being asked tells it
+    nothing); where the other could, the rules refuse the call (NotStuck): reported, the table
+    unchanged, the sweep going on."""
+    e = env("speed")
+    rng = Rng(6, 6)
+    refused = 0
+    for seed in range(40):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            seq = e.table.match.seq
+            e.step(None if term or trunc else choose(rng, obs["action_mask"]))
+            if e.infos.get(agent, {}).get("rejected") == "NotStuck":
+                refused += 1
+                assert e.table.match.seq == seq
+        if refused >= 3:
+            break
+    assert refused >= 3
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g not in VIEW_MASKED])
+def test_only_the_view_masked_catalogues_offer_an_action_without_a_legal_command(
+    game: str,
+) -> None:
+    """What lets a sweep pass over a seat with no legal command without computing its view
+    (``cardcore.rl.table.VIEW_MASKED``): these catalogues' masks mark legal commands only."""
+    e = env(game, event_limit=SHORT)
+    rng = Rng(9, 9)
+    g, catalogue = get_game(game), e.table.catalogue
+    for seed in range(5):
+        e.reset(seed=seed)
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            for s in range(2):
+                view = g.view(e.table.match.state, s)
+                assert not any(catalogue.mask(view, ())), (game, s)
+            e.step(None if term or trunc else choose(rng, obs["action_mask"]))

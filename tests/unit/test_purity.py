@@ -167,8 +167,9 @@ def test_games_do_not_import_each_other() -> None:
 RL_EXTRA = {"numpy", "gymnasium", "pettingzoo"}
 """The packages of the optional extra ``cardcore[rl]``: only ``cardcore/rl/`` (the PettingZoo
 environments) imports them, so the engine stays dependency-free and ``import cardcore`` never
-needs them (cardcore/rl/ is otherwise held to every check above: it reads no clock and draws
-only from cardcore.rng)."""
+needs them. cardcore/rl/ is otherwise held to every check above: it reads no clock, and its
+draws are cardcore.rng's, but for the seed of an episode reset without one, which gymnasium's
+generator draws (docs/rl.md#seeding)."""
 
 
 def rl_extra_imported(source: str) -> list[str]:
