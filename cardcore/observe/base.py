@@ -141,6 +141,10 @@ def card_counts(cards: Iterable[Card]) -> list[int]:
     return out
 
 
+MASKS_KEPT: Final = 4096
+"""Masks a catalogue keeps once built (:meth:`Catalogue._masked`)."""
+
+
 class Catalogue:
     """A game's fixed discrete actions under one setup: action ``i`` is :meth:`name` ``(i)``;
     :meth:`command_at` builds the command it means for the seat whose view is given (its
@@ -155,6 +159,21 @@ class Catalogue:
         self.game = game
         self._names = tuple(names)
         self._blank = [False] * len(self._names)
+        self._masks: dict[tuple[int, ...], tuple[bool, ...]] = {(): tuple(self._blank)}
+
+    def _masked(self, indices: tuple[int, ...]) -> tuple[bool, ...]:
+        """The mask with exactly ``indices`` True. Masks repeat (a seat's few choices recur), and
+        a long tuple costs microseconds to build: each is built once and kept (up to
+        :data:`MASKS_KEPT` of them; beyond, built every time)."""
+        mask = self._masks.get(indices)
+        if mask is None:
+            out = self._blank.copy()
+            for i in indices:
+                out[i] = True
+            mask = tuple(out)
+            if len(self._masks) < MASKS_KEPT:
+                self._masks[indices] = mask
+        return mask
 
     @property
     def size(self) -> int:
@@ -189,10 +208,6 @@ class Catalogue:
     def mask(self, view: Any, legal: Sequence[object]) -> tuple[bool, ...]:
         """``size`` booleans: True where some command of ``legal`` (the seat's legal commands)
         maps to that action."""
-        out = self._blank.copy()
         index_of = self.index_of
-        for command in legal:
-            i = index_of(command, view)
-            if i is not None:
-                out[i] = True
-        return tuple(out)
+        found = [index_of(command, view) for command in legal]
+        return self._masked(tuple([i for i in found if i is not None]))

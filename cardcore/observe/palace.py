@@ -75,10 +75,11 @@ def layout(setup: Setup[Rules]) -> Layout:
             Field("window_drawn", 1, 0, k, "cards its last draw took"),
             Field("revealed", 1, 0, HIDDEN_CODE - 1, "the face-down card last turned (code)"),
             Field("stock", 1, 0, deck, "cards in the stock"),
-            Field("pile", 1, 0, deck, "cards in the pile"),
             Field("burned", 1, 0, deck, "burned cards"),
             Field("set_aside", 1, 0, deck, "cards of resigned seats, out of the game"),
+            Field("pile", 1, 0, deck, "cards in the pile"),
             Field("top", TOPS, 0, HIDDEN_CODE - 1, "the pile's top cards, top first (codes)"),
+            Field("pile_ranks", RANK_SLOTS, 0, deck, "the pile's cards by rank (joker, A..K)"),
             Field("hand", n, 0, deck, "cards in each hand (observer first)"),
             Field("down", n, 0, k, "face-down cards of each seat"),
             Field("ready", n, 0, 1, "1: that seat is done swapping"),
@@ -86,7 +87,6 @@ def layout(setup: Setup[Rules]) -> Layout:
             Field("resigned", n, 0, 1, "1: that seat resigned"),
             Field("my_hand", CARD_CODES, 0, copies, "the observer's hand (card counts)"),
             Field("up", CARD_CODES * n, 0, copies, "each seat's face-up cards (card counts)"),
-            Field("pile_ranks", RANK_SLOTS, 0, deck, "the pile's cards by rank (joker, A..K)"),
         )
     )
 
@@ -96,7 +96,7 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     hands = view.hands
     table = seats_for(len(hands), seat)
     codes, pick = table.codes, table.pick
-    current, window, pile, finished = view.current, view.window, view.pile, view.finished
+    current, window, finished = view.current, view.window, view.finished
     out = [
         0 if view.phase == "setup" else 1,
         0 if current is None else codes[current],
@@ -105,27 +105,37 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         *((0, 0, 0) if window is None else (codes[window[0]], window[1] + 1, window[2])),
         CODE[view.revealed],
         len(view.stock),
-        len(pile),
         len(view.burned),
         len(view.set_aside),
-        *map(CODE.__getitem__, pile[: -TOPS - 1 : -1]),
-        *(PAD[TOPS - len(pile)] if len(pile) < TOPS else ()),
+        *_pile_fields(view.pile),
         *map(len, pick(hands)),
         *map(len, pick(view.down)),
         *flags(view.ready, table),
         *(_places(finished, table.order) if finished else table.zeros),
         *flags(view.resigned, table),
     ]
-    # The long fields are lists joined with += (a copy in C): unpacking them item by item
-    # costs several times more (timeit, 3.11).
-    out += card_counts(cast(tuple[Card, ...], hands[seat]))  # the observer's: face up to it
+    # The card counts are tuples joined with += (a copy in C; unpacking them item by item costs
+    # several times more), each worked out once per zone's contents (a zone changes seldom).
+    out += _counts(hands[seat])  # the observer's own hand: face up to it
     for up in pick(view.up):
-        out += card_counts(up)
+        out += _counts(up)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _counts(cards: tuple[Card, ...]) -> tuple[int, ...]:
+    """:func:`card_counts` of a zone, kept for the next observation that shows the same."""
+    return tuple(card_counts(cards))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pile_fields(pile: tuple[Card, ...]) -> tuple[int, ...]:
+    """The fields ``pile``, ``top`` and ``pile_ranks`` of a pile (bottom→top)."""
     ranks = [0] * RANK_SLOTS
     for card in pile:
         ranks[card.rank] += 1
-    out += ranks
-    return tuple(out)
+    top = [CODE[c] for c in pile[: -TOPS - 1 : -1]]
+    return (len(pile), *top, *PAD[TOPS - len(top)], *ranks)
 
 
 def _places(finished: tuple[int, ...], order: tuple[int, ...]) -> list[int]:
@@ -263,7 +273,7 @@ class PalaceCatalogue(Catalogue):
         return (*first, *rest)
 
     def mask(self, view: Any, legal: Sequence[object]) -> tuple[bool, ...]:
-        out = self._blank.copy()
+        found: list[int] = []
         form_index, play_at, add_at = self._form_index, self.play_at, self.add_at
         slots: tuple[dict[Card, int], dict[Card, int]] | None = None
         for command in legal:
@@ -274,7 +284,7 @@ class PalaceCatalogue(Catalogue):
                     i = self._form(command.cards)  # type: ignore[attr-defined]
                     if i is None:
                         continue
-                out[(play_at if t is Play else add_at) + i] = True
+                found.append((play_at if t is Play else add_at) + i)
                 continue
             if t is Swap:
                 if slots is None:
@@ -283,8 +293,8 @@ class PalaceCatalogue(Catalogue):
             else:
                 at = self.index_of(command, view)
             if at is not None:
-                out[at] = True
-        return tuple(out)
+                found.append(at)
+        return self._masked(tuple(found))
 
     def _slots(self, view: View) -> tuple[dict[Card, int], dict[Card, int]]:
         """Each card's hand slot and face-up slot, for the seat whose view this is (its first

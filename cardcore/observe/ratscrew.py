@@ -10,9 +10,11 @@ collect (a slap and a collect carry no expectation: ``expect_epoch`` and ``seen_
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ..cards import SeenCard
 from ..engine import Setup
 from ..games.ratscrew import COLLECT, PLAY, SLAP, Collect, Play, Rules, Slap, View
 from .base import CODE, HIDDEN_CODE, NO_CARD, PAD, Catalogue, Field, Layout, flags, seats_for
@@ -49,20 +51,25 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     table = seats_for(len(stacks), seat)
     codes = table.codes
     challenge, current, owed_to = view.challenge, view.current, view.owed_to
-    pile, played = view.pile, view.played_count
     return (
-        *map(len, table.pick(stacks)),
+        *[len(stack) for stack in table.pick(stacks)],
         *flags(view.eliminated, table),
         0 if current is None else codes[current],
         *((0, 0) if challenge is None else (codes[challenge[0]], challenge[1])),
         0 if owed_to is None else codes[owed_to],
         1 if view.slappable else 0,
-        len(pile),
-        played,
-        *map(CODE.__getitem__, pile[: -TOPS - 1 : -1]),
-        *(PAD[TOPS - len(pile)] if len(pile) < TOPS else ()),
-        CODE[pile[-played]] if played else NO_CARD,
+        *_pile_fields(view.pile, view.played_count),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _pile_fields(pile: tuple[SeenCard, ...], played: int) -> tuple[int, ...]:
+    """The fields ``pile``, ``played``, ``top`` and ``bottom`` of a pile (bottom→top) whose last
+    ``played`` cards were played: worked out once per pile, which most steps leave as it was
+    (a slap that misses, a seat that waits)."""
+    top = [CODE[c] for c in pile[: -TOPS - 1 : -1]]
+    bottom = CODE[pile[-played]] if played else NO_CARD
+    return (len(pile), played, *top, *PAD[TOPS - len(top)], bottom)
 
 
 _ACTIONS: Final = {Play: 0, Slap: 1, Collect: 2}

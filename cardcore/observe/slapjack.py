@@ -10,9 +10,11 @@ three) with the seat that played the top one (a false slapper pays that seat und
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ..cards import SeenCard
 from ..engine import Setup
 from ..games.slapjack import PLAY, SLAP, Play, Rules, Slap, View
 from .base import CODE, HIDDEN_CODE, PAD, Catalogue, Field, Layout, flags, seats_for
@@ -45,19 +47,24 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     stacks = view.stacks
     table = seats_for(len(stacks), seat)
     codes = table.codes
-    current, pile, played_by = view.current, view.pile, view.played_by
+    current, played_by = view.current, view.played_by
     return (
-        *map(len, table.pick(stacks)),
+        *[len(stack) for stack in table.pick(stacks)],
         *flags(view.awaiting, table),
         *flags(view.eliminated, table),
         0 if current is None else codes[current],
         1 if view.slappable else 0,
-        len(pile),
-        len(played_by),
-        *map(CODE.__getitem__, pile[: -TOPS - 1 : -1]),
-        *(PAD[TOPS - len(pile)] if len(pile) < TOPS else ()),
+        *_pile_fields(view.pile, len(played_by)),
         codes[played_by[-1]] if played_by else 0,
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _pile_fields(pile: tuple[SeenCard, ...], played: int) -> tuple[int, ...]:
+    """The fields ``pile``, ``played`` and ``top`` of a pile (bottom→top): worked out once per
+    pile, which most steps leave as it was."""
+    top = [CODE[c] for c in pile[: -TOPS - 1 : -1]]
+    return (len(pile), played, *top, *PAD[TOPS - len(top)])
 
 
 class SlapjackCatalogue(Catalogue):

@@ -21,10 +21,11 @@ learns whose call is refused, and all of it the call discloses.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ..cards import HIDDEN
+from ..cards import HIDDEN, SeenCard
 from ..engine import Setup
 from ..games.speed import DRAW, FLIP, Draw, Flip, Play, Rules, View, personal_size
 from .base import CODE, HIDDEN_CODE, NO_CARD, PAD, Catalogue, Field, Layout, seats_for
@@ -81,8 +82,7 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     c0, c1 = view.centre
     return (
         _PHASES[view.phase],
-        *map(CODE.__getitem__, hand),
-        *PAD[HAND_SLOTS - len(hand)],
+        *_hand_slots(hand),
         len(hand),
         len(hands[other]),
         len(draws[seat]),
@@ -100,6 +100,12 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         wins[seat],
         wins[other],
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _hand_slots(hand: tuple[SeenCard, ...]) -> tuple[int, ...]:
+    """The ``hand`` field: worked out once per hand, which most steps leave as it was."""
+    return (*[CODE[c] for c in hand], *PAD[HAND_SLOTS - len(hand)])
 
 
 class SpeedCatalogue(Catalogue):
@@ -142,29 +148,35 @@ class SpeedCatalogue(Catalogue):
         return Play(hand[i], to) if i < len(hand) else None
 
     def mask(self, view: Any, legal: Sequence[object]) -> tuple[bool, ...]:
-        out = self._blank.copy()
-        hand = _own_hand(view)
+        found: list[int] = []
         acts = False  # the seat has a play or a draw of its own
+        hand: tuple[Any, ...] | None = None
         for command in legal:
             t = type(command)
             if t is Play:
                 acts = True
-                i = self._play_index(command, hand)  # type: ignore[arg-type]
-                if i is not None:
-                    out[i] = True
-            elif t is Draw and self.draw_at is not None:
+                if hand is None:
+                    hand = _own_hand(view)
+                card, to = command.card, command.to  # type: ignore[attr-defined]
+                if command.then or card not in hand:  # type: ignore[attr-defined]
+                    continue  # a run (multi_card_play) is no action
+                i = 2 * hand.index(card) + to
+                if i < self.flip_at:
+                    found.append(i)
+            elif t is Draw:
                 acts = True
-                out[self.draw_at] = True
+                if self.draw_at is not None:
+                    found.append(self.draw_at)
             elif t is Flip and view.phase == "READY":
-                out[self.flip_at] = True
-        if not acts and view.phase == "PLAY" and view.winner is None:
-            out[self.flip_at] = self._hands_full(view)
-        return tuple(out)
+                found.append(self.flip_at)  # the start call
+        if not acts and view.phase == "PLAY" and view.winner is None and self._hands_full(view):
+            found.append(self.flip_at)
+        return self._masked(tuple(found))
 
     def _hands_full(self, view: View) -> bool:
         """Each hand is as full as its draw pile allows (sizes: what every seat sees)."""
-        h = self.hand_size
-        return all(not d or len(hand) >= h for hand, d in zip(view.hands, view.draws, strict=True))
+        (h0, h1), (d0, d1), h = view.hands, view.draws, self.hand_size
+        return (not d0 or len(h0) >= h) and (not d1 or len(h1) >= h)
 
 
 def _own_hand(view: View) -> tuple[Any, ...]:

@@ -17,13 +17,14 @@ take spit pile ``j`` (with ``pile_claim="choose"`` only). A play carries no expe
 
 from __future__ import annotations
 
-from operator import sub as _minus
+import functools
+from collections.abc import Sequence
 from typing import Any, Final
 
-from ..cards import HIDDEN
+from ..cards import HIDDEN, SeenCard
 from ..engine import Setup
 from ..games.spit import Flip, Move, Play, Rules, Slap, Spit, Stack, TakePile, View
-from .base import CODE, HIDDEN_CODE, NO_CARD, Catalogue, Field, Layout, seats_for
+from .base import CODE, HIDDEN_CODE, MASKS_KEPT, NO_CARD, Catalogue, Field, Layout, seats_for
 
 _PHASES: Final = {"READY": 0, "PLAY": 1, "SLAP": 2, "CHOOSE": 3, "OVER": 4}
 DECK: Final = 52
@@ -55,18 +56,19 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
     table = seats_for(2, seat)
     codes, other = table.codes, table.order[1]
-    mine, theirs = table.pick(view.layouts)
-    piles = mine + theirs
-    downs = [pile.count(HIDDEN) for pile in piles]
+    mine, theirs = map(_layout_fields, table.pick(view.layouts))
     counts, called, targets = view.spit_counts, view.called, view.call_targets
     s0, s1 = view.spit_piles
     t0, t1 = targets[seat], targets[other]
     chooser, winner, locked = view.chooser, view.winner, view.locked
     return (
         _PHASES[view.phase],
-        *downs,
-        *map(_minus, map(len, piles), downs),
-        *[CODE[pile[-1]] if pile else NO_CARD for pile in piles],
+        *mine[0],
+        *theirs[0],
+        *mine[1],
+        *theirs[1],
+        *mine[2],
+        *theirs[2],
         counts[seat],
         counts[other],
         len(s0),
@@ -82,6 +84,18 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         1 if view.stuck else 0,
         0 if winner is None else codes[winner],
     )
+
+
+Piles = tuple[tuple[SeenCard, ...], ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _layout_fields(layout: Piles) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """One seat's ``down``, ``up`` and ``top`` fields, kept for the next observation that shows
+    the same layout (most actions change one layout of two)."""
+    downs = tuple([pile.count(HIDDEN) for pile in layout])
+    ups = tuple([len(pile) - down for pile, down in zip(layout, downs, strict=True)])
+    return downs, ups, tuple([CODE[pile[-1]] if pile else NO_CARD for pile in layout])
 
 
 class SpitCatalogue(Catalogue):
@@ -101,6 +115,7 @@ class SpitCatalogue(Catalogue):
         if rules.pile_claim == "choose":
             commands += [TakePile(0), TakePile(1)]
         self._commands = tuple(commands)
+        self._known: dict[int, tuple[object, int | None]] = {}
         self._at: dict[type, int] = {}
         for n, command in reversed(list(enumerate(commands))):
             self._at[type(command)] = n  # each kind's first action
@@ -131,6 +146,24 @@ class SpitCatalogue(Catalogue):
 
     def command_at(self, index: int, view: Any) -> object | None:
         return self._commands[self._check(index)]
+
+    def mask(self, view: Any, legal: Sequence[object]) -> tuple[bool, ...]:
+        # A Spit action does not depend on the view, and the rules list the same command
+        # objects again and again (built once, in tables): each one's action is looked up by
+        # its identity, once found.
+        known, found = self._known, []
+        for command in legal:
+            hit = known.get(id(command))
+            i = hit[1] if hit is not None else self._learn(command)
+            if i is not None:
+                found.append(i)
+        return self._masked(tuple(found))
+
+    def _learn(self, command: object) -> int | None:
+        i = self.index_of(command, None)
+        if len(self._known) < MASKS_KEPT:  # held, so its id stays its own
+            self._known[id(command)] = (command, i)
+        return i
 
 
 def _name(command: object) -> str:
