@@ -116,7 +116,10 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     ]
     # The card counts are tuples joined with += (a copy in C; unpacking them item by item costs
     # several times more), each worked out once per zone's contents (a zone changes seldom).
-    out += _counts(hands[seat])  # the observer's own hand: face up to it
+    mine = hands[seat]
+    if mine and mine[0] is HIDDEN:
+        raise ValueError(f"not seat {seat}'s view: its hand is face down in it")
+    out += _counts(cast(tuple[Card, ...], mine))
     for up in pick(view.up):
         out += _counts(up)
     return tuple(out)

@@ -79,6 +79,8 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         view.wins,
     )
     hand = hands[seat]
+    if hand and hand[0] is HIDDEN:
+        raise ValueError(f"not seat {seat}'s view: its hand is face down in it")
     c0, c1 = view.centre
     return (
         _PHASES[view.phase],

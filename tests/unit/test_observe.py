@@ -286,6 +286,13 @@ def test_bad_arguments_are_refused_clearly() -> None:
         encode(state, 0)
     with pytest.raises(InvalidSetup, match="not ratscrew rules"):
         layout("ers", get_game("speed").make_setup(2, 0))
+    for name in ("palace", "speed"):  # a view shows its own seat's hand: another seat's is not
+        other = get_game(name)
+        dealt = other.initial_state(other.make_setup(2, 0))
+        for event in other.deal(dealt.setup):
+            dealt = other.evolve(dealt, event)
+        with pytest.raises(ValueError, match="not seat 1's view"):
+            encode(other.view(dealt, 0), 1)
     cat = catalogue("ratscrew", setup)
     assert [cat.name(i) for i in range(cat.size)] == ["play", "slap", "collect"]
     with pytest.raises(ValueError, match="no action 3"):
