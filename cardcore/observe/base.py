@@ -17,7 +17,8 @@ field lists the observer first, then the others in seat order from it (``seat + 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence, Sized
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final, NamedTuple
@@ -122,11 +123,25 @@ def seats_for(seats: int, seat: int) -> Seats:
     return _SEATS[seats][seat]
 
 
-def flags(members: Collection[int], table: Seats) -> tuple[int, ...]:
+def flags(members: tuple[int, ...], table: Seats) -> tuple[int, ...]:
     """A per-seat flag field: 1 for each seat of ``members``, in the observer's order."""
     if not members:
         return table.zeros
-    return tuple([1 if s in members else 0 for s in table.order])
+    return _flags(members, table.order)
+
+
+@functools.lru_cache(maxsize=4096)
+def _flags(members: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple([1 if s in members else 0 for s in order])
+
+
+def lengths(zones: Sequence[Sized], order: tuple[int, ...]) -> tuple[int, ...] | list[int]:
+    """A per-seat size field: the size of each seat's zone, in the observer's ``order`` (two
+    seats, the common case, without a comprehension: a third of the time)."""
+    if len(order) == 2:
+        a, b = order
+        return len(zones[a]), len(zones[b])
+    return [len(zones[s]) for s in order]
 
 
 PAD: Final = tuple((NO_CARD,) * k for k in range(16))

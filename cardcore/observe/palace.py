@@ -47,6 +47,7 @@ from .base import (
     Layout,
     card_counts,
     flags,
+    lengths,
     seats_for,
 )
 
@@ -95,9 +96,12 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     """Seat ``seat``'s observation from its ``view`` (:func:`layout`'s fields)."""
     hands = view.hands
     table = seats_for(len(hands), seat)
-    codes, pick = table.codes, table.pick
+    codes, order = table.codes, table.order
     current, window, finished = view.current, view.window, view.finished
-    out = [
+    mine = hands[seat]
+    if mine and mine[0] is HIDDEN:
+        raise ValueError(f"not seat {seat}'s view: its hand is face down in it")
+    return (
         0 if view.phase == "setup" else 1,
         0 if current is None else codes[current],
         1 if view.follow_up else 0,
@@ -108,27 +112,31 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
         len(view.burned),
         len(view.set_aside),
         *_pile_fields(view.pile),
-        *map(len, pick(hands)),
-        *map(len, pick(view.down)),
+        *lengths(hands, order),
+        *lengths(view.down, order),
         *flags(view.ready, table),
-        *(_places(finished, table.order) if finished else table.zeros),
+        *(_places(finished, order) if finished else table.zeros),
         *flags(view.resigned, table),
-    ]
-    # The card counts are tuples joined with += (a copy in C; unpacking them item by item costs
-    # several times more), each worked out once per zone's contents (a zone changes seldom).
-    mine = hands[seat]
-    if mine and mine[0] is HIDDEN:
-        raise ValueError(f"not seat {seat}'s view: its hand is face down in it")
-    out += _counts(cast(tuple[Card, ...], mine))
-    for up in pick(view.up):
-        out += _counts(up)
-    return tuple(out)
+    ) + _card_counts(mine, view.up, order)
 
 
 @functools.lru_cache(maxsize=4096)
-def _counts(cards: tuple[Card, ...]) -> tuple[int, ...]:
-    """:func:`card_counts` of a zone, kept for the next observation that shows the same."""
-    return tuple(card_counts(cards))
+def _card_counts(
+    mine: tuple[Card, ...], up: tuple[tuple[Card, ...], ...], order: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The fields ``my_hand`` and ``up``, worked out once per hand and face-up cards (they
+    change seldom; most steps change neither) and joined in one copy (unpacking their 159
+    items into the observation would cost twice as much)."""
+    return tuple(card_counts(mine)) + _up_counts(up, order)
+
+
+@functools.lru_cache(maxsize=4096)
+def _up_counts(up: tuple[tuple[Card, ...], ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """The ``up`` field: every seat's face-up cards, which change seldom (a play from them)."""
+    out: list[int] = []
+    for s in order:
+        out += card_counts(up[s])
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=4096)

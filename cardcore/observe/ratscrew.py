@@ -17,7 +17,18 @@ from typing import Any, Final
 from ..cards import SeenCard
 from ..engine import Setup
 from ..games.ratscrew import COLLECT, PLAY, SLAP, Collect, Play, Rules, Slap, View
-from .base import CODE, HIDDEN_CODE, NO_CARD, PAD, Catalogue, Field, Layout, flags, seats_for
+from .base import (
+    CODE,
+    HIDDEN_CODE,
+    NO_CARD,
+    PAD,
+    Catalogue,
+    Field,
+    Layout,
+    flags,
+    lengths,
+    seats_for,
+)
 
 TOPS: Final = 4
 """Top cards shown: the longest slap pattern, four in a row, spans four."""
@@ -52,7 +63,7 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     codes = table.codes
     challenge, current, owed_to = view.challenge, view.current, view.owed_to
     return (
-        *[len(stack) for stack in table.pick(stacks)],
+        *lengths(stacks, table.order),
         *flags(view.eliminated, table),
         0 if current is None else codes[current],
         *((0, 0) if challenge is None else (codes[challenge[0]], challenge[1])),

@@ -17,7 +17,7 @@ from typing import Any, Final
 from ..cards import SeenCard
 from ..engine import Setup
 from ..games.slapjack import PLAY, SLAP, Play, Rules, Slap, View
-from .base import CODE, HIDDEN_CODE, PAD, Catalogue, Field, Layout, flags, seats_for
+from .base import CODE, HIDDEN_CODE, PAD, Catalogue, Field, Layout, flags, lengths, seats_for
 
 TOPS: Final = 3
 """Top cards shown: a sandwich spans three."""
@@ -49,7 +49,7 @@ def encode(view: View, seat: int) -> tuple[int, ...]:
     codes = table.codes
     current, played_by = view.current, view.played_by
     return (
-        *[len(stack) for stack in table.pick(stacks)],
+        *lengths(stacks, table.order),
         *flags(view.awaiting, table),
         *flags(view.eliminated, table),
         0 if current is None else codes[current],
