@@ -41,6 +41,7 @@ flip, masked from what the seat sees (docs/rl.md#speed-actions). Every other cat
 marks legal commands only, so a seat without one has an empty mask without its view being
 computed (tests/rl/test_envs.py holds the catalogues to it)."""
 
+_new: Final = tuple.__new__
 _ONE: Final = b"\x01"
 _ZERO: Final = b"\x00"
 
@@ -181,7 +182,7 @@ class Table:
         view = self._view(self.match.state, seat)
         legal = self.legal(seat)
         mask = self._mask(view, legal) if legal or self.view_masked else self.none
-        now = SeatNow(view, legal, mask, True in mask)
+        now = _new(SeatNow, (view, legal, mask, True in mask))  # no NamedTuple __new__ frame
         self._now[seat] = now
         self._at[seat] = seq
         return now
