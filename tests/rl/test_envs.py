@@ -328,3 +328,29 @@ def test_only_the_view_masked_catalogues_offer_an_action_without_a_legal_command
                 view = g.view(e.table.match.state, s)
                 assert not any(catalogue.mask(view, ())), (game, s)
             e.step(None if term or trunc else choose(rng, obs["action_mask"]))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_agent_is_shown_the_same_whatever_the_cards_it_cannot_see(game: str) -> None:
+    """At every decision of a random episode, the asked agent's observation and mask are the
+    same when the cards its seat cannot see are reshuffled (``Game.shuffle_hidden``): the
+    environment adds nothing of the state to what ``cardcore.observe`` shows."""
+    e = env(game, event_limit=SHORT)
+    g, table, rng = get_game(game), e.table, Rng(4, 4)
+    e.reset(seed=2)
+    for n, agent in enumerate(e.agent_iter(400)):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        seat, real = int(agent.rsplit("_", 1)[1]), table.match.state
+        table.match.state = g.shuffle_hidden(real, seat, Rng(n, 1))
+        table._at = [-1] * table.seats  # computed again from the reshuffled state
+        table._legal_at = [-1] * table.seats
+        again = e.observe(agent)
+        table.match.state = real
+        table._at = [-1] * table.seats
+        table._legal_at = [-1] * table.seats
+        assert (again["observation"] == obs["observation"]).all(), (game, n)
+        assert (again["action_mask"] == obs["action_mask"]).all(), (game, n)
+        e.step(choose(rng, obs["action_mask"]))
