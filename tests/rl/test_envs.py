@@ -354,3 +354,18 @@ def test_an_agent_is_shown_the_same_whatever_the_cards_it_cannot_see(game: str) 
         assert (again["observation"] == obs["observation"]).all(), (game, n)
         assert (again["action_mask"] == obs["action_mask"]).all(), (game, n)
         e.step(choose(rng, obs["action_mask"]))
+
+
+def test_a_setup_the_environment_cannot_offer_is_refused_naming_the_field() -> None:
+    from cardcore.errors import InvalidSetup
+
+    with pytest.raises(InvalidSetup) as seats:
+        env("speed", seats=3)
+    assert seats.value.field == "seats"
+    with pytest.raises(InvalidSetup) as decks:
+        env("palace", rules={"num_decks": 3})  # beyond the catalogue's plays
+    assert decks.value.field == "rules.num_decks"
+    with pytest.raises(ValueError, match="reaction model"):
+        parallel_env("speed", reaction="quick")
+    with pytest.raises(ValueError, match="render_mode"):
+        env("speed", render_mode="human")
