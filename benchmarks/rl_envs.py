@@ -37,13 +37,13 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from builds import rate  # beside this script: the same timing loop as the engine's figures
 
 Variant = Callable[[], int]
 """Plays one episode; returns its steps."""
@@ -127,16 +127,6 @@ def parallel(game: str) -> Variant:
         return n
 
     return play
-
-
-def rate(fn: Variant, seconds: float) -> float:
-    steps = 0
-    t0 = time.perf_counter()
-    while True:
-        steps += fn()
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds:
-            return steps / elapsed
 
 
 def variants(games: list[str], with_parallel: bool) -> dict[str, Variant]:
