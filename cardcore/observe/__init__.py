@@ -53,6 +53,7 @@ __all__ = [
     "catalogue",
     "code_of",
     "encode",
+    "encoder",
     "layout",
 ]
 
@@ -82,6 +83,13 @@ def encode(view: object, seat: int) -> tuple[int, ...]:
     if encoder is None:
         raise TypeError(f"not the view of a cardcore game: {type(view).__name__}")
     return encoder(view, seat)
+
+
+def encoder(game: str) -> Callable[[Any, int], tuple[int, ...]]:
+    """:func:`encode` of ``game``'s views only (a name or alias): the same function without the
+    dispatch on the view's type, for a caller that encodes one game's views many times (the
+    environments of :mod:`cardcore.rl`). Raises ``ValueError`` for an unknown game."""
+    return _MODULES[get_game(game).name].encode  # type: ignore[no-any-return]
 
 
 def _module(game: str, setup: Setup[Any]) -> Any:

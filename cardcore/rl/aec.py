@@ -113,9 +113,20 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         """``agent``'s observation: its seat's encoded view and its action mask (its catalogue
         actions and wait, as the module docstring says; wait alone unless it is being asked)."""
         seat = self._seat_of[agent]
-        table = self.table
         asked = not self._over and seat == self._selected
-        return table.observation(seat, seat not in self._must, asked)
+        return self.table.observation(seat, seat not in self._must, asked)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the selected agent's observation (None with ``observe``
+        False), cumulative reward, termination, truncation and info (its own frame less)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         """The selected agent's action: a catalogue index or ``wait`` (the last index). An index
@@ -132,13 +143,13 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         self._cumulative_rewards[agent] = 0.0
         if self.infos[agent]:
             self.infos[agent] = {}
-        now = table.seat(seat)
         if index == table.wait:
             if seat in self._must:
                 self._lose(agent, MASKED)
             else:
                 self._next_agent()
             return
+        now = table.seat(seat)
         command = table.catalogue.command_at(index, now.view) if now.mask[index] else None
         if command is None:
             self._lose(agent, MASKED)

@@ -369,3 +369,55 @@ def test_a_setup_the_environment_cannot_offer_is_refused_naming_the_field() -> N
         parallel_env("speed", reaction="quick")
     with pytest.raises(ValueError, match="render_mode"):
         env("speed", render_mode="human")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_what_the_table_computes_once_is_what_the_game_and_the_catalogue_say(game: str) -> None:
+    """The table's shortcuts change nothing: its view of each seat (the game's view past the
+    viewer's check) equals ``game.view``; its mask is the catalogue's; each observation it
+    hands out is a fresh, writable array (the encoding kept per seat and state is copied), so
+    an agent that changes one changes nothing it is shown next."""
+    e = env(game, event_limit=SHORT)
+    g, table, rng = get_game(game), e.table, Rng(6, 6)
+    assert table._view is not g.view  # past the check (kit.viewed's wrapper)
+    e.reset(seed=5)
+    for agent in e.agent_iter(300):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        for s in range(table.seats):
+            now = table.seat(s)
+            assert now.view == g.view(table.match.state, s), (game, s)
+            legal = tuple(g.legal_commands(table.match.state, s))
+            assert now.mask == table.catalogue.mask(now.view, legal), (game, s)
+        assert obs["observation"].flags.writeable and obs["action_mask"].flags.writeable
+        again = e.observe(agent)
+        obs["observation"][:] = 0
+        obs["action_mask"][:] = 0
+        assert (e.observe(agent)["observation"] == again["observation"]).all(), game
+        assert (e.observe(agent)["action_mask"] == again["action_mask"]).all(), game
+        e.step(choose(rng, again["action_mask"]))
+
+
+def test_a_speed_play_action_means_the_play_of_that_slot_whoever_built_it_before() -> None:
+    """Speed's catalogue keeps each play it builds (plays are values): the command of an action
+    is the play of the card in that slot now, equal to one built afresh, however the hand moved."""
+    from cardcore.games.speed import Play
+
+    e = env("speed")
+    table, rng = e.table, Rng(8, 8)
+    for seed in range(6):
+        e.reset(seed=seed)
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            now = table.seat(e._selected)
+            for i in range(table.catalogue.flip_at):  # type: ignore[attr-defined]
+                slot, to = divmod(i, 2)
+                hand = now.view.hands[e._selected]
+                want = Play(hand[slot], to) if slot < len(hand) else None
+                assert table.catalogue.command_at(i, now.view) == want
+            e.step(choose(rng, obs["action_mask"]))
