@@ -130,12 +130,17 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         arrival order, and time moves on by ``tick_ms`` (the module docstring)."""
         live = list(self.agents)
         infos: dict[str, dict[str, Any]] = {a: {} for a in live}
-        self._send(actions, infos)
+        table, wait = self.table, self.table.wait
+        # Most ticks every agent waits and nothing is on its way: no sending, no landing.
+        if any(type(a) is not int or a != wait for a in actions.values()):
+            self._send(actions, infos)
         self._now += self.tick_ms
         self._ticks += 1
-        self._land(infos)
+        flights = self._flights
+        if flights.count(None) != len(flights):
+            self._land(infos)
         observations = self._observations()
-        outcome = self.table.match.outcome
+        outcome = table.match.outcome
         rewards = dict.fromkeys(live, 0.0)
         ended = outcome is not None
         cut = ended and truncated(outcome)  # type: ignore[arg-type]
@@ -144,12 +149,13 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
             for agent in live:
                 infos[agent][STALLED] = True
         if ended:
-            for agent, r in zip(live, rewards_of(outcome, self.table.seats), strict=True):
+            for agent, r in zip(live, rewards_of(outcome, table.seats), strict=True):
                 rewards[agent] = r
             self.agents = []
-        for s, agent in enumerate(live):
-            if self._flights[s] is not None:
-                infos[agent]["in_flight"] = True
+        if flights.count(None) != len(flights):
+            for s, agent in enumerate(live):
+                if flights[s] is not None:
+                    infos[agent]["in_flight"] = True
         terminations = dict.fromkeys(live, ended and not cut)
         truncations = dict.fromkeys(live, cut)
         return observations, rewards, terminations, truncations, infos
@@ -213,7 +219,9 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
     def _land(self, infos: dict[str, dict[str, Any]]) -> None:
         """Hand the referee, in arrival order, every action that has arrived by now."""
         match = self.table.match
-        due = sorted(f for f in self._flights if f is not None and f[0] < self._now)
+        now = self._now
+        due = [f for f in self._flights if f is not None and f[0] < now]
+        due.sort()
         for arrives, _, seat, command in due:
             self._flights[seat] = None
             if match.outcome is not None:
@@ -226,7 +234,6 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
 
     def _stalled(self) -> bool:
         """Nothing on its way and no seat with anything to do, the game not over."""
-        table = self.table
-        return all(f is None for f in self._flights) and not any(
-            table.may_act(s) for s in range(table.seats)
-        )
+        if self._flights.count(None) != len(self._flights):
+            return False
+        return not any(map(self.table.may_act, range(self.table.seats)))

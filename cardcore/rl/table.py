@@ -84,6 +84,41 @@ class SeatNow(NamedTuple):
     """Any catalogue action allowed."""
 
 
+_Shown = list[Any]
+"""One seat's observation in one state (:meth:`Table.observation`), a list for speed:
+``[now, encoded, mask, observation, mask with wait, mask without]``: the seat's SeatNow (held,
+so that an ``is`` test cannot match another object), its encoding and mask bytes (made once per
+seat and state), and for each array None until handed out, then False until asked again, then
+the array kept, never handed out: an agent asked again (waiting, a Parallel tick that changed
+nothing) gets copies of it (a copy costs half a build)."""
+
+
+def _build(data: bytes | tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+    """A new array of ``data``: from bytes (a C copy, where ``np.array`` converts element by
+    element: 5 to 30 us a step on Palace's 404 actions), else from the ints."""
+    if type(data) is bytes:
+        return np.frombuffer(bytearray(data), dtype)
+    return np.array(data, dtype=dtype)
+
+
+def _again(shown: _Shown, kind: int, dtype: np.dtype[Any]) -> Any:
+    """Array ``kind`` of ``shown`` (3 the observation, 4 the mask with wait, 5 without), asked
+    once more: a copy of the one kept (built and kept the second time)."""
+    kept = shown[kind]
+    if kept is None:  # not handed out yet in this state
+        shown[kind] = False
+        return _build(_data(shown, kind), dtype)
+    if kept is False:
+        kept = shown[kind] = _build(_data(shown, kind), dtype)
+    return kept.copy()
+
+
+def _data(shown: _Shown, kind: int) -> bytes | tuple[int, ...]:
+    if kind == 3:
+        return shown[1]  # type: ignore[no-any-return]
+    return shown[2] + (_ONE if kind == 4 else _ZERO)  # type: ignore[no-any-return]
+
+
 def _int_dtype(lows: tuple[int, ...], highs: tuple[int, ...]) -> type[np.integer[Any]]:
     """The narrowest of uint8, int16, int32 and int64 that holds every value of the layout
     (uint8 where it can: an observation is then made from its bytes, the cheapest way)."""
@@ -122,8 +157,11 @@ class Table:
         self.none: tuple[bool, ...] = (False,) * self.wait
         """The mask of a seat with no catalogue action."""
         self.view_masked = self.game.name in VIEW_MASKED
+        self._idle_mask = np.frombuffer(bytes(self.none) + _ONE, _INT8)
+        """The mask of a seat that is not asked, the wait bit alone (read-only: copied)."""
         lows, highs = _bounds(self.layout)
         self.dtype = _int_dtype(lows, highs)
+        self._obs_dtype = np.dtype(self.dtype)
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -144,11 +182,8 @@ class Table:
         self._legal_at: list[int] = [-1] * seats
         self._now: list[SeatNow | None] = [None] * seats
         self._at: list[int] = [-1] * seats
-        # Each seat's observation and mask as bytes, and the SeatNow they were made from (held
-        # here, so an `is` test cannot match another object): encoded once per seat and state.
-        self._shown: list[tuple[SeatNow | None, Any, bytes]] = [(None, b"", b"")] * seats
-        self._idle_mask = bytes(self.none) + _ONE
-        """The mask of a seat that is not asked: the wait bit alone."""
+        self._shown: list[_Shown | None] = [None] * seats
+        """Each seat's observation as handed out, for the state of its SeatNow."""
         self._legal_of = trusted(self.game.legal_commands)  # the seats are ours: checked
         self._view = _trusting(self.game.view)  # the seats are ours
         self._mask = self.catalogue.mask
@@ -217,22 +252,26 @@ class Table:
 
     def observation(self, seat: int, wait: bool, asked: bool = True) -> dict[str, Any]:
         """The observation of ``seat``: its encoded view, and its mask with the wait bit
-        ``wait`` when it is ``asked`` (else the wait bit alone: nothing else to do now)."""
+        ``wait`` when it is ``asked`` (else the wait bit alone: nothing else to do now). Each
+        array is new, the agent's to keep or change (:data:`_Shown`)."""
         now = self.seat(seat)
-        made, encoded, mask = self._shown[seat]
-        if made is not now:
-            encoded = self._encoded(now, seat)
-            mask = bytes(now.mask)
-            self._shown[seat] = (now, encoded, mask)
-        # Arrays from bytes (every mask, most layouts): a C copy, where np.array converts
-        # element by element (5 to 30 us a step on Palace's 404 actions); each a new array,
-        # the agent's to keep or change.
-        if self.dtype is np.uint8:
-            observation = np.frombuffer(bytearray(encoded), _UINT8)
-        else:
-            observation = np.array(encoded, dtype=self.dtype)
-        shown = (mask + (_ONE if wait else _ZERO)) if asked else self._idle_mask
-        return {"observation": observation, "action_mask": np.frombuffer(bytearray(shown), _INT8)}
+        shown = self._shown[seat]
+        kind = 4 if wait else 5
+        if shown is None or shown[0] is not now:  # the first time in this state: built
+            encoded, mask = self._encoded(now, seat), bytes(now.mask)
+            shown = self._shown[seat] = [now, encoded, mask, False, None, None]
+            observation = _build(encoded, self._obs_dtype)
+            if not asked:
+                return {"observation": observation, "action_mask": self._idle_mask.copy()}
+            shown[kind] = False
+            return {
+                "observation": observation,
+                "action_mask": _build(mask + (_ONE if wait else _ZERO), _INT8),
+            }
+        return {
+            "observation": _again(shown, 3, self._obs_dtype),
+            "action_mask": _again(shown, kind, _INT8) if asked else self._idle_mask.copy(),
+        }
 
     def _encoded(self, now: SeatNow, seat: int) -> bytes | tuple[int, ...]:
         """``seat``'s encoded view: as bytes where the layout fits uint8, else its ints."""

@@ -421,3 +421,21 @@ def test_a_speed_play_action_means_the_play_of_that_slot_whoever_built_it_before
                 want = Play(hand[slot], to) if slot < len(hand) else None
                 assert table.catalogue.command_at(i, now.view) == want
             e.step(choose(rng, obs["action_mask"]))
+
+
+def test_a_parallel_tick_of_waits_checks_each_action_as_any_other_tick_does() -> None:
+    """The tick where every agent waits skips sending: a wait given as anything but an int index
+    is still refused (the same ValueError), and arrays handed out on unchanged ticks are fresh."""
+    e = parallel_env("speed")
+    obs, _ = e.reset(seed=1)
+    wait = e.table.wait
+    with pytest.raises(ValueError, match="integer index"):
+        e.step({"player_0": float(wait), "player_1": wait})
+    first, *_ = e.step(dict.fromkeys(e.agents, wait))
+    first["player_0"]["observation"][:] = 0
+    first["player_0"]["action_mask"][:] = 0
+    for _ in range(3):
+        again, *_ = e.step(dict.fromkeys(e.agents, np.int64(wait)))
+        assert (again["player_0"]["observation"] == obs["player_0"]["observation"]).all()
+        assert (again["player_0"]["action_mask"] == obs["player_0"]["action_mask"]).all()
+        again["player_0"]["observation"][:] = 0
