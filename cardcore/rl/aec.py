@@ -71,6 +71,12 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         self._orders = [
             tuple(reversed([(start + i) % seats for i in range(seats)])) for start in range(seats)
         ]
+        self._waited_orders: dict[
+            tuple[int, tuple[int, ...]], tuple[tuple[int, ...], frozenset[int]]
+        ]
+        self._waited_orders = {}
+        """A turn-based sweep's order and the seats that must act, by start seat and the seats
+        the game waits for (``to_act``)."""
         self._queue: list[int] = []
         self._must: frozenset[int] = frozenset()
         self._sweeps = 0
@@ -194,12 +200,20 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
     def _new_sweep(self, *, idle: bool) -> None:
         """Start the next sweep (the module docstring); ``idle``: the last one ended with
         nobody acting."""
-        order = self._orders[self._sweeps % self.table.seats]
+        start = self._sweeps % self.table.seats
+        order = self._orders[start]
         self._sweeps += 1
         if self._to_act is not None:
-            waited = frozenset(self._to_act(self.table.match.state))
-            order = (*(s for s in order if s in waited), *(s for s in order if s not in waited))
-            self._must = waited
+            waited = tuple(self._to_act(self.table.match.state))
+            key = (start, waited)
+            kept = self._waited_orders.get(key)
+            if kept is None:  # a few per game (seats x who is waited for): worked out once
+                must = frozenset(waited)
+                kept = self._waited_orders[key] = (
+                    (*(s for s in order if s in must), *(s for s in order if s not in must)),
+                    must,
+                )
+            order, self._must = kept
         elif idle:
             self._must = self._forced()
         else:
