@@ -242,9 +242,10 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         """Select the next seat of the sweep with something to do; a new sweep when it is
         over, and a stall (the episode truncated) when no seat had anything to do."""
         table = self.table
-        while self._queue:
-            seat = self._queue.pop()
-            if table.may_act(seat):
+        queue, view_masked = self._queue, table.view_masked
+        while queue:
+            seat = queue.pop()
+            if (view_masked or table.legal(seat)) and table.seat(seat).can_act:  # may_act
                 self._any_option = True
                 self._selected = seat
                 self.agent_selection = self.possible_agents[seat]

@@ -439,3 +439,20 @@ def test_a_parallel_tick_of_waits_checks_each_action_as_any_other_tick_does() ->
         assert (again["player_0"]["observation"] == obs["player_0"]["observation"]).all()
         assert (again["player_0"]["action_mask"] == obs["player_0"]["action_mask"]).all()
         again["player_0"]["observation"][:] = 0
+
+
+def test_a_layout_wider_than_a_byte_is_observed_as_its_ints_every_time() -> None:
+    """No layout needs more than uint8 today; the path for one that does (np.array of the
+    encoding) gives the encoding itself, the first time and when asked again (copies)."""
+    e = env("speed")
+    e.reset(seed=4)
+    table = e.table
+    table._uint8, table._obs_dtype = False, np.dtype(np.int16)
+    table._shown = [None] * table.seats
+    agent = e.agent_selection
+    seat = int(agent.rsplit("_", 1)[1])
+    want = encode(get_game("speed").view(table.match.state, seat), seat)
+    for _ in range(3):
+        obs = e.observe(agent)["observation"]
+        assert obs.dtype == np.int16 and tuple(obs) == want
+        obs[:] = -1
