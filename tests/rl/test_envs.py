@@ -456,3 +456,20 @@ def test_a_layout_wider_than_a_byte_is_observed_as_its_ints_every_time() -> None
         obs = e.observe(agent)["observation"]
         assert obs.dtype == np.int16 and tuple(obs) == want
         obs[:] = -1
+
+
+def test_the_generator_of_unseeded_resets_is_gymnasiums_seeded_by_the_last_seed() -> None:
+    """The generator is made only when needed (an unseeded reset, ``np_random`` read), and is
+    then the one ``reset(seed=s)`` always made: gymnasium's ``seeding.np_random(s)``."""
+    from gymnasium.utils import seeding
+
+    e = env("ratscrew")
+    assert e.np_random is None
+    e.reset(seed=11)
+    e.reset(seed=12)
+    want = seeding.np_random(12)[0]
+    assert e.np_random.bit_generator.state == want.bit_generator.state
+    e.reset()
+    assert e.table.match.setup.seed == int(want.integers(0, 2**63, dtype=np.int64))
+    e.reset()
+    assert e.table.match.setup.seed == int(want.integers(0, 2**63, dtype=np.int64))
