@@ -30,10 +30,12 @@ stops the game:
 * the decision is lost: the seat does nothing on it (a pass);
 * a ``crash`` forfeits the seat at once (``Resign(by="timer")``, the host's forfeit of
   docs/games/common.md#leaving-a-game) and its bot is never asked again;
-* in a turn-based game (``game.to_act``) a lost decision of a seat the game waits for forfeits
-  it the same way (as the service's turn timer would);
-* in a real-time game, when no seat proposes anything and some seats' last decision was lost,
-  those seats are forfeited rather than the game stalling.
+* a seat that loses :data:`LOST_IN_A_ROW` decisions in a row while the game waits for it is
+  forfeited the same way (as the service's turn or idle timer would): in a turn-based game
+  (``game.to_act``) the seat the game waits for, asked again until then; in a real-time game,
+  when no seat proposes anything and some seats' last decision was lost, those seats, asked
+  again until then. One hiccup costs a decision, never the game; a bot that keeps failing
+  cannot stall it.
 
 Every fault is recorded in :attr:`RefereeResult.faults`. Pure and seeded: the same match, bots,
 model and seed give the same game (a bot in another process is deterministic too, except where
@@ -63,6 +65,8 @@ FaultKind = Literal["crash", "timeout", "garbage", "illegal"]
 FAULT_KINDS: Final[tuple[FaultKind, ...]] = ("crash", "timeout", "garbage", "illegal")
 MAX_DETAIL: Final = 200
 """The longest detail a fault keeps (characters): a bot's error text is bounded."""
+LOST_IN_A_ROW: Final = 3
+"""Lost decisions in a row, while the game waits for the seat, after which it is forfeited."""
 REACTION_STREAM: Final = 3_000_000
 """Seat ``s``'s reaction times are drawn from ``Rng(seed, REACTION_STREAM + s)``."""
 
@@ -135,7 +139,7 @@ class _Seat:
         self.uses_view = bool(getattr(bot, "uses_view", True))
         self.uses_hints = bool(getattr(bot, "uses_hints", True))
         self.rng = Rng(seed, REACTION_STREAM + bot.seat)
-        self.lost = False  # its last decision was lost
+        self.lost = 0  # its last decisions lost in a row
         self.out = False  # forfeited, or crashed: never asked again
 
 
@@ -168,15 +172,22 @@ class _Referee:
             if self._apply_first(sorted(candidates, key=lambda c: c[:2])):
                 self.now = match.last_at_ms
                 continue
-            lost = [s for s in self.seats if s.lost and not s.out]
-            if not lost or self.game.to_act is not None:
-                # nobody acts, and no lost decision is to blame (in a turn-based game the seat
-                # waited for would have been forfeited already: it passed of its own accord)
-                return self._result(True)
-            for s in lost:  # nobody will act, and these seats lost their say: forfeit them
-                if match.outcome is None:
-                    self._forfeit(s, stall=True)
+            if not self._to_blame():
+                return self._result(True)  # nobody acts, and no lost decision is to blame
         return self._result(False)
+
+    def _to_blame(self) -> bool:
+        """Nobody will act: whether a seat that lost its last decisions is to blame. Such a seat
+        is asked again (the loop goes on) until it has lost :data:`LOST_IN_A_ROW` in a row; then
+        a real-time game forfeits it here (a turn-based one has in :meth:`_lost`)."""
+        lost = [s for s in self.seats if s.lost and not s.out]
+        if self.game.to_act is not None:  # only the seat the game waits for can hold it up
+            waited = self.game.to_act(self.match.state)
+            return any(s.seat in waited for s in lost)
+        for s in lost:
+            if s.lost >= LOST_IN_A_ROW and self.match.outcome is None:
+                self._forfeit(s, stall=True)
+        return bool(lost)
 
     def _result(self, stalled: bool) -> RefereeResult:
         return RefereeResult(
@@ -205,7 +216,7 @@ class _Referee:
                 if self._lost(s, fault):
                     return None
                 continue
-            s.lost = False
+            s.lost = 0
             if proposal is not None:
                 delay = reaction_delay(self.model, proposal[0], drawn)
                 out.append((now + delay, s.seat, proposal[1]))
@@ -229,9 +240,9 @@ class _Referee:
     def _lost(self, s: _Seat, fault: BotFault) -> bool:
         """Record ``fault`` of seat ``s`` (its decision is lost); forfeit the seat when the
         rules of the module docstring say so. True when it was forfeited."""
-        s.lost = True
+        s.lost += 1
         waited_for = self.game.to_act is not None and s.seat in self.game.to_act(self.match.state)
-        forfeit = fault.kind == "crash" or waited_for
+        forfeit = fault.kind == "crash" or (waited_for and s.lost >= LOST_IN_A_ROW)
         seq = self.match.seq
         done = forfeit and self._forfeit(s)  # a crashed seat is out even if refused
         self.faults.append(

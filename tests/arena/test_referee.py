@@ -16,6 +16,7 @@ from cardcore.kit import RESIGN_BY_TIMER
 from cardcore.log import loads, verify
 from cardcore.match import Match
 from cardcore.referee import (
+    LOST_IN_A_ROW,
     MAX_DETAIL,
     REACTION_STREAM,
     BotFault,
@@ -168,9 +169,9 @@ def test_illegal_and_garbage_proposals_lose_the_decision_in_a_real_time_game() -
     verified(match)
 
 
-def test_a_lost_decision_of_the_seat_a_turn_based_game_waits_for_forfeits_it() -> None:
-    """Palace waits for seat 0 to swap or be ready: a timeout there is the turn timer's forfeit;
-    the same fault of a seat not waited for is a pass."""
+def test_lost_decisions_of_the_seat_a_turn_based_game_waits_for_forfeit_it() -> None:
+    """Palace waits for seat 0 to swap or be ready: it is asked again after a timeout, and its
+    third in a row is the turn timer's forfeit."""
     match = new_match("palace")
     g = match.game
     assert g.to_act is not None and 0 in g.to_act(match.state)
@@ -179,18 +180,40 @@ def test_a_lost_decision_of_the_seat_a_turn_based_game_waits_for_forfeits_it() -
         raise BotFault("timeout", "no answer in 200 ms")
 
     result = play_refereed(match, [Scripted(0, fault=late), Scripted(1)], HUMAN, seed=1)
-    assert [(f.seat, f.kind, f.action) for f in result.faults] == [(0, "timeout", "forfeit")]
+    passes = [(0, "timeout", "pass")] * (LOST_IN_A_ROW - 1)
+    assert [(f.seat, f.kind, f.action) for f in result.faults] == [
+        *passes,
+        (0, "timeout", "forfeit"),
+    ]
     assert match.outcome is not None and match.outcome.winners == (1,)
     verified(match)
 
 
 def test_a_real_time_game_where_nobody_acts_forfeits_the_seats_that_lost_their_say() -> None:
     """Ratscrew opens with seat 0 to play and nothing for seat 1: garbage from seat 0 there
-    leaves nobody acting, so seat 0 is forfeited and its fault says so."""
+    leaves nobody acting, so seat 0 is asked again, and forfeited at its third garbage in a
+    row; its last fault says so."""
     match = new_match("ratscrew")
     result = play_refereed(match, [Scripted(0, fault=lambda d, legal: "?"), Scripted(1)], HUMAN, 1)
-    assert [(f.seat, f.kind, f.action) for f in result.faults] == [(0, "garbage", "forfeit")]
+    passes = [(0, "garbage", "pass")] * (LOST_IN_A_ROW - 1)
+    assert [(f.seat, f.kind, f.action) for f in result.faults] == [
+        *passes,
+        (0, "garbage", "forfeit"),
+    ]
     assert result.forfeited == (0,) and not result.stalled
+    verified(match)
+
+
+@pytest.mark.parametrize("game", ["ratscrew", "palace"])
+def test_one_hiccup_costs_a_decision_not_the_game(game: str) -> None:
+    """Garbage on the seat's first decision, where the game waits for it, then good answers:
+    the seat is asked again and plays on; the game ends by its own rules."""
+    match = new_match(game)
+    hiccup = Scripted(0, fault=lambda d, legal: "?" if d == 1 else None)
+    result = play_refereed(match, [hiccup, ReactionBot(1, 2)], HUMAN, seed=1)
+    assert [(f.seat, f.kind, f.action) for f in result.faults] == [(0, "garbage", "pass")]
+    assert result.forfeited == () and match.outcome is not None
+    assert match.outcome.termination != "resigned"
     verified(match)
 
 
