@@ -43,6 +43,13 @@ def python_build(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
+def required(requires: list[str] | None) -> list[str]:
+    """A wheel's ``Requires-Dist`` lines less those of its optional extras (``; extra == …``):
+    what installing it alone installs. The engine's must be empty: its extras (``rl``,
+    ``ladder``) are the bot and RL authors' to ask for."""
+    return [r for r in requires or [] if "extra ==" not in r]
+
+
 def copy_tracked(dest: Path, *, new_files: bool = False) -> None:
     """The files git tracks, as the work tree holds them now, copied under ``dest``.
 
