@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import DEFAULT_EVENT_LIMIT
+from ..referee import REACTION_STREAM
 from .aec import CardcoreAEC
-from .parallel import REACTION_STREAM, CardcoreParallel
+from .parallel import CardcoreParallel
 from .table import MASKED, STALLED, rewards_of
 
 __all__ = [

@@ -27,17 +27,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
-from ..engine import Outcome
 from ..errors import Rejected
-from .table import MASKED, STALLED, Table, action_index, agent_name, rewards_of, truncated
+from .table import MASKED, STALLED, TableEnv, action_index, rewards_of, truncated
 
 _NOBODY: frozenset[int] = frozenset()
 
 
-class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
+class CardcoreAEC(TableEnv, AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
     """A PettingZoo AEC environment of one cardcore game (made by :func:`cardcore.rl.env`)."""
 
     metadata: dict[str, Any]
@@ -53,20 +51,14 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.table = Table(game, seats, rules, event_limit)
-        self.render_mode = render_mode
+        self._set_table(game, seats, rules, event_limit, render_mode)
         self.metadata = {
             "name": f"cardcore_{self.table.game.name}",
             "render_modes": ["ansi"],
             "is_parallelizable": False,
         }
-        self.possible_agents = [agent_name(s) for s in range(seats)]
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._to_act = self.table.game.to_act
-        self._spaces = dict.fromkeys(self.possible_agents, self.table.observation_space)
-        self._actions = dict.fromkeys(self.possible_agents, self.table.action_space)
         # Each sweep's order, from its end (the start seat last), per start seat.
         self._orders = [
             tuple(reversed([(start + i) % seats for i in range(seats)])) for start in range(seats)
@@ -86,18 +78,6 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
         self.agents: list[str] = []
 
     # ---------------------------------------------------------------- PettingZoo's API
-
-    @property
-    def np_random(self) -> Any:
-        """The generator that deals the episodes reset without a seed (``np.random.Generator``;
-        None before the first reset)."""
-        return self.table.np_random
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._actions[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game: dealt from ``seed`` (the same seed, the same game), else from the next
@@ -169,26 +149,6 @@ class CardcoreAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
             self._finish()
             return
         self._new_sweep(idle=False)
-
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the referee's one-line notation of the table (every card
-        shown: for a person watching, never for an agent)."""
-        if self.render_mode != "ansi":
-            return None
-        return self.table.render()
-
-    def close(self) -> None:
-        """Nothing to release (no window, no process)."""
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """The game's outcome once it is over (:class:`cardcore.engine.Outcome`), else None."""
-        return self.table.match.outcome
-
-    def log(self) -> bytes:
-        """The episode's log so far (``cardcore verify`` checks it, ``cardcore replay`` plays it):
-        :meth:`cardcore.match.Match.dumps`."""
-        return self.table.log()
 
     # ---------------------------------------------------------------- sweeps
 

@@ -25,27 +25,22 @@ An episode ends when the game does; a step that lands no action leaves the game 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-from gymnasium import spaces
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
-from ..engine import Outcome
 from ..errors import RejectCode, Rejected
 from ..fairness import ReactionModel
+from ..referee import REACTION_STREAM  # the referee's streams: one per seat, far from the game's
 from ..rng import Rng
 from .expect import expecting
-from .table import MASKED, STALLED, Table, action_index, agent_name, rewards_of, truncated
-
-REACTION_STREAM: Final = 3_000_000
-"""Seat ``s`` draws its reaction times from ``Rng(seed, REACTION_STREAM + s)``, ``seed`` the
-episode's (streams far from the game's own: 0, the deal, then one per shuffle)."""
+from .table import MASKED, STALLED, TableEnv, action_index, rewards_of, truncated
 
 Flight = tuple[int, int, int, Any]
 """An action on its way: ``(arrives_ms, order, seat, command)``."""
 
 
-class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships no types
+class CardcoreParallel(TableEnv, ParallelEnv):  # type: ignore[misc]  # pettingzoo ships no types
     """A PettingZoo Parallel environment of one real-time cardcore game (made by
     :func:`cardcore.rl.parallel_env`)."""
 
@@ -63,11 +58,9 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         event_limit: int,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if isinstance(tick_ms, bool) or not isinstance(tick_ms, int) or tick_ms < 1:
             raise ValueError(f"tick_ms must be a positive integer, got {tick_ms!r}")
-        self.table = Table(game, seats, rules, event_limit)
+        self._set_table(game, seats, rules, event_limit, render_mode)
         if self.table.game.to_act is not None:  # it waits for a player to move: turn-based
             raise ValueError(
                 f"{self.table.game.name} is turn-based: it has no Parallel environment (its "
@@ -75,31 +68,15 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
             )
         self.reaction = ReactionModel.parse(reaction)
         self.tick_ms = tick_ms
-        self.render_mode = render_mode
         self.metadata = {
             "name": f"cardcore_{self.table.game.name}_parallel",
             "render_modes": ["ansi"],
         }
-        self.possible_agents = [agent_name(s) for s in range(seats)]
-        self._spaces = dict.fromkeys(self.possible_agents, self.table.observation_space)
-        self._actions = dict.fromkeys(self.possible_agents, self.table.action_space)
         self._flights: list[Flight | None] = [None] * seats
         self._rngs: list[Rng] = []
         self._now = 0
         self._ticks = 0
         self.agents: list[str] = []
-
-    @property
-    def np_random(self) -> Any:
-        """The generator that deals the episodes reset without a seed (``np.random.Generator``;
-        None before the first reset)."""
-        return self.table.np_random
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._actions[agent]
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -159,24 +136,6 @@ class CardcoreParallel(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships n
         terminations = dict.fromkeys(live, ended and not cut)
         truncations = dict.fromkeys(live, cut)
         return observations, rewards, terminations, truncations, infos
-
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the referee's one-line notation of the table (every card
-        shown: for a person watching, never for an agent)."""
-        return self.table.render() if self.render_mode == "ansi" else None
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """The game's outcome once it is over (:class:`cardcore.engine.Outcome`), else None."""
-        return self.table.match.outcome
-
-    def log(self) -> bytes:
-        """The episode's log so far, each action at its arrival time
-        (:meth:`cardcore.match.Match.dumps`)."""
-        return self.table.log()
 
     # ---------------------------------------------------------------- the tick
 

@@ -348,3 +348,59 @@ def rewards_of(outcome: Outcome | None, seats: int) -> tuple[float, ...]:
 def truncated(outcome: Outcome) -> bool:
     """An episode that ended at the event limit is truncated, not terminated."""
     return outcome.termination is Termination.EVENT_LIMIT
+
+
+class TableEnv:
+    """What both environments (AEC and Parallel) answer alike from their :class:`Table`: the
+    agents, the spaces, the generator of unseeded resets, the render, the outcome and the log.
+    A mixin, first among an environment's bases so that these answer, not PettingZoo's."""
+
+    table: Table
+    render_mode: str | None
+
+    def _set_table(
+        self,
+        game: str,
+        seats: int,
+        rules: Mapping[str, Any] | None,
+        event_limit: int,
+        render_mode: str | None,
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.table = Table(game, seats, rules, event_limit)
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(seats)]
+        self._spaces = dict.fromkeys(self.possible_agents, self.table.observation_space)
+        self._actions = dict.fromkeys(self.possible_agents, self.table.action_space)
+
+    @property
+    def np_random(self) -> Any:
+        """The generator that deals the episodes reset without a seed (``np.random.Generator``;
+        None before the first reset)."""
+        return self.table.np_random
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._actions[agent]
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the referee's one-line notation of the table (every card
+        shown: for a person watching, never for an agent)."""
+        return self.table.render() if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        """Nothing to release (no window, no process)."""
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The game's outcome once it is over (:class:`cardcore.engine.Outcome`), else None."""
+        return self.table.match.outcome
+
+    def log(self) -> bytes:
+        """The episode's log so far (``cardcore verify`` checks it, ``cardcore replay`` plays it;
+        :meth:`cardcore.match.Match.dumps`): an AEC episode's actions all at ``at_ms`` 0, a
+        Parallel one's each at its arrival time."""
+        return self.table.log()
