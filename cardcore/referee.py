@@ -172,14 +172,15 @@ class _Referee:
             if self._apply_first(sorted(candidates, key=lambda c: c[:2])):
                 self.now = match.last_at_ms
                 continue
-            if not self._to_blame():
+            if not self._settle_stall():
                 return self._result(True)  # nobody acts, and no lost decision is to blame
         return self._result(False)
 
-    def _to_blame(self) -> bool:
-        """Nobody will act: whether a seat that lost its last decisions is to blame. Such a seat
-        is asked again (the loop goes on) until it has lost :data:`LOST_IN_A_ROW` in a row; then
-        a real-time game forfeits it here (a turn-based one has in :meth:`_lost`)."""
+    def _settle_stall(self) -> bool:
+        """Nobody will act: True when a seat that lost its last decisions is to blame, so play
+        goes on — it is asked again until it has lost :data:`LOST_IN_A_ROW` in a row, and then
+        a real-time game forfeits it here (a turn-based one already has, in :meth:`_lost`);
+        False when nobody is to blame (the game has stalled)."""
         lost = [s for s in self.seats if s.lost and not s.out]
         if self.game.to_act is not None:  # only the seat the game waits for can hold it up
             waited = self.game.to_act(self.match.state)
