@@ -16,11 +16,14 @@ from pathlib import Path
 
 import pytest
 
+import cardcore as cardcore_engine
 from cardcore_server.app import Application, GameSpec
 from cardcore_server.cli import _serve_parser, main
 from cardcore_server.errors import ServiceError
 from cardcore_server.store import SeatSpec, SqliteStore
 from cardcore_server.transports import server
+
+from .helpers import ServerProcess
 
 
 def cardcore(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -225,3 +228,14 @@ def test_a_game_of_one_seat_count_says_exactly(tmp_path: Path) -> None:
         return "created"
 
     assert "spit takes exactly 2 seats, got 3" in asyncio.run(create())
+
+
+def test_the_listening_record_says_which_engine_serves(tmp_path: Path) -> None:
+    """Operators see which build of the engine a server runs (issue 24): the ``listening`` log
+    record names it, as ``cardcore --version`` does. The tree's tests run the pure build."""
+    srv = ServerProcess(tmp_path, "--no-rest").start()
+    try:
+        records = [r for r in srv.log_records() if r.get("event") == "listening"]
+    finally:
+        srv.stop()
+    assert [r["engine"] for r in records] == ["compiled" if cardcore_engine.compiled else "pure"]

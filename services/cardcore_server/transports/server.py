@@ -25,6 +25,8 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+import cardcore
+
 from ..app import Application, ServiceConfig
 from ..store import open_store
 from .connections import ConnectionLimits, fit_descriptors, grpc_options
@@ -234,6 +236,9 @@ async def start(options: ServerOptions) -> Running:
         port=port,
         rest_port=rest.port if rest is not None else None,
         rebuilt_games=rebuilt,
+        # Which build of the engine serves (docs/operations.md): the compiled one when its
+        # wheel is installed, unless CARDCORE_PURE=1.
+        engine="compiled" if cardcore.compiled else "pure",
     )
     return Running(server, app, health_servicer, port, rest, handlers=handlers)
 
