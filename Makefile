@@ -115,11 +115,13 @@ web-vendor: $(RUNTIME_STAMP)
 COMPILED := build/compiled/.stamp
 COMPILE_OPT ?= 3
 # The contract, the golden logs, the differential test, the unit tests of bad input (a seat,
-# a position, a command text, a rules value of the wrong type answered alike by both builds) and
-# of the log (a tampered log is a CorruptLog naming its entry, never a crash, in both builds).
+# a position, a command text, a rules value of the wrong type answered alike by both builds), of
+# the log (a tampered log is a CorruptLog naming its entry, never a crash, in both builds) and of
+# the RNG (the compiled build draws in 64-bit words: the spec's numbers all the same).
 BOTH_BUILDS := tests/contract tests/golden tests/builds $(wildcard tests/unit/test_position_*.py) \
 	tests/unit/test_boundaries.py tests/unit/test_seats.py tests/unit/test_command_text.py \
-	tests/unit/test_log.py tests/unit/test_log_fast.py tests/unit/test_copies.py tests/unit/test_races.py
+	tests/unit/test_log.py tests/unit/test_log_fast.py tests/unit/test_copies.py tests/unit/test_races.py \
+	tests/unit/test_rng.py
 # The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
 # and pytest's append mode keep the tree's folder from going in front of it, in every process.
 # CARDCORE_REQUIRE_COMPILED: the differential test fails, never skips, when it finds no build.

@@ -7,6 +7,9 @@ run as written here in both builds (the build never compiles this module).
   calls the decorators of a class it leaves to Python.
 * ``dataclass_transform`` is ``typing``'s, for the type checker; at run time its marker is set
   where it can be: a function compiled by mypyc takes no attribute, and is left as it is.
+* ``i64`` is ``mypy_extensions``'s 64-bit integer: in a compiled module a native machine word
+  whose arithmetic wraps (mypyc compiles with ``-fwrapv``); at run time, and in the interpreted
+  build, plain ``int``. Code that declares it must be right both ways (:mod:`cardcore.rng`).
 
 And :func:`compiled_class`, which tells a class mypyc compiled. This module imports nothing but
 :mod:`typing`: the cards read it at their import.
@@ -17,13 +20,14 @@ from __future__ import annotations
 import typing
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["compiled_class", "dataclass_transform", "mypyc_attr"]
+__all__ = ["compiled_class", "dataclass_transform", "i64", "mypyc_attr"]
 
 if TYPE_CHECKING:
     from typing import dataclass_transform
 
-    from mypy_extensions import mypyc_attr
+    from mypy_extensions import i64, mypyc_attr
 else:
+    i64 = int
 
     def mypyc_attr(*_: Any, **__: Any) -> Any:
         """No-op: what mypyc was told is for mypyc only."""

@@ -16,6 +16,8 @@ import hashlib
 from collections.abc import MutableSequence, Sequence
 from typing import Final, TypeVar
 
+from ._mypyc import compiled_class, i64
+
 ALGORITHM: Final = "splitmix64-fisher-yates/1"
 DERIVATION: Final = "sha256-deal-seed/1"
 """How a deal seed is made from the server's seed and the players' entropy (log format 2)."""
@@ -54,11 +56,33 @@ class SeedUnrevealed(ValueError):
     """A random draw was asked of :data:`UNREVEALED`: the outcome depends on the secret seed."""
 
 
+def _signed(x: int) -> int:
+    """A 64-bit unsigned value as the signed machine word of the same bits."""
+    return x - _TWO64 if x >> 63 else x
+
+
+# The compiled build's arithmetic (Rng._native): the same constants as signed machine words, and
+# the masks that make an arithmetic right shift of a signed word a logical one.
+_GAMMA_WORD: Final[i64] = _signed(GAMMA)
+_M1_WORD: Final[i64] = _signed(_M1)
+_M2_WORD: Final[i64] = _signed(_M2)
+_LOW34: Final[i64] = (1 << 34) - 1
+_LOW37: Final[i64] = (1 << 37) - 1
+_LOW33: Final[i64] = (1 << 33) - 1
+_MAX_WORD: Final[i64] = (1 << 63) - 1
+
+
 class Rng:
     """The draws of one stream: ``next_u64`` returns output 0, 1, 2, … of that stream.
 
     Output ``k`` is ``mix64(key + GAMMA * (k + 1))`` with ``key = stream_key(seed, stream)``.
-    """
+
+    Two ways to the same numbers, one per build (the known-answer vectors of docs/rng.md pin
+    both: tests/unit/test_rng.py runs on each). Interpreted, the arithmetic is Python's, masked
+    to 64 bits after each product. Compiled (mypyc), it is the machine's: the key and the count
+    are declared :data:`~cardcore._mypyc.i64`, 64-bit words whose products wrap, and the shifts
+    are masked to be logical; Python's integers there took 6x as long (a 128-bit product
+    boxed at every step: 1.3 us against 0.19 us a draw, timeit)."""
 
     __slots__ = ("_count", "_key")
 
@@ -69,11 +93,13 @@ class Rng:
             raise ValueError(f"seed must be an integer in [0, 2**64): {seed!r}")
         if not 0 <= stream <= MASK64:
             raise ValueError(f"stream must be an integer in [0, 2**64): {stream!r}")
-        self._key = stream_key(seed, stream)
-        self._count = 0
+        self._key: i64 = _signed(stream_key(seed, stream))  # the bits of the key, as a word
+        self._count: i64 = 0
 
     def next_u64(self) -> int:
         self._count = n = self._count + 1
+        if _NATIVE:
+            return _unsigned(_native(self._key, n))
         z = (self._key + GAMMA * n) & MASK64  # mix64, inlined: this is the hot path of bots
         z = ((z ^ (z >> 30)) * _M1) & MASK64
         z = ((z ^ (z >> 27)) * _M2) & MASK64
@@ -84,11 +110,28 @@ class Rng:
         of ``n`` that fits in 64 bits are discarded, so no value is favoured."""
         if not 0 < n <= MASK64:
             raise ValueError(f"bound must be in [1, 2**64): {n!r}")
-        limit = (1 << 64) - ((1 << 64) % n)
+        if _NATIVE and n >> 63 == 0:  # n fits a word (compared as an int, never converted)
+            return self._below_native(n)
+        limit = _TWO64 - (_TWO64 % n)
         while True:
             x = self.next_u64()
             if x < limit:
                 return x % n
+
+    def _below_native(self, n: i64) -> i64:
+        """:meth:`below` in 64-bit words (the compiled build; ``n`` < 2**63). A draw whose
+        unsigned value is at or above ``2**64 - r`` (``r = 2**64 % n``) is a negative word of
+        at least ``-r``; an accepted negative word stands for itself plus ``2**64``, so its value
+        modulo ``n`` is ``word % n + r``, modulo ``n``."""
+        r = _add_mod(_add_mod(_MAX_WORD % n, _MAX_WORD % n, n), 2 % n, n)  # 2**64 % n
+        key = self._key
+        while True:
+            self._count = count = self._count + 1
+            word = _native(key, count)
+            if word >= 0:
+                return word % n
+            if word < -r:
+                return _add_mod(word % n, r, n)
 
     def chance(self, numerator: int, denominator: int) -> bool:
         """True with probability ``numerator / denominator`` (integers only: no floats)."""
@@ -97,10 +140,15 @@ class Rng:
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher–Yates in place: for i = len-1 down to 1, swap item i with item below(i+1).
 
-        The draws are exactly :meth:`next_u64`'s and :meth:`below`'s, inlined: every deal and
-        re-shuffle runs through here, and the calls were most of its cost (the known-answer
-        vectors of docs/rng.md pin that the results are the same)."""
-        key, n = self._key, self._count
+        The draws are exactly :meth:`next_u64`'s and :meth:`below`'s (inlined in the interpreted
+        build: every deal and re-shuffle runs through here, and the calls were most of its cost;
+        the known-answer vectors of docs/rng.md pin that the results are the same)."""
+        if _NATIVE:
+            for i in range(len(items) - 1, 0, -1):
+                j = self._below_native(i + 1)
+                items[i], items[j] = items[j], items[i]
+            return
+        key, n = self._key & MASK64, self._count
         for i in range(len(items) - 1, 0, -1):
             bound = i + 1
             limit = _TWO64 - (_TWO64 % bound)
@@ -115,6 +163,30 @@ class Rng:
             j = z % bound
             items[i], items[j] = items[j], items[i]
         self._count = n
+
+
+def _native(key: i64, n: i64) -> i64:
+    """Output ``n`` of the stream of ``key`` in 64-bit words: :meth:`Rng.next_u64`'s compiled
+    way (interpreted, ``i64`` is ``int`` and nothing wraps: never called there)."""
+    z = key + _GAMMA_WORD * n
+    z = (z ^ ((z >> 30) & _LOW34)) * _M1_WORD
+    z = (z ^ ((z >> 27) & _LOW37)) * _M2_WORD
+    return z ^ ((z >> 31) & _LOW33)
+
+
+def _add_mod(a: i64, b: i64, n: i64) -> i64:
+    """``(a + b) % n`` for ``a`` and ``b`` in ``[0, n)``, without a sum past ``2**63``."""
+    return a - (n - b) if a >= n - b else a + b
+
+
+def _unsigned(word: i64) -> int:
+    """The 64-bit unsigned value of a word's bits."""
+    x: int = word
+    return x + _TWO64 if x < 0 else x
+
+
+_NATIVE: Final = compiled_class(Rng)
+"""Whether this module is the compiled one, whose ``i64`` arithmetic wraps (:class:`Rng`)."""
 
 
 def derive_deal_seed(server_seed: int, contributions: Sequence[tuple[int, bytes]]) -> int:
