@@ -119,17 +119,31 @@ def _expand(secret: bytes) -> tuple[int, bytes]:
 
 def public_key(secret: bytes) -> bytes:
     """The 32-byte public key of a 32-byte secret key (RFC 8032, 5.1.5)."""
-    s, _ = _expand(secret)
-    return _encode(_multiply(s, B))
+    return SigningKey(secret).public
+
+
+class SigningKey:
+    """A 32-byte secret key ready to sign: its public key is worked out once, here, where
+    :func:`sign` works it out for each signature (a scalar multiplication, half of a
+    signature's cost: a signer of many messages, such as a ladder's, keeps one of these)."""
+
+    __slots__ = ("_prefix", "_scalar", "public")
+
+    def __init__(self, secret: bytes) -> None:
+        self._scalar, self._prefix = _expand(secret)
+        self.public: bytes = _encode(_multiply(self._scalar, B))
+        """The 32-byte public key (RFC 8032, 5.1.5)."""
+
+    def sign(self, message: bytes) -> bytes:
+        """The 64-byte signature of ``message`` (RFC 8032, 5.1.6): deterministic, as Ed25519
+        is. Not constant-time (the module docstring says where that matters)."""
+        r = int.from_bytes(hashlib.sha512(self._prefix + message).digest(), "little") % L
+        big_r = _encode(_multiply(r, B))
+        k = int.from_bytes(hashlib.sha512(big_r + self.public + message).digest(), "little") % L
+        return big_r + ((r + k * self._scalar) % L).to_bytes(32, "little")
 
 
 def sign(secret: bytes, message: bytes) -> bytes:
     """The 64-byte signature of ``message`` by the 32-byte ``secret`` key (RFC 8032, 5.1.6):
-    deterministic, as Ed25519 is. Not constant-time (the module docstring says where that
-    matters)."""
-    s, prefix = _expand(secret)
-    a = _encode(_multiply(s, B))
-    r = int.from_bytes(hashlib.sha512(prefix + message).digest(), "little") % L
-    big_r = _encode(_multiply(r, B))
-    k = int.from_bytes(hashlib.sha512(big_r + a + message).digest(), "little") % L
-    return big_r + ((r + k * s) % L).to_bytes(32, "little")
+    :meth:`SigningKey.sign`, for one message."""
+    return SigningKey(secret).sign(message)

@@ -70,10 +70,11 @@ def read_public_key(root: Path, given: str | None) -> bytes:
 def log_signer(secret: bytes) -> Callable[[str], dict[str, str]]:
     """The ``sign=`` of a :class:`~cardcore.match.Match`: the signature object of a log line
     with this hash (:mod:`cardcore.signatures`)."""
-    public = b64(ed25519.public_key(secret))
+    key = ed25519.SigningKey(secret)  # its public key worked out once, not per signature
+    public = b64(key.public)
 
     def sign(line_hash: str) -> dict[str, str]:
-        return {"alg": ALG, "key": public, "sig": b64(ed25519.sign(secret, message(line_hash)))}
+        return {"alg": ALG, "key": public, "sig": b64(key.sign(message(line_hash)))}
 
     return sign
 

@@ -109,6 +109,10 @@ def test_signing_gives_rfc8032_vectors() -> None:
         sk, msg = bytes.fromhex(secret), bytes.fromhex(message)
         assert ed25519.public_key(sk).hex() == public
         assert ed25519.sign(sk, msg).hex() == signature
+        key = ed25519.SigningKey(sk)  # one key, several messages: the same signatures
+        assert key.public.hex() == public
+        assert key.sign(msg).hex() == signature
+        assert key.sign(msg + b"x") == ed25519.sign(sk, msg + b"x")
 
 
 def test_signing_refuses_a_secret_of_the_wrong_length() -> None:
