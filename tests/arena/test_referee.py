@@ -204,16 +204,28 @@ def test_a_real_time_game_where_nobody_acts_forfeits_the_seats_that_lost_their_s
     verified(match)
 
 
+class Hiccup(ReactionBot):
+    """A :class:`ReactionBot` whose first answer is garbage."""
+
+    hiccups = 1
+
+    def propose(self, view: Any, legal: Legal[Any]) -> Any:
+        if legal.commands and self.hiccups:
+            self.hiccups -= 1
+            return "?"
+        return super().propose(view, legal)
+
+
 @pytest.mark.parametrize("game", ["ratscrew", "palace"])
 def test_one_hiccup_costs_a_decision_not_the_game(game: str) -> None:
     """Garbage on the seat's first decision, where the game waits for it, then good answers:
-    the seat is asked again and plays on; the game ends by its own rules."""
+    the seat is asked again and plays on; the game ends by its own rules: a player wins (with
+    a bot that always plays its first command, Palace swapped two cards to the event limit)."""
     match = new_match(game)
-    hiccup = Scripted(0, fault=lambda d, legal: "?" if d == 1 else None)
-    result = play_refereed(match, [hiccup, ReactionBot(1, 2)], HUMAN, seed=1)
+    result = play_refereed(match, [Hiccup(0, 3), ReactionBot(1, 2)], HUMAN, seed=1)
     assert [(f.seat, f.kind, f.action) for f in result.faults] == [(0, "garbage", "pass")]
     assert result.forfeited == () and match.outcome is not None
-    assert match.outcome.termination != "resigned"
+    assert match.outcome.termination not in ("event_limit", "resigned") and match.outcome.winners
     verified(match)
 
 
