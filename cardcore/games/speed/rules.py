@@ -323,7 +323,13 @@ def _is_dead(state: State) -> bool:
         return True
     table = fit_table(state.setup.rules)
     held = {c.rank for hand in state.hands for c in hand}
-    return not any(table[a][x.rank] for zone in (*sides, *centre) for x in zone for a in held)
+    for zone in (*sides, *centre):
+        for x in zone:
+            takes = table[x.rank]  # the ranks that may be played on x (the rule is symmetric)
+            for rank in held:
+                if takes[rank]:
+                    return False
+    return True
 
 
 def ends_game(rules: Rules, score: int, wins: int) -> bool:
