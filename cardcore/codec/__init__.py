@@ -12,9 +12,9 @@ of the wrong type raise :class:`~cardcore.errors.DecodeError` naming the field p
 
 One job per module, every name imported from here (``codec.encode``): :mod:`.canonical` (the
 canonical text, :func:`parse_json`), :mod:`.encoding` (a value's JSON), :mod:`.pairs` (its JSON and
-canonical text in one pass: the log's hot path), :mod:`.decoding` (the careful decoders, which name
-the field at fault, and :func:`decoder`), :mod:`.fast` (the decoders' fast path) and
-:mod:`.schema`.
+canonical text in one pass: the log's hot path, and :func:`pair_source`, a record's encoder
+written out as source), :mod:`.decoding` (the careful decoders, which name the field at fault,
+and :func:`decoder`), :mod:`.fast` (the decoders' fast path) and :mod:`.schema`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from typing import Final
 from .canonical import JSON, KIND, canonical_bytes, canonical_text, parse_json
 from .decoding import decode, decoder
 from .encoding import encode
-from .pairs import canonical_text_of, encode_all_with_text, encode_with_text, encoder_with_text
+from .pairs import (
+    canonical_text_of,
+    encode_all_with_text,
+    encode_with_text,
+    encoder_with_text,
+    pair_source,
+)
 from .schema import json_schema, schema_of, union_schema
 
 _schema: Final = schema_of
@@ -44,6 +50,7 @@ __all__ = [
     "encode_with_text",
     "encoder_with_text",
     "json_schema",
+    "pair_source",
     "parse_json",
     "schema_of",
     "union_schema",
