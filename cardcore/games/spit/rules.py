@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from operator import truth
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ... import kit
@@ -151,15 +152,13 @@ def fits(card: Card, top: Card, rules: Rules) -> bool:
 
 
 _NOTHING: Final[frozenset[Card]] = frozenset()
-
 Fit = tuple[frozenset[Card], frozenset[Card]]
 """The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
 @kit.hot
 def playable(state: State) -> Fit:
-    """The cards that may be played on each spit pile now (none on a pile that does not
-    exist)."""
+    """The cards that may be played on each spit pile now (none on one that does not exist)."""
     rules = state.setup.rules  # named once: fitting() is written in with it
     fit = fitting(rules)
     p0, p1 = state.spit_piles
@@ -215,7 +214,7 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
         return can_act(state, seat, fit)
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
-    moves = _MOVES_INTO[tuple(map(bool, layout))] if () in layout else None
+    moves = _MOVES_INTO[tuple(map(truth, layout))] if () in layout else None  # truth is bool()
     stacking = state.setup.rules.stack_equal_in_layout
     counts = False
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
@@ -651,8 +650,9 @@ def evolve(state: State, event: Event) -> State:
             spit_piles=_pair(spit_piles, j, pile),
         )
     if isinstance(event, Flipped):
-        p, i = event.seat, event.pile
-        seat_ups = s.up[p][:i] + (1,) + s.up[p][i + 1 :]
+        p, ups = event.seat, list(s.up[event.seat])
+        ups[event.pile] = 1
+        seat_ups = tuple(ups)
         return s._replace(up=_pair(s.up, p, seat_ups))
     if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
