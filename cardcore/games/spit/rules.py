@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from operator import truth
 from typing import Final, Literal, NamedTuple, TypeVar, assert_never
 
 from ... import kit
@@ -151,16 +152,15 @@ def fits(card: Card, top: Card, rules: Rules) -> bool:
 
 
 _NOTHING: Final[frozenset[Card]] = frozenset()
-
 Fit = tuple[frozenset[Card], frozenset[Card]]
 """The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
 @kit.hot
 def playable(state: State) -> Fit:
-    """The cards that may be played on each spit pile now (none on a pile that does not
-    exist)."""
-    fit = fitting(state.setup.rules)
+    """The cards that may be played on each spit pile now (none on one that does not exist)."""
+    rules = state.setup.rules  # named once: fitting() is written in with it
+    fit = fitting(rules)
     p0, p1 = state.spit_piles
     return fit[p0[-1].index] if p0 else _NOTHING, fit[p1[-1].index] if p1 else _NOTHING
 
@@ -181,21 +181,14 @@ def _can_stack(layout: Layout, ups: tuple[int, ...], i: int, k: int) -> bool:
 
 
 @kit.hot
-def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) -> bool:
-    """Whether ``seat`` has an action that counts against being stuck
+def can_act(state: State, seat: int, fit: Fit) -> bool:
+    """Whether ``seat`` has an action that counts against being stuck, answered at the first
     (docs/games/spit.md#stuck): (a) a play of a face-up layout top onto an existing spit pile,
     (b) a flip of a face-down layout top, (c) a move of a face-up top into an empty space that
-    exposes a face-down card or, with stacking, (d) a stack of such a top on an equal face-up top.
-
-    Given a list ``out``, it also appends the seat's plays, flips, moves and stacks to it, pile by
-    pile (docs/games/spit.md#playing: ``legal_commands``); without one, it answers at the first
-    action that counts (:func:`is_stuck`). One pass, one definition of "stuck"."""
+    exposes a face-down card or, with stacking, (d) a stack of such a top on an equal one."""
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
-    stacking = state.setup.rules.stack_equal_in_layout
-    space = () in layout
-    moves = _MOVES_INTO[tuple(map(bool, layout))] if space and out is not None else None
-    counts = False
+    space, stacking = () in layout, state.setup.rules.stack_equal_in_layout
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
     for pile in layout:
         i += 1
@@ -203,31 +196,51 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
             continue
         up = ups[i]
         if not up:  # (b)
-            if out is None:
-                return True
-            out.append(_PILE_COMMANDS[i].flip)
+            return True
+        top = pile[-1]
+        if top in fit0 or top in fit1:  # (a)
+            return True
+        if exposes(pile, up) and (space or (stacking and _stacks_from(layout, ups, i))):  # (c), (d)
+            return True
+    return False
+
+
+@kit.hot
+def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) -> bool:
+    """Whether ``seat`` has an action that counts against being stuck (:func:`can_act`). Given a
+    list ``out``, it also appends the seat's plays, flips, moves and stacks to it, pile by pile
+    (docs/games/spit.md#playing: ``legal_commands``), telling the ones that count as it goes."""
+    if out is None:
+        return can_act(state, seat, fit)
+    layout, ups = state.layouts[seat], state.up[seat]
+    fit0, fit1 = fit
+    moves = _MOVES_INTO[tuple(map(truth, layout))] if () in layout else None  # truth is bool()
+    stacking = state.setup.rules.stack_equal_in_layout
+    counts = False
+    i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
+    for pile in layout:
+        i += 1
+        if not pile:
+            continue
+        take, up = _PILE_COMMANDS[i], ups[i]
+        if not up:  # (b)
+            out.append(take.flip)
             counts = True
             continue
         top = pile[-1]
-        on0, on1 = top in fit0, top in fit1
-        if on0 or on1:  # (a)
-            if out is None:
-                return True
+        if top in fit0:  # (a)
+            out.append(take.plays[0])
             counts = True
-            plays = _PILE_COMMANDS[i].plays
-            if on0:
-                out.append(plays[0])
-            if on1:
-                out.append(plays[1])
-        stacks = _stacks_from(layout, ups, i) if stacking else None
-        if (space or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
-            if out is None:
-                return True
+        if top in fit1:
+            out.append(take.plays[1])
             counts = True
-        if moves and out is not None:  # moves: made only for ``out``
-            out += moves[i]
-        if stacks and out is not None:
+        if moves or stacking:  # besides the plays, rarely
+            stacks: Sequence[Command] = _stacks_from(layout, ups, i) if stacking else ()
+            if moves:
+                out += moves[i]
             out += stacks
+            if (moves or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
+                counts = True
     return counts
 
 
@@ -239,12 +252,11 @@ def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     ]
 
 
-@kit.hot
 def is_stuck(state: State, fit: Fit | None = None) -> bool:
     """Stuck (docs/games/spit.md#stuck): neither player has an action that counts against it
-    (:func:`scan_layout`). ``fit``: :func:`playable`, if the caller has it."""
+    (:func:`can_act`). ``fit``: :func:`playable`, if the caller has it."""
     fit = playable(state) if fit is None else fit
-    return not scan_layout(state, 0, fit, None) and not scan_layout(state, 1, fit, None)
+    return not can_act(state, 0, fit) and not can_act(state, 1, fit)
 
 
 @kit.inline
@@ -334,6 +346,17 @@ def _face_up_top(state: State, seat: int, i: int) -> Card:
     return pile[-1]
 
 
+@kit.inline
+def _auto_flip(state: State, seat: int, i: int) -> tuple[Event, ...]:
+    """(``auto_flip``) Taking the top off stock pile ``i`` turns up the card it exposes
+    (docs/games/spit.md#variant-flags); none is the empty tuple, which costs no allocation."""
+    return (
+        (Flipped(seat, i, state.layouts[seat][i][-2], True),)
+        if state.setup.rules.auto_flip and exposes(state.layouts[seat][i], state.up[seat][i])
+        else ()
+    )
+
+
 @kit.hot
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     """docs/games/spit.md#playing: a face-up layout top onto a spit pile it fits."""
@@ -355,10 +378,9 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     if not has_pile:
         raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
     card = _face_up_top(state, seat, i)
-    if not fits(card, piles[j][-1], state.setup.rules):
-        raise Rejected(
-            RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {piles[j][-1].symbol}"
-        )
+    on, rules = piles[j][-1], state.setup.rules  # named once: fits() is written in with them
+    if not fits(card, on, rules):
+        raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {on.symbol}")
     events: list[Event] = [CardPlayed(seat, i, j, card), *_auto_flip(state, seat, i)]
     spits = state.spit_cards
     if (len(layout[i]) == 1 and layout_size(layout) == 1) or (not spits[0] and not spits[1]):
@@ -416,17 +438,6 @@ def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
         )
     events: list[Event] = [Stacked(seat, i, k, card), *_auto_flip(state, seat, i)]
     return _after_layout_change(state, seat, events)
-
-
-@kit.hot
-def _auto_flip(state: State, seat: int, i: int) -> tuple[Event, ...]:
-    """(``auto_flip``) Taking the top off stock pile ``i`` turns up the card it exposes
-    (docs/games/spit.md#variant-flags). A tuple: none is the empty tuple, which costs no
-    allocation (every play, move and stack asks)."""
-    pile = state.layouts[seat][i]
-    if state.setup.rules.auto_flip and exposes(pile, state.up[seat][i]):
-        return (Flipped(seat, i, pile[-2], True),)
-    return ()
 
 
 def _after_layout_change(state: State, seat: int, events: list[Event]) -> list[Event]:
@@ -624,30 +635,33 @@ def evolve(state: State, event: Event) -> State:
     """Apply one event. No rules: the event carries every decision.
 
     The frequent events come first, told apart by ``isinstance`` (a ``match`` class pattern costs
-    several times more), and rebuild only the per-seat or per-pile pairs they change."""
+    several times more), and rebuild only the per-seat or per-pile pairs they change (named
+    first: :func:`_pair` is written in only where its arguments are reads)."""
     s = state
     if isinstance(event, CardPlayed):
         p, i, j = event.seat, event.source, event.target
         layouts, up, spit_piles = s.layouts, s.up, s.spit_piles
         piles, ups = list(layouts[p]), list(up[p])
         piles[i], ups[i] = piles[i][:-1], ups[i] - 1
+        layout, seat_ups, pile = tuple(piles), tuple(ups), spit_piles[j] + (event.card,)
         return s._replace(
-            layouts=_pair(layouts, p, tuple(piles)),
-            up=_pair(up, p, tuple(ups)),
-            spit_piles=_pair(spit_piles, j, spit_piles[j] + (event.card,)),
+            layouts=_pair(layouts, p, layout),
+            up=_pair(up, p, seat_ups),
+            spit_piles=_pair(spit_piles, j, pile),
         )
     if isinstance(event, Flipped):
-        up = s.up
-        ups = list(up[event.seat])
+        p, ups = event.seat, list(s.up[event.seat])
         ups[event.pile] = 1
-        return s._replace(up=_pair(up, event.seat, tuple(ups)))
+        seat_ups = tuple(ups)
+        return s._replace(up=_pair(s.up, p, seat_ups))
     if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
         layouts, up = s.layouts, s.up
         piles, ups = list(layouts[p]), list(up[p])
         piles[i], piles[k] = piles[i][:-1], piles[k] + (event.card,)
         ups[i], ups[k] = ups[i] - 1, ups[k] + 1
-        return s._replace(layouts=_pair(layouts, p, tuple(piles)), up=_pair(up, p, tuple(ups)))
+        layout, seat_ups = tuple(piles), tuple(ups)
+        return s._replace(layouts=_pair(layouts, p, layout), up=_pair(up, p, seat_ups))
     if isinstance(event, SpitCalled):
         p = event.seat
         called, done = joint_call(s.called, p, SEATS)  # done: the effect's events follow
@@ -655,9 +669,10 @@ def evolve(state: State, event: Event) -> State:
         return s._replace(called=called, call_targets=targets)
     if isinstance(event, Spat):
         p, j = event.seat, event.target
+        rest, pile = s.spit_cards[p][1:], s.spit_piles[j] + (event.card,)
         return s._replace(
-            spit_cards=_pair(s.spit_cards, p, s.spit_cards[p][1:]),
-            spit_piles=_pair(s.spit_piles, j, s.spit_piles[j] + (event.card,)),
+            spit_cards=_pair(s.spit_cards, p, rest),
+            spit_piles=_pair(s.spit_piles, j, pile),
             called=_NO_CALLS,
             call_targets=NO_TARGETS,
             locked=j if event.lock else s.locked,
@@ -750,11 +765,10 @@ def hide_layout(
     layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
 ) -> tuple[tuple[SeenCard, ...], ...]:
     """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
-    up = tops_up(layout) if ups is None else ups
     out = []
-    for i, pile in enumerate(layout):
-        down = len(pile) - up[i]
-        out.append((HIDDEN,) * down + tuple(pile[down:]))
+    for pile, up in zip(layout, tops_up(layout) if ups is None else ups, strict=True):
+        down = len(pile) - up
+        out.append((HIDDEN,) * down + tuple(pile[down:]) if down else tuple(pile))
     return tuple(out)
 
 
@@ -762,21 +776,19 @@ def hide_layout(
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
     card."""
-    referee = viewer == Role.REFEREE
-    if referee:
+    counts = tuple(map(len, state.spit_cards))
+    if viewer == Role.REFEREE:
         layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...] = state.layouts
         spit_cards: tuple[tuple[SeenCard, ...], ...] = state.spit_cards
     else:
-        layouts = tuple(
-            hide_layout(lay, ups) for lay, ups in zip(state.layouts, state.up, strict=True)
-        )
-        spit_cards = tuple((HIDDEN,) * len(s) for s in state.spit_cards)
+        layouts = tuple(map(hide_layout, state.layouts, state.up))
+        spit_cards = tuple([(HIDDEN,) * n for n in counts])
     return View(
         phase=state.phase,
         round=state.round,
         layouts=layouts,
         spit_cards=spit_cards,
-        spit_counts=tuple(len(s) for s in state.spit_cards),
+        spit_counts=counts,
         spit_piles=state.spit_piles,
         called=(0 in state.called, 1 in state.called),
         call_targets=state.call_targets,
@@ -887,7 +899,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     if phase == "PLAY":  # the common case, first
         fit = playable(state)
         commands: list[Command] = []
-        if scan_layout(state, seat, fit, commands) or scan_layout(state, 1 - seat, fit, None):
+        if scan_layout(state, seat, fit, commands) or can_act(state, 1 - seat, fit):
             return commands  # not stuck
         commands += stalemate_calls(state, seat)  # stuck
         return commands
