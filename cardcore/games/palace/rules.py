@@ -129,17 +129,20 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
+@kit.inline
 def _is_power(rank: int, rules: Rules) -> bool:
     """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
     return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
+@kit.inline
 def _is_transparent(rank: int, rules: Rules) -> bool:
     """Is this rank skipped by every rule that looks at the top card? [ENGINE] Jokers, and 3s
     under ``three_invisible`` (docs/games/palace.md#variant-flags)."""
     return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
+@kit.hot
 def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
     """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
     pile or one of transparent cards only (anything goes on it)."""
@@ -251,6 +254,22 @@ def _swap(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
     return cards[:i] + (new,) + cards[i + 1 :]
 
 
+@kit.inline
+def _take(
+    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
+    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :] if cards else rows
+
+
+@kit.inline
+def _put(
+    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with seat ``p``'s row replaced by ``row``."""
+    return rows[:p] + (row,) + rows[p + 1 :]
+
+
 def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
     """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
     q = (p + direction) % seats
@@ -273,11 +292,11 @@ def _advance(
     return q, tuple(passed)
 
 
+@kit.inline
 def _source(state: State, p: int) -> tuple[Card, ...]:
     """The active source's cards (docs/games/palace.md#active-source): the hand, else the face-up
     cards; () for face-down."""
-    hand = state.hands[p]
-    return hand if hand else state.up[p]
+    return state.hands[p] or state.up[p]
 
 
 def _draw_count(state: State, hand_after: int) -> int:
@@ -308,6 +327,7 @@ def _top_run(pile: Sequence[Card]) -> int:
     return run
 
 
+@kit.inline
 def _completion_played(rules: Rules) -> bool:
     """May a four be completed out of turn (docs/games/palace.md#out-of-turn-completion)? [ENGINE]
     Only where fours burn across plays (``four_of_a_kind_burn="consecutive"``)."""
@@ -321,23 +341,40 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 # --------------------------------------------------------------------------- what may be played
 
 
-def _bound_rank(state: State, p: int) -> int | None:
-    """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
-    of the game is the lowest non-power rank of the active source."""
-    rules = state.setup.rules
-    if not (rules.starter_must_play_lowest and state.opening):
-        return None
-    ranks = [c.rank for c in _source(state, p) if not _is_power(c.rank, rules)]
+def _lowest_plain_rank(cards: Sequence[Card], rules: Rules) -> int | None:
+    """The lowest rank of ``cards`` that is not a power rank (None if they are all power cards)."""
+    ranks = [c.rank for c in cards if not _is_power(c.rank, rules)]
     return min(ranks, key=_ORDER.__getitem__) if ranks else None
 
 
+@kit.inline
+def _bound_rank(state: State, p: int) -> int | None:
+    """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
+    of the game is the lowest non-power rank of the active source. (``opening`` is read first: it
+    is true before the first play only.)"""
+    return (
+        _lowest_plain_rank(_source(state, p), state.setup.rules)
+        if state.opening and state.setup.rules.starter_must_play_lowest
+        else None
+    )
+
+
+@kit.inline
 def _power_finish_fails(state: State, rank: int) -> bool:
     """Would going out on ``rank`` fail (docs/games/palace.md#variant-flags
     ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
     then nobody could ever go out."""
+    return (
+        not state.setup.rules.finish_on_special
+        and _is_power(rank, state.setup.rules)
+        and _plain_cards_left(state)
+    )
+
+
+def _plain_cards_left(state: State) -> bool:
+    """Is any card left in play (the stock, the pile, the cards of the seats still in) not a
+    power card?"""
     rules = state.setup.rules
-    if rules.finish_on_special or not _is_power(rank, rules):
-        return False
     zones: list[tuple[Card, ...]] = [state.stock, state.pile]
     for q in range(len(state.hands)):
         if q not in state.finished:
@@ -345,6 +382,7 @@ def _power_finish_fails(state: State, rank: int) -> bool:
     return any(not _is_power(c.rank, rules) for zone in zones for c in zone)
 
 
+@kit.hot
 def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
     """The cards of ``p``'s active source that may be played now (their rank in
     ``state.allowed``; only the bound rank for a bound first play, ``_bound_rank``), grouped by
@@ -366,10 +404,11 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
                 g.append(c)
     if len(groups) <= 1:
         return list(groups.items())
-    cost = _COSTS[state.setup.rules.three_invisible]
-    return sorted(groups.items(), key=lambda group: cost[group[0]])
+    ranks = sorted(groups, key=_COSTS[state.setup.rules.three_invisible].__getitem__)
+    return [(r, groups[r]) for r in ranks]
 
 
+@kit.hot
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     """The play a sensible player makes: ``(rank, count)`` of the cheapest rank that fits, all of
     its cards (and face-up ones when combining); None if only failing plays exist."""
@@ -430,10 +469,12 @@ def evolve(state: State, event: Event) -> State:
         )
     if type(event) is CardsDrawn:
         p, k = event.seat, len(event.cards)
-        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.stock[:k]), stock=s.stock[k:])
+        hand = s.hands[p] + s.stock[:k]
+        return s._replace(hands=_put(s.hands, p, hand), stock=s.stock[k:])
     if type(event) is PileTaken:
         p = event.seat
-        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.pile), pile=())
+        hand = s.hands[p] + s.pile
+        return s._replace(hands=_put(s.hands, p, hand), pile=())
     if type(event) is PileBurned:
         return s._replace(burned=s.burned + s.pile, pile=())
     if type(event) is FaceDownTurned:
@@ -505,22 +546,6 @@ def _evolve_rarely(s: State, event: _RarerEvent) -> State:
             )
         case _:
             assert_never(event)
-
-
-def _take(
-    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
-    if not cards:
-        return rows
-    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :]
-
-
-def _put(
-    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """``rows`` with seat ``p``'s row replaced by ``row``."""
-    return rows[:p] + (row,) + rows[p + 1 :]
 
 
 def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:
