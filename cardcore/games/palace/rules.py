@@ -129,20 +129,17 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
-@kit.inline
 def _is_power(rank: int, rules: Rules) -> bool:
     """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
     return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
-@kit.inline
 def _is_transparent(rank: int, rules: Rules) -> bool:
     """Is this rank skipped by every rule that looks at the top card? [ENGINE] Jokers, and 3s
     under ``three_invisible`` (docs/games/palace.md#variant-flags)."""
     return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
-@kit.hot
 def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
     """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
     pile or one of transparent cards only (anything goes on it)."""
@@ -254,7 +251,6 @@ def _swap(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
     return cards[:i] + (new,) + cards[i + 1 :]
 
 
-@kit.inline
 def _take(
     rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
@@ -262,7 +258,6 @@ def _take(
     return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :] if cards else rows
 
 
-@kit.inline
 def _put(
     rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
@@ -292,7 +287,6 @@ def _advance(
     return q, tuple(passed)
 
 
-@kit.inline
 def _source(state: State, p: int) -> tuple[Card, ...]:
     """The active source's cards (docs/games/palace.md#active-source): the hand, else the face-up
     cards; () for face-down."""
@@ -327,7 +321,6 @@ def _top_run(pile: Sequence[Card]) -> int:
     return run
 
 
-@kit.inline
 def _completion_played(rules: Rules) -> bool:
     """May a four be completed out of turn (docs/games/palace.md#out-of-turn-completion)? [ENGINE]
     Only where fours burn across plays (``four_of_a_kind_burn="consecutive"``)."""
@@ -347,7 +340,6 @@ def _lowest_plain_rank(cards: Sequence[Card], rules: Rules) -> int | None:
     return min(ranks, key=_ORDER.__getitem__) if ranks else None
 
 
-@kit.inline
 def _bound_rank(state: State, p: int) -> int | None:
     """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
     of the game is the lowest non-power rank of the active source. (``opening`` is read first: it
@@ -359,7 +351,6 @@ def _bound_rank(state: State, p: int) -> int | None:
     )
 
 
-@kit.inline
 def _power_finish_fails(state: State, rank: int) -> bool:
     """Would going out on ``rank`` fail (docs/games/palace.md#variant-flags
     ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
@@ -382,7 +373,6 @@ def _plain_cards_left(state: State) -> bool:
     return any(not _is_power(c.rank, rules) for zone in zones for c in zone)
 
 
-@kit.hot
 def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
     """The cards of ``p``'s active source that may be played now (their rank in
     ``state.allowed``; only the bound rank for a bound first play, ``_bound_rank``), grouped by
@@ -408,7 +398,6 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
     return [(r, groups[r]) for r in ranks]
 
 
-@kit.hot
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     """The play a sensible player makes: ``(rank, count)`` of the cheapest rank that fits, all of
     its cards (and face-up ones when combining); None if only failing plays exist."""
