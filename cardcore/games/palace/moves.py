@@ -96,16 +96,17 @@ def _plays(cards: list[Card]) -> tuple[Play, ...]:
 def legal_commands(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
+    current = state.current
+    if current == seat:  # the commonest question; a seat to play is in play and in the game
+        return _turn_commands(state, seat)
     finished = state.finished
     if seat in finished or len(finished) >= len(state.hands) - 1:
         return []
     if state.phase == "setup":
         return _setup_commands(state, seat)
-    if state.current is None:
+    if current is None:
         return []
-    if state.current != seat:
-        return _out_of_turn_commands(state, seat)
-    return _turn_commands(state, seat)
+    return _out_of_turn_commands(state, seat)
 
 
 def _turn_commands(state: State, seat: int) -> list[Command]:
@@ -185,13 +186,13 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
 def _completions(state: State, seat: int) -> list[Command]:
     """The out-of-turn plays that complete a four of a kind
     (docs/games/palace.md#out-of-turn-completion), if any."""
-    rules = state.setup.rules
     pile = state.pile
-    if not (pile and _completion_played(rules)):
+    if not pile:
         return []
     rank = pile[-1].rank
     matching = [c for c in _source(state, seat) if c.rank == rank]
-    if not matching:
+    rules = state.setup.rules
+    if not (matching and _completion_played(rules)):  # most seats hold none: asked first
         return []
     need = 4 - _top_run(pile)
     if need <= 0 or len(matching) < need:
@@ -221,7 +222,8 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
         if best is None:  # only failing power plays fit: fine when nothing else is possible
             return not (state.pile and not state.follow_up)
         cards = command.cards
-        return len(cards) == best[1] and bool(cards) and cards[0].rank == best[0]
+        # best[1] is at least 1: a play of that many cards is not empty.
+        return len(cards) == best[1] and cards[0].rank == best[0]
     if isinstance(command, Swap):
         cost = _COSTS[state.setup.rules.three_invisible]
         return cost[command.hand_card.rank] > cost[command.up_card.rank]

@@ -251,6 +251,20 @@ def _swap(cards: tuple[Card, ...], old: Card, new: Card) -> tuple[Card, ...]:
     return cards[:i] + (new,) + cards[i + 1 :]
 
 
+def _take(
+    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
+    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :] if cards else rows
+
+
+def _put(
+    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """``rows`` with seat ``p``'s row replaced by ``row``."""
+    return rows[:p] + (row,) + rows[p + 1 :]
+
+
 def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
     """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
     q = (p + direction) % seats
@@ -276,8 +290,7 @@ def _advance(
 def _source(state: State, p: int) -> tuple[Card, ...]:
     """The active source's cards (docs/games/palace.md#active-source): the hand, else the face-up
     cards; () for face-down."""
-    hand = state.hands[p]
-    return hand if hand else state.up[p]
+    return state.hands[p] or state.up[p]
 
 
 def _draw_count(state: State, hand_after: int) -> int:
@@ -321,23 +334,38 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 # --------------------------------------------------------------------------- what may be played
 
 
+def _lowest_plain_rank(cards: Sequence[Card], rules: Rules) -> int | None:
+    """The lowest rank of ``cards`` that is not a power rank (None if they are all power cards)."""
+    ranks = [c.rank for c in cards if not _is_power(c.rank, rules)]
+    return min(ranks, key=_ORDER.__getitem__) if ranks else None
+
+
 def _bound_rank(state: State, p: int) -> int | None:
     """The rank ``p``'s play is bound to, if any: under ``starter_must_play_lowest`` the first play
-    of the game is the lowest non-power rank of the active source."""
-    rules = state.setup.rules
-    if not (rules.starter_must_play_lowest and state.opening):
-        return None
-    ranks = [c.rank for c in _source(state, p) if not _is_power(c.rank, rules)]
-    return min(ranks, key=_ORDER.__getitem__) if ranks else None
+    of the game is the lowest non-power rank of the active source. (``opening`` is read first: it
+    is true before the first play only.)"""
+    return (
+        _lowest_plain_rank(_source(state, p), state.setup.rules)
+        if state.opening and state.setup.rules.starter_must_play_lowest
+        else None
+    )
 
 
 def _power_finish_fails(state: State, rank: int) -> bool:
     """Would going out on ``rank`` fail (docs/games/palace.md#variant-flags
     ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
     then nobody could ever go out."""
+    return (
+        not state.setup.rules.finish_on_special
+        and _is_power(rank, state.setup.rules)
+        and _plain_cards_left(state)
+    )
+
+
+def _plain_cards_left(state: State) -> bool:
+    """Is any card left in play (the stock, the pile, the cards of the seats still in) not a
+    power card?"""
     rules = state.setup.rules
-    if rules.finish_on_special or not _is_power(rank, rules):
-        return False
     zones: list[tuple[Card, ...]] = [state.stock, state.pile]
     for q in range(len(state.hands)):
         if q not in state.finished:
@@ -366,8 +394,8 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
                 g.append(c)
     if len(groups) <= 1:
         return list(groups.items())
-    cost = _COSTS[state.setup.rules.three_invisible]
-    return sorted(groups.items(), key=lambda group: cost[group[0]])
+    ranks = sorted(groups, key=_COSTS[state.setup.rules.three_invisible].__getitem__)
+    return [(r, groups[r]) for r in ranks]
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
@@ -430,10 +458,12 @@ def evolve(state: State, event: Event) -> State:
         )
     if type(event) is CardsDrawn:
         p, k = event.seat, len(event.cards)
-        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.stock[:k]), stock=s.stock[k:])
+        hand = s.hands[p] + s.stock[:k]
+        return s._replace(hands=_put(s.hands, p, hand), stock=s.stock[k:])
     if type(event) is PileTaken:
         p = event.seat
-        return s._replace(hands=_put(s.hands, p, s.hands[p] + s.pile), pile=())
+        hand = s.hands[p] + s.pile
+        return s._replace(hands=_put(s.hands, p, hand), pile=())
     if type(event) is PileBurned:
         return s._replace(burned=s.burned + s.pile, pile=())
     if type(event) is FaceDownTurned:
@@ -505,22 +535,6 @@ def _evolve_rarely(s: State, event: _RarerEvent) -> State:
             )
         case _:
             assert_never(event)
-
-
-def _take(
-    rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
-    if not cards:
-        return rows
-    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :]
-
-
-def _put(
-    rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """``rows`` with seat ``p``'s row replaced by ``row``."""
-    return rows[:p] + (row,) + rows[p + 1 :]
 
 
 def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:
