@@ -51,18 +51,18 @@ def environment(**changes: str | None) -> Iterator[None]:
     """``os.environ`` with ``changes`` (None: unset) while a server starts (it inherits it)."""
     saved = {k: os.environ.get(k) for k in changes}
     try:
-        for k, v in changes.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _set(changes)
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _set(saved)
+
+
+def _set(values: dict[str, str | None]) -> None:
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def start(tmp: Path, name: str, compiled: Path, pure: bool) -> ServerProcess:
