@@ -32,6 +32,8 @@ _M1: Final = 0xBF58476D1CE4E5B9
 _M2: Final = 0x94D049BB133111EB
 MAX_SEED: Final = MASK64
 _TWO64: Final = 1 << 64
+_SAFE: Final = _TWO64 - (1 << 32)
+"""Below every limit of a bound of at most 2**32 (:meth:`Rng.shuffle`)."""
 
 T = TypeVar("T")
 
@@ -148,17 +150,22 @@ class Rng:
                 j = self._below_native(i + 1)
                 items[i], items[j] = items[j], items[i]
             return
-        key, n = self._key & MASK64, self._count
+        # Two savings on Python's integers, the same draws (15-18 % of a 52-card shuffle, timeit):
+        # output n's input key + GAMMA * n is counted up by GAMMA, and a draw below _SAFE is
+        # below every bound's limit (a bound of at most 2**32 rejects only draws at or above
+        # 2**64 - bound), so the exact limit is worked out only for a draw above it.
+        n = self._count
+        counted = (self._key + GAMMA * n) & MASK64
+        safe = _SAFE if len(items) <= 1 << 32 else 0
         for i in range(len(items) - 1, 0, -1):
             bound = i + 1
-            limit = _TWO64 - (_TWO64 % bound)
             while True:
                 n += 1
-                z = (key + GAMMA * n) & MASK64
-                z = ((z ^ (z >> 30)) * _M1) & MASK64
+                counted = (counted + GAMMA) & MASK64
+                z = ((counted ^ (counted >> 30)) * _M1) & MASK64
                 z = ((z ^ (z >> 27)) * _M2) & MASK64
                 z ^= z >> 31
-                if z < limit:
+                if z < safe or z < _TWO64 - (_TWO64 % bound):
                     break
             j = z % bound
             items[i], items[j] = items[j], items[i]

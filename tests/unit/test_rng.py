@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cardcore import rng as rng_module
 from cardcore.cards import standard_deck
 from cardcore.rng import ALGORITHM, Rng, shuffled, stream_key
 
@@ -71,9 +72,16 @@ def test_bad_arguments() -> None:
         Rng(1).below(0)
 
 
+@pytest.mark.parametrize("exact", [False, True], ids=["", "exact-limits"])
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 52, 104])
-def test_shuffle_is_fisher_yates_over_below(size: int) -> None:
-    """The inlined shuffle draws exactly what the spec says: below(i + 1) for i = n-1 .. 1."""
+def test_shuffle_is_fisher_yates_over_below(
+    size: int, exact: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inlined shuffle draws exactly what the spec says: below(i + 1) for i = n-1 .. 1.
+    ``exact``: with no draw taken as safely below the limit (rng._SAFE 0), so the exact limit,
+    which a draw needs about once in 2**32, is what every draw is checked against."""
+    if exact:
+        monkeypatch.setattr(rng_module, "_SAFE", 0)
     for seed in range(0, 2**64, 2**58 + 12345):
         rng, ref_rng = Rng(seed, 3), Rng(seed, 3)
         got, expected = list(range(size)), list(range(size))
