@@ -257,10 +257,9 @@ _PAIR_BY_FAMILY: Final[dict[str, Callable[[Any], Pair]]] = {
 def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
     """The source of a one-pass encoder of the record class ``cls``: the body of ``def
     pair(v)`` and the names it reads, for :func:`cardcore.kit.codegen.function` (the codec
-    itself generates no code). None where the closures serve as well: not a dataclass, no
-    fields, a field named ``kind``; and in the compiled build, where the closures are native code
-    and the interpreted source would be slower (LogWriter.record of ratscrew's playouts: about
-    7 % slower with it compiled, 14 % faster with it in the pure build).
+    itself generates no code, and its caller decides where the source pays: the log writer uses
+    it in the interpreted build only). None where the closures serve as well: not a dataclass,
+    no fields, a field named ``kind``.
 
     The encoder gives exactly what :func:`encoder_with_text` of ``cls`` gives, for any value.
     It is written from each field's declared type (the one the schema reads): straight-line
@@ -268,7 +267,7 @@ def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
     closures' loop asks every field's value its type in turn. A declared type is a promise
     the encoder checks, not trusts: a field of another type (a bool where ``int`` is declared)
     sends the whole record to the closures."""
-    if _COMPILED or not dataclasses.is_dataclass(cls) or not isinstance(cls, type):
+    if not dataclasses.is_dataclass(cls) or not isinstance(cls, type):
         return None
     names = tuple(f.name for f in dataclasses.fields(cls))
     if not names or KIND in names:
@@ -312,10 +311,6 @@ def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
     value_source = ", ".join(f"'{n}': {values[n]}" for n in names)
     body = [*loads, *pairs, f"    return {{KIND: NAME, {value_source}}}, f'{''.join(text)}{{END}}'"]
     return body, ns
-
-
-_COMPILED: Final = not isinstance(_key_order, types.FunctionType)
-"""Whether this module runs compiled (mypyc: its functions are not Python functions)."""
 
 
 def _field_kind(hint: Any) -> str:

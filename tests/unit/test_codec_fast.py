@@ -22,7 +22,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cardcore
 from cardcore import codec, registry
 from cardcore.cards import _BY_TEXT as _CARDS
 from cardcore.cards import HIDDEN, Card, Hidden
@@ -296,7 +295,6 @@ def test_written_encoders_check_the_declared_types(value: Any) -> None:
     check(value)
 
 
-@pytest.mark.skipif(cardcore.compiled, reason="the compiled codec writes no source")
 def test_every_game_record_has_a_written_encoder() -> None:
     for cls in game_types:
         fields = dataclasses.fields(cls)
