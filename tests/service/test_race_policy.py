@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.asyncio.client import connect
 
 from cardcore import log, registry
@@ -195,6 +196,9 @@ async def through_a_slow_link(tmp_path: Path) -> dict[str, Any]:
         await running.stop(grace_s=0.5)
 
 
+# Time bounds on real round trips (the loopback's within 3 ms): beside the parallel run's load,
+# one ping answered late made the near seat's delay 12 ms.
+@pytest.mark.solo
 def test_a_seat_behind_a_slower_link_is_credited_what_its_channel_measured(
     tmp_path: Path,
 ) -> None:

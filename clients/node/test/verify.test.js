@@ -24,6 +24,7 @@ import {
   goldenLogs,
   linesOf,
   pythonVerify,
+  pythonVerifyProcess,
   racedLog,
   rehash,
   same,
@@ -461,6 +462,30 @@ test('the command line: files of the host by their paths, as the CLI names them'
   const stdin = await cli(['-'], RATSCREW);
   const python = await pythonVerify(['-'], {}, RATSCREW);
   assert.deepEqual([stdin.exit, stdin.stdout], [0, python.stdout]);
+});
+
+test("Python's runs shared in one process answer as processes of their own", async () => {
+  // pythonVerify, which every comparison here holds Node to, against `python -m cardcore verify`
+  // itself: a valid log, a forged one, both by name, standard input, a missing file, bad usage
+  const files = { 'g.jsonl': RATSCREW, 'f.jsonl': forge(RATSCREW, 'winner forged') };
+  const cases = [
+    [['g.jsonl'], ''],
+    [['f.jsonl'], ''],
+    [['--json', 'f.jsonl'], ''],
+    [['-'], RATSCREW],
+    [['none.jsonl'], ''],
+    [['--no-such-option'], ''],
+  ];
+  const exits = [];
+  for (const [args, stdin] of cases) {
+    const [shared, own] = await Promise.all([
+      pythonVerify(args, files, stdin),
+      pythonVerifyProcess(args, files, stdin),
+    ]);
+    assert.deepEqual(shared, own, args.join(' '));
+    exits.push(own.exit);
+  }
+  assert.deepEqual(exits, [0, 1, 1, 0, 2, 2], 'valid, invalid, usage: each case what it claims');
 });
 
 test('--batch: one result per case, in order, each what a run of its own gives', async () => {
