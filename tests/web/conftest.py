@@ -4,6 +4,7 @@ Chromium, driven by playwright-core (``tests/web/driver``: Node). Without Chromi
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -72,11 +73,10 @@ def scenario(
 ) -> Scenario:
     """Run one scenario of ``driver/scenarios.mjs`` in a fresh browser; its result as a dict."""
     tmp = tmp_path_factory.mktemp("web-results")
-    count = [0]
+    count = itertools.count(1)  # next() of it is atomic: scenarios may run at once, in threads
 
     def run(name: str, **args: Any) -> dict[str, Any]:
-        count[0] += 1
-        result_file = tmp / f"{name}-{count[0]}.json"
+        result_file = tmp / f"{name}-{next(count)}.json"
         payload = {
             "base": web_server.url,
             "out": str(artifacts),
