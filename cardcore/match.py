@@ -128,9 +128,8 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
             if record and deal is None
             else None
         )
-        self.race_policy = RacePolicy.of_rules(setup.rules)
-        """How races are decided (docs/games/common.md#race-policy): under ``compensated``
-        every action is credited (:meth:`submit_received`) and its entry records its race."""
+        self._race_policy = RacePolicy.of_rules(setup.rules)
+        self._compensated = self._race_policy.compensated  # read at every submit: a native bool
         self._advance(None, None, game.deal(setup) if deal is None else deal, at_ms)
 
     @classmethod
@@ -338,6 +337,13 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         self._advance(None, None, (), at_ms)
 
     @property
+    def race_policy(self) -> RacePolicy:
+        """How races are decided (docs/games/common.md#race-policy): under ``compensated``
+        every action is credited (:meth:`submit_received`) and its entry records its race. The
+        setup's, for the whole match."""
+        return self._race_policy
+
+    @property
     def writer(self) -> LogWriter | None:
         """The match's log (None: it records none), the sequencer's recorder."""
         return self._writer
@@ -370,7 +376,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
 
         Under ``race_policy: "compensated"`` this is the host's own action, or a bot's (delay
         0): :meth:`submit_received` with ``delay_ms=0``."""
-        if self.race_policy.compensated:
+        if self._compensated:
             if at_ms < self.last_at_ms:
                 raise ValueError(f"at_ms went backwards: {at_ms} < {self.last_at_ms}")
             return self.submit_received(seat, command, at_ms, 0)
