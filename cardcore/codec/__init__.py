@@ -21,7 +21,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from .canonical import JSON, KIND, canonical_bytes, canonical_text, parse_json
+from .canonical import (
+    JSON,
+    KIND,
+    canonical_bytes,
+    canonical_text,
+    object_text,
+    parse_json,
+    value_text,
+)
 from .decoding import decode, decoder
 from .encoding import encode
 from .pairs import (
@@ -50,8 +58,10 @@ __all__ = [
     "encode_with_text",
     "encoder_with_text",
     "json_schema",
+    "object_text",
     "pair_source",
     "parse_json",
     "schema_of",
     "union_schema",
+    "value_text",
 ]

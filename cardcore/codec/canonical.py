@@ -57,6 +57,18 @@ def canonical_bytes(value: JSON) -> bytes:
     return canonical_text(value).encode()
 
 
+def object_text(texts: dict[str, str]) -> str:
+    """The canonical text of a JSON object given each value's canonical text, by key: the keys
+    sorted and written as :func:`canonical_text` writes them, the texts as they are. (A line
+    whose parts are written once and joined twice, without and with its hash.)"""
+    return "{" + ",".join([json_string(k) + ":" + texts[k] for k in sorted(texts)]) + "}"
+
+
+def value_text(value: JSON) -> str:
+    """:func:`canonical_text`, a string's without the encoder's set-up."""
+    return json_string(value) if type(value) is str else canonical_text(value)
+
+
 def parse_json(data: bytes | str) -> JSON:
     """Parse JSON, refusing floats and non-finite numbers (they have no place in cardcore)."""
 

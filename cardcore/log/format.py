@@ -134,13 +134,16 @@ def header_line(
     committed: Collection[int] = (),
     position: str | None = None,
     raced: bool = False,
-) -> LogLine:
-    """A header, hashed (:func:`header_hash`): ``setup`` is the public setup
-    (:meth:`Setup.public_json`), ``commits_to`` the :func:`commitment`; ``contributions`` make
-    it a format-2 header, ``committed`` names the seats among them that committed to their
+) -> tuple[LogLine, bytes]:
+    """A header, hashed (:func:`header_hash`), and its canonical bytes: ``setup`` is the public
+    setup (:meth:`Setup.public_json`), ``commits_to`` the :func:`commitment`; ``contributions``
+    make it a format-2 header, ``committed`` names the seats among them that committed to their
     entropy before revealing it (each such entry carries its ``commitment``); ``position``, the
     referee's notation of a start position; ``raced`` (a game under ``race_policy:
     "compensated"``), format 3. The host's signature, if any, is added to it afterwards."""
+    # The setup is written once, for setup_hash and for the header: each value's text is made
+    # once and joined twice, without the hash (what is hashed) and with it (the line's bytes).
+    setup_text = codec.canonical_text(setup)
     header: LogLine = {
         "type": "header",
         "format": FORMAT_3 if raced else FORMAT if contributions is None else FORMAT_2,
@@ -149,7 +152,7 @@ def header_line(
         "cardcore": __version__,
         "rng": rng.ALGORITHM,
         "setup": setup,
-        "setup_hash": hashlib.sha256(codec.canonical_bytes(setup)).hexdigest(),
+        "setup_hash": hashlib.sha256(setup_text.encode()).hexdigest(),
         "commitment": commits_to,
         "game_id": game_id,
     }
@@ -161,8 +164,10 @@ def header_line(
         ]
     if position is not None:
         header["position"] = position
-    header["hash"] = header_hash(header)
-    return header
+    texts = {k: setup_text if k == "setup" else codec.value_text(v) for k, v in header.items()}
+    header["hash"] = digest = hashlib.sha256(codec.object_text(texts).encode()).hexdigest()
+    texts["hash"] = f'"{digest}"'
+    return header, codec.object_text(texts).encode()
 
 
 def _contribution(seat: int, entropy: bytes, committed: bool) -> dict[str, Any]:
@@ -217,8 +222,11 @@ def with_hash(body: bytes, line_hash: str) -> bytes:
     return b"".join((body[:at], b',"hash":', codec.canonical_bytes(line_hash), body[at:]))
 
 
-def end_line(seq: int, outcome: Outcome, seed: int, salt: bytes, prev: str) -> LogLine:
-    """The end line, hashed (:func:`plain_hash`): the outcome, and the seed and salt revealed."""
+def end_line(
+    seq: int, outcome: Outcome, seed: int, salt: bytes, prev: str
+) -> tuple[LogLine, bytes]:
+    """The end line, hashed (:func:`plain_hash`): the outcome, and the seed and salt revealed;
+    and its canonical bytes."""
     line: LogLine = {
         "type": "end",
         "seq": seq,
@@ -227,8 +235,10 @@ def end_line(seq: int, outcome: Outcome, seed: int, salt: bytes, prev: str) -> L
         "salt": salt.hex(),
         "prev": prev,
     }
-    line["hash"] = plain_hash(line)
-    return line
+    body = codec.canonical_text(line)
+    line["hash"] = digest = hashlib.sha256(body.encode()).hexdigest()
+    # Written once: "hash" sorts before every other key of the line, so it goes first.
+    return line, f'{{"hash":"{digest}",{body[1:]}'.encode()
 
 
 def encode_outcome(outcome: Outcome) -> dict[str, Any]:

@@ -79,7 +79,7 @@ class LogWriter:
         self.race: Race | None = None
         """Set by the host (:class:`~cardcore.match.Match`) before an action of a game under
         ``race_policy: "compensated"`` is recorded: the entry records it (log format 3)."""
-        header = header_line(
+        header, header_bytes = header_line(
             game.info.name,
             version,
             setup.public_json(),
@@ -92,8 +92,9 @@ class LogWriter:
         )
         if sign is not None:
             header[SIGNATURE_KEY] = sign(header["hash"])
+            header_bytes = codec.canonical_bytes(header)
         self.lines: list[LogLine] = [header]
-        self._bytes: list[bytes | tuple[bytes]] = [(codec.canonical_bytes(header),)]
+        self._bytes: list[bytes | tuple[bytes]] = [(header_bytes,)]
         """Per line: for an entry it wrote, the bytes it hashed (the canonical entry without
         ``hash``, which :meth:`line_bytes` puts in); for any other line, a 1-tuple of its
         canonical bytes."""
@@ -234,11 +235,12 @@ class LogWriter:
         """Append the end line: the outcome, and the seed and salt revealed."""
         if len(self._bytes) != len(self.lines):
             self._sync()
-        line = end_line(seq, outcome, self._seed, self._salt, self.last_hash)
+        line, line_bytes = end_line(seq, outcome, self._seed, self._salt, self.last_hash)
         if self._sign is not None:
             line[SIGNATURE_KEY] = self._sign(line["hash"])
+            line_bytes = codec.canonical_bytes(line)
         self.lines.append(line)
-        self._bytes.append((codec.canonical_bytes(line),))
+        self._bytes.append((line_bytes,))
         self._tip = line["hash"]
         return line
 

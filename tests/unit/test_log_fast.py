@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardcore import log, registry
+from cardcore import log, registry, rng
 from cardcore.bots import play_out, seat_bots
 from cardcore.engine import Outcome, Termination
 from cardcore.match import Match
@@ -65,6 +65,40 @@ def test_every_line_hashes_as_defined(game: Any) -> None:
     assert writer.lines[0]["setup_hash"] == match.setup.setup_hash()
     check_lines(writer)
     assert writer.line_bytes(-1) == canonical(writer.lines[-1])
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_header_and_end_bytes_of_every_kind(signed: bool) -> None:
+    # The header and end line are written from texts made once (format 2's contributions, a
+    # start position, a host's signature added afterwards): the bytes are the codec's.
+    contributions = [(1, b"\x01" * 16), (0, bytes(range(16)))]
+    server_seed = 77
+    setup = GAME.make_setup(2, rng.derive_deal_seed(server_seed, contributions))
+    writer = log.LogWriter(
+        GAME,
+        setup,
+        b"s" * 16,
+        "g-\u00fc",
+        position='p "1"',
+        server_seed=server_seed,
+        contributions=contributions,
+        committed={1},
+        sign=(lambda h: {"key": "k", "sig": h[::-1]}) if signed else None,
+    )
+    writer.record(0, 0, None, None, GAME.deal(setup))
+    writer.end(1, Outcome(Termination.ABORTED))
+    assert writer.lines[0]["format"] == 2 and "position" in writer.lines[0]
+    check_lines_unsigned(writer)
+
+
+def check_lines_unsigned(writer: log.LogWriter) -> None:
+    """:func:`check_lines` with the hash of a signed header or end line taken without
+    ``signature`` (which signs that hash)."""
+    for i, line in enumerate(writer.lines):
+        assert writer.line_bytes(i) == canonical(line), i
+        if line["type"] != "entry":
+            body = {k: v for k, v in line.items() if k not in ("hash", "signature")}
+            assert line["hash"] == hashlib.sha256(canonical(body)).hexdigest()
 
 
 def steps(match: Match[Any, Any, Any, Any, Any], n: int) -> None:
