@@ -91,14 +91,20 @@ def header_hash(header: LogLine) -> str:
     without :data:`COPY_KEY` (the mark of a viewer's copy) and without the server's
     ``signature`` (which signs this hash: :mod:`cardcore.signatures`)."""
     body = {k: v for k, v in header.items() if k not in ("hash", COPY_KEY, SIGNATURE_KEY)}
-    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
+    return _plain_digest(codec.canonical_text(body))
 
 
 def plain_hash(line: LogLine) -> str:
     """The hash an end line carries: without ``hash`` and the server's ``signature`` (which
     signs it)."""
     body = {k: v for k, v in line.items() if k != "hash" and k != SIGNATURE_KEY}
-    return hashlib.sha256(codec.canonical_bytes(body)).hexdigest()
+    return _plain_digest(codec.canonical_text(body))
+
+
+def _plain_digest(body: str) -> str:
+    """The hash of a header or an end line, from its canonical text without what its hash
+    leaves out (:func:`header_hash`, :func:`plain_hash`): sha256, in hex."""
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 def keyed_hash(salt: bytes, line: LogLine) -> str:
@@ -165,7 +171,7 @@ def header_line(
     if position is not None:
         header["position"] = position
     texts = {k: setup_text if k == "setup" else codec.value_text(v) for k, v in header.items()}
-    header["hash"] = digest = hashlib.sha256(codec.object_text(texts).encode()).hexdigest()
+    header["hash"] = digest = _plain_digest(codec.object_text(texts))  # header_hash's
     texts["hash"] = f'"{digest}"'
     return header, codec.object_text(texts).encode()
 
@@ -236,7 +242,7 @@ def end_line(
         "prev": prev,
     }
     body = codec.canonical_text(line)
-    line["hash"] = digest = hashlib.sha256(body.encode()).hexdigest()
+    line["hash"] = digest = _plain_digest(body)  # plain_hash's
     # Written once: "hash" sorts before every other key of the line, so it goes first.
     return line, f'{{"hash":"{digest}",{body[1:]}'.encode()
 
