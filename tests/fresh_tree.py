@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -124,3 +125,13 @@ def pinned_tarball() -> bytes:
     data = path.read_bytes()
     assert hashlib.sha512(data).hexdigest() == digest
     return data
+
+
+def extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """``tar`` (an archive the test made itself: git's, or an sdist it built) under ``dest``,
+    through the ``data`` filter where this Python has it (3.11.4 and later; Debian 12's 3.11.2
+    has not, and ``extractall`` refuses the keyword there)."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+    else:
+        tar.extractall(dest)  # our own archive, on a Python without filters

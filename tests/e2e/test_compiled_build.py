@@ -38,7 +38,7 @@ import pytest
 
 import cardcore
 
-from ..fresh_tree import copy_tracked, python_build, required
+from ..fresh_tree import copy_tracked, extract, python_build, required
 
 ROOT = Path(__file__).resolve().parents[2]
 PLATFORM_TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
@@ -344,7 +344,7 @@ def test_both_wheels_from_the_sdist_and_the_compiled_one_both_ways(tmp_path: Pat
     (sdist,) = dist.glob("cardcore-*.tar.gz")
     with tarfile.open(sdist) as tf:
         assert any(m.name.endswith("/hatch_build.py") for m in tf.getmembers()), "the sdist hook"
-        tf.extractall(tmp_path / "unpacked", filter="data")
+        extract(tf, tmp_path / "unpacked")
     (unpacked,) = (tmp_path / "unpacked").iterdir()
     _build(["--wheel", str(unpacked)], dist, **{hatch_build.ENV: "1", hatch_build.OPT_ENV: "0"})
     (pure,) = dist.glob("cardcore-*-py3-none-any.whl")
