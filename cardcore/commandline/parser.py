@@ -357,9 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-DASHED_VALUES: Final = frozenset({"--server-key"})
+DASHED_VALUES: Final = frozenset({"--server-key", "--key"})
 """Options whose value may begin with ``-``: a base64url key does one time in 64, and argparse
-takes ``--server-key -Abc…`` for a missing value followed by an unknown option."""
+takes ``--server-key -Abc…`` (or ``ladder verify --key -Abc…``) for a missing value followed by
+an unknown option."""
 
 
 def attach_values(argv: Sequence[str], options: frozenset[str]) -> list[str]:

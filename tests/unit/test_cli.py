@@ -115,6 +115,11 @@ def test_a_server_key_may_begin_with_a_dash(tmp_path: Path, capsys: object) -> N
         "x",
     ]
     assert attach_values(["--server-key"], DASHED_VALUES) == ["--server-key"]
+    # the ladder's key too (test_ladder passed a random one: it failed once in 64)
+    args = build_parser().parse_args(
+        attach_values(["ladder", "verify", "d", "--key", key], DASHED_VALUES)
+    )
+    assert args.key == key
 
 
 # --------------------------------------------------------------------------- issue 21, item 10
