@@ -140,9 +140,12 @@ export async function channelResume(browser, { base, bot = [300, 600], deadlineM
   let swallow = false;
   await page.routeWebSocket(/\/v1\/games\/[^/]+\/play$/, (route) => {
     const server = route.connectToServer();
-    const c = { route, server, auth: null, acts: [], swallowed: [], answers: [], lastEntry: -1 };
+    const c = { route, server, auth: null, acts: [], swallowed: [], answers: [], lastEntry: -1, cut: false };
     conns.push(c);
     route.onMessage((m) => {
+      // once cut, nothing more goes to the server: a frame relayed after the server side's
+      // close would be sent on a closing socket (Chromium says so on the console)
+      if (c.cut) return;
       const f = JSON.parse(m);
       if (f.type === "auth") c.auth = { from_seq: f.from_seq ?? 0 };
       if (f.type === "act") c.acts.push(f.action_id);
@@ -167,6 +170,7 @@ export async function channelResume(browser, { base, bot = [300, 600], deadlineM
   const cut = async (code, reason) => {
     const c = conns[conns.length - 1];
     const at = await page.evaluate(() => window.__cardcore.lastEntry);
+    c.cut = true;
     await c.route.close({ code, reason });
     c.server.close({ code: 1000, reason: "the relay is gone" });
     return at;
