@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 NODE_CLIENT_STAMP := clients/node/node_modules/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest pytest-tree pytest-solo pytest-compiled nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
+.PHONY: setup simulate test check lint typecheck buflint bufbreaking pytest pytest-tree pytest-serial pytest-solo pytest-compiled nodetest golden bench clean proto serve demo web-vendor docs wheel compiled
 
 setup: $(STAMP) $(PB)
 
@@ -84,12 +84,13 @@ bufbreaking: $(NODE_STAMP)
 	node_modules/.bin/buf breaking --against '.git#ref=HEAD~1'
 
 ## test: everything CI runs. What can share the machine runs at once (lint and types, the tree's
-## tests, the compiled build's, Node's, the docs; -k: each runs whatever another does), then the
-## `solo` tests with the machine to themselves. All always run; any failing fails the target.
+## tests, the `serial` ones beside them, the compiled build's, Node's, the docs; -k: each runs
+## whatever another does), then the `solo` tests with the machine to themselves. All always run;
+## any failing fails the target.
 test: COMPILE_OPT = 0
 test:
-	$(MAKE) --no-print-directory -k -j5 --output-sync=target \
-		check pytest-tree pytest-compiled nodetest docs; a=$$?; \
+	$(MAKE) --no-print-directory -k -j6 --output-sync=target \
+		check pytest-tree pytest-serial pytest-compiled nodetest docs; a=$$?; \
 	$(MAKE) --no-print-directory pytest-solo; b=$$?; \
 	if [ $$a -ne 0 ]; then exit $$a; fi; exit $$b
 
@@ -134,12 +135,14 @@ $(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name 
 	rm -rf build/compiled-wheel
 	echo "$(COMPILE_OPT)" > $@
 
-# Three runs (tests/conftest.py says why): every test but the `solo` ones on PYTEST_WORKERS
-# pytest-xdist workers (pytest-tree), the `solo` ones (timings held to bounds; the browser tests)
-# in one process with the machine to themselves (pytest-solo), both on the tree's Python; and the
-# suites that hold the two builds to one behaviour (BOTH_BUILDS) on the compiled build
-# (build/compiled: pytest-compiled). `make pytest` runs the three in turn, always all three; any
-# failing fails it. pytest exits 5 when it collected no test: that is a failure here, never a
+# Four runs (tests/conftest.py says why): every test but the `serial` and `solo` ones on
+# PYTEST_WORKERS pytest-xdist workers (pytest-tree); the `serial` ones (the browser tests and the
+# served first contact: they mostly wait, and hold no timing to a bound) in one process of their
+# own (pytest-serial), which `make test` runs beside the others; the `solo` ones (timings held to
+# bounds) in one process with the machine to themselves (pytest-solo); all three on the tree's
+# Python; and the suites that hold the two builds to one behaviour (BOTH_BUILDS) on the compiled
+# build (build/compiled: pytest-compiled). `make pytest` runs the four in turn, always all four;
+# any failing fails it. pytest exits 5 when it collected no test: that is a failure here, never a
 # silent pass (RUN_PYTEST says so).
 # Bytecode goes to $(VENV)/pycache, never into the tree: the suite's Python processes
 # (workers, servers, CLIs) then compile the sources once, not each on its own.
@@ -152,10 +155,13 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/
 NO_TESTS_FAIL := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing" >&2; exit 1; fi; exit $$rc
 pytest: COMPILE_OPT = 0
 pytest:
-	$(MAKE) --no-print-directory -k pytest-tree pytest-solo pytest-compiled
+	$(MAKE) --no-print-directory -k pytest-tree pytest-serial pytest-solo pytest-compiled
 
 pytest-tree: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo" --ignore=tests/builds; $(NO_TESTS_FAIL)
+	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo and not serial" --ignore=tests/builds; $(NO_TESTS_FAIL)
+
+pytest-serial: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
+	$(PYTEST) -m serial; $(NO_TESTS_FAIL)
 
 pytest-solo: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 	$(PYTEST) -m solo; $(NO_TESTS_FAIL)

@@ -14,7 +14,8 @@ tarball, so that nothing is downloaded from npm. pip uses the machine's package 
 
 One boot for the module (about a minute: pip installs the three distributions and the dev
 tools); the lines that need a server run at once in the background while the browser plays,
-each test then checking its own. ``solo``: the browser plays against bots in real time."""
+each test then checking its own. ``serial`` (one process beside the parallel run): the module
+mostly waits, on pip and on bots playing in real time, and holds no timing to a bound."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from ..rest.test_readme_tables import Terminal, check_walk_through, walk_through
 from . import snippets
 from .shell import DEFAULT_PATH, activate, bash, expected_exit, new_shell_env, no_traceback
 
-pytestmark = [pytest.mark.slow, pytest.mark.solo]
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 BOOT_TIMEOUT_S = 600
 CHROMIUM = os.environ.get("CARDCORE_CHROMIUM", "/usr/bin/chromium")

@@ -111,9 +111,11 @@ def record_metric(artifacts: Path) -> Iterator[Callable[[str, Any], None]]:
 
     yield record
     if METRICS:
-        (artifacts / "metrics.json").write_text(
-            json.dumps(METRICS, indent=2, sort_keys=True) + "\n"
-        )
+        # the browser tests run in two processes (``serial``, then ``solo``): each adds its
+        # figures to the file, replacing only its own
+        path = artifacts / "metrics.json"
+        kept = json.loads(path.read_text()) if path.is_file() else {}
+        path.write_text(json.dumps(kept | METRICS, indent=2, sort_keys=True) + "\n")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -6,7 +6,7 @@ page's worker in Chromium). The three agree word for word and exit code for exit
 verdict must say is tests/unit/test_verdicts.py's.
 
 One Pyodide boot in Node and one page for the whole corpus (the page's run drives Chromium, so
-this is a ``solo`` test through ``browser_ready``)."""
+this is a ``serial`` test through ``browser_ready``)."""
 
 from __future__ import annotations
 
