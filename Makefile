@@ -112,8 +112,11 @@ web-vendor: $(RUNTIME_STAMP)
 ## (CARDCORE_PURE=1 there runs the same files' pure modules). Never beside the sources, where an
 ## extension built yesterday would shadow a .py edited today. Needs a C compiler. The C code is
 ## built at -O3, as the wheel ships it (the stamp holds the level); `make test` builds it at -O0
-## (the same code, half the build time) where it finds none up to date.
+## (the same code, half the build time) where it finds none up to date. Built as a release builds
+## it: the sdist, then from it both wheels (build/release, offline: .venv's build tools), so that
+## the test of the wheels (RELEASE_TEST) checks these and the engine is compiled once.
 COMPILED := build/compiled/.stamp
+RELEASE := build/release/.stamp
 COMPILE_OPT ?= 3
 # The contract, the golden logs, the differential test, the unit tests of bad input (a seat,
 # a position, a command text, a rules value of the wrong type answered alike by both builds), of
@@ -127,13 +130,24 @@ BOTH_BUILDS := tests/contract tests/golden tests/builds $(wildcard tests/unit/te
 # and pytest's append mode keep the tree's folder from going in front of it, in every process.
 # CARDCORE_REQUIRE_COMPILED: the differential test fails, never skips, when it finds no build.
 ON_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(abspath build/compiled):$(CURDIR) CARDCORE_REQUIRE_COMPILED=1
+# The test that installs the compiled wheel into a new virtualenv and runs it both ways: on the
+# wheels of build/release (CARDCORE_TEST_RELEASE) in pytest-compiled's run, not in the tree's,
+# where it would build them all again (without the variable it does: a test run by hand).
+RELEASE_TEST := tests/e2e/test_compiled_build.py::test_both_wheels_from_the_sdist_and_the_compiled_one_both_ways
 compiled: $(COMPILED)
-$(COMPILED): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name '*.py')
-	rm -rf build/compiled build/compiled-wheel
-	CARDCORE_COMPILE=1 CARDCORE_COMPILE_OPT=$(COMPILE_OPT) $(BIN)/python -m build --wheel --no-isolation --outdir build/compiled-wheel . >/dev/null
-	$(BIN)/python -m zipfile -e build/compiled-wheel/cardcore-*.whl build/compiled
-	rm -rf build/compiled-wheel
+$(RELEASE): $(STAMP) pyproject.toml hatch_build.py $(shell find cardcore -name '*.py')
+	rm -rf build/release
+	mkdir -p build/release/sdist
+	CARDCORE_COMPILE=0 $(BIN)/python -m build --no-isolation --outdir build/release . >/dev/null
+	tar -xzf build/release/cardcore-$(ENGINE_VERSION).tar.gz -C build/release/sdist
+	CARDCORE_COMPILE=1 CARDCORE_COMPILE_OPT=$(COMPILE_OPT) $(BIN)/python -m build --wheel --no-isolation \
+		--outdir build/release build/release/sdist/cardcore-$(ENGINE_VERSION) >/dev/null
+	rm -rf build/release/sdist
 	echo "$(COMPILE_OPT)" > $@
+$(COMPILED): $(RELEASE)
+	rm -rf build/compiled
+	$(BIN)/python -m zipfile -e $$(ls build/release/cardcore-*.whl | grep -v -- -none-any) build/compiled
+	cp $(RELEASE) $@
 
 # Four runs (tests/conftest.py says why): every test but the `serial` and `solo` ones on
 # PYTEST_WORKERS pytest-xdist workers (pytest-tree); the `serial` ones (the browser tests and the
@@ -158,7 +172,8 @@ pytest:
 	$(MAKE) --no-print-directory -k pytest-tree pytest-serial pytest-solo pytest-compiled
 
 pytest-tree: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
-	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo and not serial" --ignore=tests/builds; $(NO_TESTS_FAIL)
+	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not solo and not serial" --ignore=tests/builds \
+		--deselect $(RELEASE_TEST); $(NO_TESTS_FAIL)
 
 pytest-serial: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 	$(PYTEST) -m serial; $(NO_TESTS_FAIL)
@@ -168,7 +183,8 @@ pytest-solo: $(STAMP) $(PB) $(NODE_STAMP) web-vendor
 
 pytest-compiled: COMPILE_OPT = 0
 pytest-compiled: $(STAMP) $(COMPILED)
-	$(ON_COMPILED) $(PYTEST) --import-mode=append -n 2 $(BOTH_BUILDS); $(NO_TESTS_FAIL)
+	$(ON_COMPILED) CARDCORE_TEST_RELEASE=$(abspath build/release) $(PYTEST) --import-mode=append -n 2 \
+		$(BOTH_BUILDS) $(RELEASE_TEST); $(NO_TESTS_FAIL)
 
 ## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
 ## verifier over the golden logs; the buf curl smoke script too

@@ -11,7 +11,10 @@ platform wheel), and the switch between them at run time.
   isolation (offline, the dev virtualenv's hatchling, mypy and setuptools) — installs the
   compiled wheel into a new virtualenv, and runs it both ways: ``simulate`` prints the same
   report and writes the same log bytes. One test, so that its build runs once even on two
-  workers (the C code built at ``-O0``).
+  workers (the C code built at ``-O0``). Under ``make test`` the Makefile has built them so
+  already (build/release, named by ``CARDCORE_TEST_RELEASE``), for the compiled build's suites:
+  the test checks those, holding every module they carry to this tree's source, rather than
+  compiling the engine a second time.
 """
 
 from __future__ import annotations
@@ -334,21 +337,44 @@ def _check_installed(venv: Path, work: Path, modules: list[str]) -> None:
         assert runs["compiled"][0] and runs["compiled"] == runs["pure"], game
 
 
-@pytest.mark.slow
-def test_both_wheels_from_the_sdist_and_the_compiled_one_both_ways(tmp_path: Path) -> None:
-    tree, dist, venv, work = (tmp_path / d for d in ("tree", "dist", "venv", "work"))
+def _release(tmp_path: Path) -> Path:
+    """The folder of the sdist and both wheels: the Makefile's (``CARDCORE_TEST_RELEASE``), else
+    built here from a clean copy of the tree."""
+    made = os.environ.get("CARDCORE_TEST_RELEASE")
+    if made:
+        return Path(made)
+    tree, dist = tmp_path / "tree", tmp_path / "dist"
     copy_tracked(tree, new_files=True)
     assert not list((tree / "cardcore").rglob("*.so")), "a clean tree: sources only"
-    modules = hatch_build.compiled_modules(tree)
     _build([str(tree)], dist, **{hatch_build.ENV: "0"})  # the sdist, then the pure wheel from it
     (sdist,) = dist.glob("cardcore-*.tar.gz")
     with tarfile.open(sdist) as tf:
-        assert any(m.name.endswith("/hatch_build.py") for m in tf.getmembers()), "the sdist hook"
         extract(tf, tmp_path / "unpacked")
     (unpacked,) = (tmp_path / "unpacked").iterdir()
     _build(["--wheel", str(unpacked)], dist, **{hatch_build.ENV: "1", hatch_build.OPT_ENV: "0"})
+    return dist
+
+
+def _check_sources(sdist: Path, compiled: Path) -> None:
+    """The sdist carries its build hook, and every module of the compiled wheel is this tree's
+    source as it is now (a wheel built from another tree, or before an edit, is refused)."""
+    with tarfile.open(sdist) as tf:
+        assert any(m.name.endswith("/hatch_build.py") for m in tf.getmembers()), "the sdist hook"
+    with zipfile.ZipFile(compiled) as zf:
+        py = [n for n in zf.namelist() if n.endswith(".py")]
+        stale = [n for n in py if zf.read(n) != (ROOT / n).read_bytes()]
+    assert py and not stale, f"not this tree's source: {stale[:5]}"
+
+
+@pytest.mark.slow
+def test_both_wheels_from_the_sdist_and_the_compiled_one_both_ways(tmp_path: Path) -> None:
+    venv, work = tmp_path / "venv", tmp_path / "work"
+    modules = hatch_build.compiled_modules(ROOT)
+    dist = _release(tmp_path)
+    (sdist,) = dist.glob("cardcore-*.tar.gz")
     (pure,) = dist.glob("cardcore-*-py3-none-any.whl")
     (compiled,) = set(dist.glob("cardcore-*.whl")) - {pure}
+    _check_sources(sdist, compiled)
     _check_wheels(pure, compiled, modules)
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
