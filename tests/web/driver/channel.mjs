@@ -126,6 +126,12 @@ export async function channelLatency(browser, { base, rounds = 30, pauseMs = 40,
   return result;
 }
 
+/** The one console error the relay itself causes (Playwright's WebSocketMock: `_apiSendToPage`
+ * throws it when the relay hands a server frame, a ping, to a page socket that closed itself an
+ * instant before the relay heard of it). The page's own sends check `readyState` first, so it
+ * cannot come from the page; any other error still counts. */
+const RELAY_RACE = /^resume: console: WebSocket is already in CLOSING or CLOSED state\.$/;
+
 /**
  * The table's channel dropped under it, by a relay between page and server
  * (page.routeWebSocket): once with an act's answer lost then 1001 (server stopping), once
@@ -142,9 +148,19 @@ export async function channelResume(browser, { base, bot = [300, 600], deadlineM
     const server = route.connectToServer();
     const c = { route, server, auth: null, acts: [], swallowed: [], answers: [], lastEntry: -1, cut: false };
     conns.push(c);
+    // a close on either side closes the other (as the relay does by default), and once either
+    // side is closed (or cut here) nothing more is relayed to the other: a frame handed to a
+    // closed socket is an error on the page's console
+    route.onClose((code, reason) => {
+      c.cut = true;
+      server.close(code === 1000 || (code >= 3000 && code <= 4999) ? { code, reason } : {});
+    });
+    server.onClose((code, reason) => {
+      if (c.cut) return;
+      c.cut = true;
+      route.close({ code, reason });
+    });
     route.onMessage((m) => {
-      // once cut, nothing more goes to the server: a frame relayed after the server side's
-      // close would be sent on a closing socket (Chromium says so on the console)
       if (c.cut) return;
       const f = JSON.parse(m);
       if (f.type === "auth") c.auth = { from_seq: f.from_seq ?? 0 };
@@ -152,6 +168,7 @@ export async function channelResume(browser, { base, bot = [300, 600], deadlineM
       server.send(m);
     });
     server.onMessage((m) => {
+      if (c.cut) return;
       const f = JSON.parse(m);
       if (f.type === "ack" || f.type === "rejected") {
         if (swallow) {
@@ -220,6 +237,7 @@ export async function channelResume(browser, { base, bot = [300, 600], deadlineM
   return {
     game_id: s.game_id, seat: s.seat, connections, drops, unanswered, resent, steps,
     verdicts: end.verdicts.map((v) => v.status), receipts: end.receipts, final: end.final,
-    errors: p.errors, refused, refusedErrors: q.errors,
+    errors: p.errors.filter((e) => !RELAY_RACE.test(e)), relayRaces: p.errors.filter((e) => RELAY_RACE.test(e)).length,
+    refused, refusedErrors: q.errors,
   };
 }
