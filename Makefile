@@ -189,7 +189,7 @@ pytest-compiled: $(STAMP) $(COMPILED)
 ## nodetest: the Node client's tests (node --test) against a live `cardcore serve`, and the Node
 ## verifier over the golden logs; the buf curl smoke script too
 nodetest: $(STAMP) $(PB) $(NODE_STAMP) $(NODE_CLIENT_STAMP)
-	cd clients/node && CARDCORE_PYTHON=$(abspath $(BIN))/python node --test test/*.test.js
+	cd clients/node && CARDCORE_PYTHON=$(abspath $(BIN))/python node --test --test-timeout=300000 test/*.test.js
 
 ## wheel: the engine's sdist, then from it the pure wheel (py3-none-any) and the compiled one
 ## (mypyc, this platform's tag; needs a C compiler) into dist/. Builds are isolated, as a

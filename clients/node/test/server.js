@@ -14,7 +14,12 @@ function python() {
   return existsSync(venv) ? venv : 'python3';
 }
 
-/** Resolves to { target, restUrl, stop(), logs() } once the server accepts calls. */
+/** How long a server may take to say where it serves: its first start compiles the tree's
+ * modules (a fresh clone's), on a machine busy with the rest of `make test`. */
+const START_TIMEOUT_MS = 90_000;
+
+/** Resolves to { target, restUrl, stop(), logs() } once the server accepts calls; rejects, the
+ * server killed, when it does not start (its pipes would keep this process alive for ever). */
 export function startServer(...args) {
   const dir = mkdtempSync(path.join(tmpdir(), 'cardcore-node-'));
   const child = spawn(
@@ -29,7 +34,10 @@ export function startServer(...args) {
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${err}`)), 30_000);
+    const timer = setTimeout(() => {
+      reap();
+      reject(new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s:\n${err}`));
+    }, START_TIMEOUT_MS);
     child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${err}`)));
     child.stdout.on('data', (d) => {
       out += d;
