@@ -30,6 +30,7 @@ from .shell import activate, bash, new_shell_env, no_traceback
 pytestmark = pytest.mark.slow
 
 ENGINE_WHEEL_LIMIT = 500_000
+INSTALL_BLOCK_TIMEOUT_S = 1200
 FOLDERS = {".": "cardcore", "./clients/python": "cardcore_client", "./services": "cardcore_server"}
 EXTRAS = {
     "postgres": {"psycopg"},
@@ -126,7 +127,9 @@ def readme_install(tree: Path, env: dict[str, str], snaps: Path) -> None:
     note = "ls -d .venv/lib/python3*/site-packages/*.dist-info >"
     steps = [f"{line}\n{note} {snaps}/{i}" for i, line in enumerate(lines)]
     snaps.mkdir()
-    done = bash("\n".join(steps), tree, env)
+    # five pip installs, each building the engine and most the client and service again: ~200 s
+    # beside the rest of `make test`, over 600 s on a machine loaded several times over
+    done = bash("\n".join(steps), tree, env, timeout=INSTALL_BLOCK_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     for i, line in enumerate(lines):
         have = {Path(p).name.split("-")[0].lower() for p in (snaps / str(i)).read_text().split()}
