@@ -28,10 +28,11 @@ it declares what it wants fast and the kit makes it so, by one mechanism each:
 
 **Native states and events** (issue 24, :mod:`.native`), for the compiled build: a game's state a
 plain class on :class:`NativeState` (a C struct when compiled: ``==``, ``hash``, ``repr``,
-``_replace``, pickling and the kept outcome written once, here), its rules checking their seat
-with :func:`seat_of` as their first statement. Both ways coexist until the last game moves: the
-games not moved yet keep :func:`state`, :func:`builds`, :func:`derived` and :func:`seated`,
-unchanged.
+``_replace``, pickling and the kept outcome written once, here), its events plain classes made
+records in place (:func:`native_records`), its rules checking their seat with :func:`seat_of` as
+their first statement. Both ways coexist until the last game moves: the
+games not moved yet keep :func:`state`, :func:`builds`, :func:`derived`, :func:`record` and
+:func:`seated`, unchanged.
 
 Each is measured where it is defined. A compiled build (mypyc) keeps the same calls and may swap
 how the kit makes them fast without touching a game.
@@ -61,7 +62,7 @@ from .common import (
 from .inline import hot, inline
 from .leaving import RESIGN_BY_TIMER, Resign
 from .native import NativeState, kept_outcome, seat_of
-from .records import command, record, union_types, view
+from .records import command, native_records, record, union_types, view
 from .seats import check_viewer, seated, trusted, viewed
 from .states import builds, derived, state
 from .tables import subsets, tabulate
@@ -87,6 +88,7 @@ __all__ = [
     "inline",
     "joint_call",
     "kept_outcome",
+    "native_records",
     "next_holder",
     "next_in_game",
     "record",

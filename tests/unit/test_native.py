@@ -1,5 +1,6 @@
-"""The kit's native states (:mod:`cardcore.kit.native`, issue 24), on both builds (the compiled
-build cannot subclass a compiled class at run time: the games' own states are the subjects).
+"""The kit's native states (:mod:`cardcore.kit.native`) and events
+(:func:`cardcore.kit.native_records`), issue 24, on both builds (the compiled build cannot subclass
+a compiled class at run time: the games' own states and events are the subjects).
 
 A native state gives what a ``NamedTuple`` state gave: equality and hash by value, a ``repr`` that
 reads back, ``_replace`` (a field of the wrong type refused as ``InvalidPosition`` naming it, in
@@ -8,8 +9,9 @@ both builds, when a position is built), pickling and copying, and its outcome ke
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -40,7 +42,7 @@ def test_a_native_state_is_equal_hashed_shown_and_pickled_by_value(game: Any) ->
     fields = fields_of(type(state))
     assert fields[0] == "setup" and len(set(fields)) == len(fields)
     twin = type(state)(*(getattr(state, f) for f in fields))
-    assert twin == state and not twin != state  # (no hash: the rules hold a dict)
+    assert twin == state and (twin != state) is False  # (no hash: the rules hold a dict)
     assert twin is not state and twin.next() == state
     assert state != state._replace(epoch=state.epoch + 1)
     assert state.__eq__(object()) is NotImplemented
@@ -52,7 +54,7 @@ def test_a_native_state_is_equal_hashed_shown_and_pickled_by_value(game: Any) ->
         "Card": Card,
         **vars(game),
     }
-    assert eval(repr(state), namespace) == state  # noqa: S307  # the repr reads back
+    assert eval(repr(state), namespace) == state  # the repr reads back
     assert repr(state).startswith(f"{type(state).__name__}(setup=Setup(")
 
 
@@ -86,3 +88,34 @@ def test_seat_of_passes_a_seat_and_refuses_anything_else_as_check_seat_does(seat
     with pytest.raises(InvalidSeat) as expected:
         check_seat(3, seat)
     assert str(refused.value) == str(expected.value)
+
+
+# --------------------------------------------------------------------------- native events
+
+NATIVE_EVENTS = {"ratscrew": ratscrew}
+"""The games whose events are native classes (:func:`cardcore.kit.native_records`)."""
+
+
+@pytest.mark.parametrize("name", NATIVE_EVENTS)
+def test_a_native_event_is_a_frozen_record(name: str) -> None:
+    game = NATIVE_EVENTS[name].GAME
+    for event_type in game.event_types:
+        assert dataclasses.is_dataclass(event_type), event_type
+        names = tuple(f.name for f in dataclasses.fields(event_type))
+        assert event_type.__match_args__ == names
+        hints = get_type_hints(event_type)
+        assert tuple(hints) == names and "Final" not in repr(hints)
+    card = Card.parse("QS")
+    played = ratscrew.CardPlayed(0, card, 1, None)
+    assert repr(played) == "CardPlayed(seat=0, card=Card.parse('QS'), current=1, challenge=None)"
+    assert str(played) == "CardPlayed(seat=0, card=QS, current=1, challenge=-)"
+    twin = ratscrew.CardPlayed(0, card, 1, None)
+    assert played == twin and hash(played) == hash(twin) and played != ratscrew.PileOwed(0)
+    assert pickle.loads(pickle.dumps(played)) == played and copy.copy(played) == played
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        played.seat = 3  # type: ignore[misc]
+    match played:
+        case ratscrew.CardPlayed(seat, _, current, None):
+            assert (seat, current) == (0, 1)
+        case _:
+            pytest.fail("the positional pattern did not match")

@@ -27,25 +27,27 @@ from .declarations import (
     COLLECT,
     PLAY,
     SLAP,
-    CardPlayed,
-    ChallengeLapsed,
     Collect,
     Command,
+    Play,
+    Rules,
+    Slap,
+    View,
+)
+from .events import (
+    CardPlayed,
+    ChallengeLapsed,
     Dealt,
     Event,
     GameResigned,
     PenaltyPaid,
     PileOwed,
     PileTaken,
-    Play,
     PlayerEliminated,
     Resigned,
-    Rules,
-    Slap,
     Slapped,
     SlapRule,
     TurnPassed,
-    View,
 )
 
 RULES_VERSION: Final = "2"
