@@ -254,7 +254,7 @@ def _check_challenge(state: State, challenge: tuple[int, int]) -> None:
     rules = state.setup.rules
     played = state.played
     for j in range(len(played) - 1, -1, -1):
-        count = _challenge_count(rules, played[j])
+        count = _challenge_count(rules.challenge_counts, played[j])
         if count is not None:
             break
     else:

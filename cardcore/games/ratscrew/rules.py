@@ -61,6 +61,24 @@ MAX_SEATS: Final = 8
 _NOBODY: Final[frozenset[int]] = frozenset()
 
 
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.slap_in`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there)."""
+
+    seats: int
+    slap_in: bool
+    slap_rules: frozenset[SlapRule]
+    challenge_counts: dict[str, int]
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        self.seats = setup.seats
+        self.slap_in = setup.rules.slap_in
+        self.slap_rules = setup.rules.slap_rules
+        self.challenge_counts = setup.rules.challenge_counts
+
+
 class State(kit.NativeState):
     """A whole ERS position. Build one directly to test from exact cards (see ``position``).
 
@@ -87,6 +105,8 @@ class State(kit.NativeState):
     """Seats that resigned (docs/games/common.md#leaving-a-game). Each is also eliminated, except
     the one whose resignation ended the game with two players left (``GameResigned``): ``outcome``
     reads it from here."""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
     _slap: tuple[SlapRule, tuple[Card, ...]] | None = None
     _slap_known: bool = False
 
@@ -103,6 +123,7 @@ class State(kit.NativeState):
         owed_to: int | None = None,
         eliminated: frozenset[int] = _NOBODY,
         resigned: frozenset[int] = _NOBODY,
+        _setting: Setting | None = None,
     ) -> None:
         self.setup = setup
         self.stacks = stacks
@@ -115,6 +136,7 @@ class State(kit.NativeState):
         self.owed_to = owed_to
         self.eliminated = eliminated
         self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
 
     def next(self) -> State:
         """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
@@ -130,6 +152,7 @@ class State(kit.NativeState):
             self.owed_to,
             self.eliminated,
             self.resigned,
+            self._setting,
         )
 
     def outcome(self) -> Outcome | None:
@@ -140,7 +163,7 @@ class State(kit.NativeState):
     def slap(self) -> tuple[SlapRule, tuple[Card, ...]] | None:
         """What a slap would match now, None for a false slap: :func:`slap_match`, kept."""
         if not self._slap_known:
-            self._slap = slap_match(self.played, self.setup.rules.slap_rules)
+            self._slap = slap_match(self.played, self._setting.slap_rules)
             self._slap_known = True
         return self._slap
 
@@ -276,19 +299,20 @@ def slap_match(
 # --------------------------------------------------------------------------- decide
 
 
-def _challenge_count(rules: Rules, card: Card) -> int | None:
-    """The cards a royal challenges the next player to play; None for any other card."""
+def _challenge_count(counts: dict[str, int], card: Card) -> int | None:
+    """The cards a royal challenges the next player to play (the rules' ``challenge_counts``);
+    None for any other card."""
     rank = card.rank
     if rank == JOKER_RANK:
         return None  # a joker is a non-royal (docs/games/ratscrew.md#variant-flags)
-    return rules.challenge_counts.get(RANKS[rank - 1])
+    return counts.get(RANKS[rank - 1])
 
 
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
     :class:`~cardcore.errors.InvalidSeat`."""
-    p = kit.seat_of(state.setup.seats, seat)
+    p = kit.seat_of(state._setting.seats, seat)
     if state.ended is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     if p in state.eliminated:
@@ -307,7 +331,7 @@ def decide(state: State, seat: object, command: Command) -> list[Event]:
         events = _decide_resign(state, p)
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"not an ERS command: {command!r}")
-    if not state.setup.rules.slap_in:
+    if not state._setting.slap_in:
         events += _zero_card_eliminations(state, events)
     return events
 
@@ -322,7 +346,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
     if not stack:
         raise Rejected(RejectCode.NO_CARDS, f"seat {p} has no cards")
     card = stack[0]
-    count = _challenge_count(state.setup.rules, card)
+    count = _challenge_count(state._setting.challenge_counts, card)
     owed: int | None = None
     challenge: tuple[int, int] | None = None
     current: int | None
@@ -569,7 +593,7 @@ def evolve(state: State, event: Event) -> State:
         n.resigned = s.resigned | {event.seat}
         return n
     if isinstance(event, Dealt):
-        return State(s.setup, tuple(known(st) for st in event.stacks))
+        return State(s.setup, tuple(known(st) for st in event.stacks), _setting=s._setting)
     assert_never(event)
 
 
@@ -718,7 +742,7 @@ def outcome(state: State) -> Outcome | None:
 def legal_commands(state: State, seat: object) -> tuple[Command, ...]:
     """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
     holds a played card, docs/games/ratscrew.md#slapping)."""
-    p = kit.seat_of(state.setup.seats, seat)
+    p = kit.seat_of(state._setting.seats, seat)
     if p in state.eliminated or state.ended is not None:
         return ()
     if state.owed_to is None and state.current == p and state.stacks[p]:
@@ -730,7 +754,7 @@ def legal_commands(state: State, seat: object) -> tuple[Command, ...]:
 
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: slap only a slappable pile; never resign."""
-    kit.seat_of(state.setup.seats, seat)
+    kit.seat_of(state._setting.seats, seat)
     if type(command) is Slap:
         return state.slap is not None
     return type(command) is not kit.Resign
