@@ -95,7 +95,9 @@ class NativeState:
         """A new state with the fields given changed (as a ``NamedTuple``'s ``_replace``). A
         field of the wrong type that the compiled build refuses is
         :class:`~cardcore.errors.InvalidPosition` naming it, as the position check names it in
-        the interpreted build (a position built by hand is one with a field at fault)."""
+        the interpreted build (a position built by hand is one with a field at fault), and one the
+        compiled build would store as another type (``True`` as an ``int`` field's ``1``); so is
+        a setup the state cannot make what it keeps of its setup from (rules of another game)."""
         cls: Any = type(self)
         fields = fields_of(cls)
         for name in changes:
@@ -104,14 +106,21 @@ class NativeState:
         values = [changes[n] if n in changes else getattr(self, n) for n in fields]
         try:
             made: _S = cls(*values)
-        except TypeError:
+        except (TypeError, AttributeError) as error:
             for name, value in changes.items():
                 probe = cls(*self._astuple())
                 try:
                     setattr(probe, name, value)
-                except TypeError as error:
-                    raise InvalidPosition(name, str(error)) from None
+                except TypeError as refused:
+                    raise InvalidPosition(name, str(refused)) from None
+            if "setup" in changes:  # what a state makes of its setup could not be made of it
+                raise InvalidPosition("setup", f"not a setup of this game: {error}") from None
             raise
+        for name, value in changes.items():  # a compiled int field stores True as 1
+            kept = getattr(made, name)
+            if type(kept) is not type(value):
+                kind = type(kept).__name__
+                raise InvalidPosition(name, f"must be {kind}, got {type(value).__name__}")
         return made
 
     def __eq__(self, other: object) -> bool:

@@ -1,12 +1,13 @@
 """Egyptian Ratscrew's rules (docs/games/ratscrew.md): the state, the slap patterns, ``decide``,
 ``evolve``, the views and redaction, ``outcome``, ``legal_commands`` and the narration. The rules
-flags, commands, events and the view they use are declared in :mod:`.declarations` (a module that
-stays Python in the compiled build). The game itself is :mod:`cardcore.games.ratscrew`; positions
-and their notation are :mod:`cardcore.games.ratscrew.position`.
+flags, commands and the view they use are declared in :mod:`.declarations` (a module that stays
+Python in the compiled build), its events in :mod:`.events` (native classes, compiled). The game
+itself is :mod:`cardcore.games.ratscrew`; positions and their notation are
+:mod:`cardcore.games.ratscrew.position`.
 
 Module order (style.md): state → slap patterns → decide → evolve → redact/view →
-outcome/legal_commands → narration (rules → commands → events → view are in :mod:`.declarations`).
-The seat a function is given is checked once, by its first statement
+outcome/legal_commands → narration (rules → commands → view are in :mod:`.declarations`, events in
+:mod:`.events`). The seat a function is given is checked once, by its first statement
 (:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (and by ``Match``); the rules trust
 it.
 """
