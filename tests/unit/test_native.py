@@ -19,11 +19,11 @@ from cardcore import kit
 from cardcore.cards import Card
 from cardcore.engine import Outcome, Setup, check_seat, with_setup
 from cardcore.errors import InvalidPosition, InvalidSeat
-from cardcore.games import ratscrew
+from cardcore.games import ratscrew, slapjack
 from cardcore.kit.native import fields_of
 from cardcore.match import Match
 
-NATIVE = (ratscrew,)
+NATIVE = (ratscrew, slapjack)
 """The games whose state is a :class:`cardcore.kit.NativeState`."""
 
 
@@ -92,7 +92,7 @@ def test_seat_of_passes_a_seat_and_refuses_anything_else_as_check_seat_does(seat
 
 # --------------------------------------------------------------------------- native events
 
-NATIVE_EVENTS = {"ratscrew": ratscrew}
+NATIVE_EVENTS = {"ratscrew": ratscrew, "slapjack": slapjack}
 """The games whose events are native classes (:func:`cardcore.kit.native_records`)."""
 
 
@@ -105,6 +105,9 @@ def test_a_native_event_is_a_frozen_record(name: str) -> None:
         assert event_type.__match_args__ == names
         hints = get_type_hints(event_type)
         assert tuple(hints) == names and "Final" not in repr(hints)
+
+
+def test_a_native_event_is_frozen_shown_and_pickled_as_a_record() -> None:
     card = Card.parse("QS")
     played = ratscrew.CardPlayed(0, card, 1, None)
     assert repr(played) == "CardPlayed(seat=0, card=Card.parse('QS'), current=1, challenge=None)"
