@@ -20,6 +20,7 @@ The sdist is the same either way: sources only.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import sys
@@ -121,6 +122,38 @@ def compile_engine(root: Path, modules: list[str], work: Path) -> dict[str, str]
     return {str(p): p.relative_to(lib).as_posix() for p in sorted(lib.rglob("*")) if p.is_file()}
 
 
+ANNOTATIONS = "cardcore/_annotations.py"
+"""The module the compiled wheel carries beside its extensions (never in the source tree, never
+in the pure wheel): the annotations of the classes of the compiled modules, as written in their
+source (:func:`annotations_module`)."""
+
+
+def annotations_module(root: Path, modules: list[str]) -> str:
+    """The source of :data:`ANNOTATIONS`: ``ANNOTATIONS``, ``"module.Class"`` → ``{field:
+    annotation text}`` for each top-level class of ``modules`` that annotates attributes, in
+    their order. mypyc keeps no annotations of a native class, and the codec and ``match`` read a
+    native event's (:func:`cardcore.kit.native_records`): the compiled build reads them from here,
+    the interpreted one from the class, the same text from the same source, never a file read at
+    run time."""
+    table: dict[str, dict[str, str]] = {}
+    for name in modules:
+        module = name.removesuffix(".py").replace("/", ".")
+        for node in ast.parse((root / name).read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            fields = {
+                item.target.id: ast.unparse(item.annotation)
+                for item in node.body
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+            }
+            if fields:
+                table[f"{module}.{node.name}"] = fields
+    head = (
+        '"""The annotations of the compiled classes, as written (hatch_build.py, at build time)."""'
+    )
+    return f"{head}\n\nANNOTATIONS = {table!r}\n"
+
+
 class CompiledEngineHook(BuildHookInterface):  # type: ignore[type-arg]
     def dependencies(self) -> list[str]:
         if not compile_requested():
@@ -145,6 +178,9 @@ class CompiledEngineHook(BuildHookInterface):  # type: ignore[type-arg]
             raise SystemExit(f"cardcore: mypyc built {sorted(found)}, not {sorted(expected)}")
         self.app.display_info(f"cardcore: compiled {', '.join(modules)} (python {sys.version})")
         build_data["force_include"].update(built)
+        written = self._work / "_annotations.py"
+        written.write_text(annotations_module(root, modules), encoding="utf-8")
+        build_data["force_include"][str(written)] = ANNOTATIONS
         build_data["pure_python"] = False
         build_data["infer_tag"] = True  # cp311-cp311-linux_x86_64: this interpreter, this OS
 

@@ -26,6 +26,14 @@ it declares what it wants fast and the kit makes it so, by one mechanism each:
 * :func:`union_types` — ``command_types`` and ``event_types`` read from the ``Command`` and
   ``Event`` unions, never repeated by hand.
 
+**Native states and events** (issue 24, :mod:`.native`), for the compiled build: a game's state a
+plain class on :class:`NativeState` (a C struct when compiled: ``==``, ``hash``, ``repr``,
+``_replace``, pickling and the kept outcome written once, here), its events plain classes made
+records in place (:func:`native_records`), its rules checking their seat with :func:`seat_of` as
+their first statement. Both ways coexist until the last game moves: the
+games not moved yet keep :func:`state`, :func:`builds`, :func:`derived`, :func:`record` and
+:func:`seated`, unchanged.
+
 Each is measured where it is defined. A compiled build (mypyc) keeps the same calls and may swap
 how the kit makes them fast without touching a game.
 
@@ -33,7 +41,8 @@ A game imports the package (``from cardcore import kit``, then ``kit.state``, ``
 never its modules, one job each: :mod:`.records` (events, views, commands and their unions),
 :mod:`.fieldtypes` (a command's field type checks), :mod:`.codegen` (the generated code: a
 record's ``__init__``, a state's ``_replace``, a rule compiled with its seat check first),
-:mod:`.states` (the state and its derived values), :mod:`.tables`, :mod:`.inline`, :mod:`.seats`,
+:mod:`.states` (the state and its derived values), :mod:`.native` (native states),
+:mod:`.tables`, :mod:`.inline`, :mod:`.seats`,
 :mod:`.common` (turn order, slap patterns and joint calls), :mod:`.leaving` (``Resign``) and
 :mod:`.zones`.
 """
@@ -52,7 +61,8 @@ from .common import (
 )
 from .inline import hot, inline
 from .leaving import RESIGN_BY_TIMER, Resign
-from .records import command, record, union_types, view
+from .native import NativeState, kept_outcome, seat_of
+from .records import command, native_records, record, union_types, view
 from .seats import check_viewer, seated, trusted, viewed
 from .states import builds, derived, state
 from .tables import subsets, tabulate
@@ -63,6 +73,7 @@ __all__ = [
     "MAX_SEATS",
     "RESIGN_BY_TIMER",
     "SANDWICH",
+    "NativeState",
     "PairPattern",
     "Resign",
     "Visibility",
@@ -76,9 +87,12 @@ __all__ = [
     "hot",
     "inline",
     "joint_call",
+    "kept_outcome",
+    "native_records",
     "next_holder",
     "next_in_game",
     "record",
+    "seat_of",
     "seated",
     "state",
     "subsets",

@@ -1,7 +1,8 @@
 """The record classes of a game: its events (:func:`record`), its view (:func:`view`) and its
 commands (:func:`command`, which check their fields' types, :mod:`.fieldtypes`), all slotted
-dataclasses built fast; and :func:`union_types`, a game's ``command_types`` and ``event_types``
-read from its unions."""
+dataclasses built fast; a moved game's events, native classes (:func:`native_records`, issue 24:
+both ways coexist until the last game moves); and :func:`union_types`, a game's
+``command_types`` and ``event_types`` read from its unions."""
 
 from __future__ import annotations
 
@@ -12,8 +13,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .. import commands, views
-from .._mypyc import dataclass_transform
+from .._mypyc import compiled_class, dataclass_transform
 from . import codegen, fieldtypes
+
+try:  # the compiled wheel's (hatch_build.py): mypyc keeps no annotations of a native class
+    from .._annotations import ANNOTATIONS as _BUILT  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # the interpreted build: each class has its own
+    _BUILT = {}
 
 _R = TypeVar("_R")
 
@@ -137,6 +143,77 @@ def _build(cls: type, *, checked: bool) -> Any:
     made.__getstate__ = __getstate__
     made.__setstate__ = __setstate__
     return made
+
+
+# --------------------------------------------------------------------------- native records
+
+
+def native_records(union: Any) -> None:
+    """Gives each event class of ``union`` (a game's ``Event``), written as a plain class with
+    annotated attributes and an ``__init__`` that takes them in order, in a module mypyc compiles
+    (a native class: the rules build it and read its fields as a C struct), what the codec,
+    ``match``, ``==`` and ``str`` read of a :func:`record`, in place::
+
+        class PileOwed:
+            \"\"\"The pile is owed to ``seat``.\"\"\"
+
+            __match_args__: Final = ("seat",)  # the type checker's (a Final: mypyc's too)
+            seat: int
+
+            def __init__(self, seat: int) -> None:
+                self.seat = seat
+
+        Event = PileOwed | ...
+        kit.native_records(Event)
+
+    ``__match_args__``, which the type checker reads, is optional, a ``Final`` (mypyc makes an
+    attribute declared in a native class's body an instance attribute, where ``match`` reads the
+    class's), and checked against the fields. Given: its annotations (in the compiled build, the
+    text ``hatch_build.py`` wrote at build time from the class's source into
+    ``cardcore/_annotations.py``: mypyc keeps none, and the core reads no file), dataclass
+    fields, ``__match_args__``, ``==`` and ``hash`` by value, the ``repr`` and
+    ``str`` of a record, pickling; and frozen as a record is (``FrozenInstanceError``). The
+    compiled class keeps its own ``__init__`` (a C function: assigning the attributes natively,
+    past the frozen ``__setattr__``); the interpreted one is given one that stores its fields in
+    the instance's ``__dict__`` past it.
+
+    Why, by measurement (issue 24's native prototype, Ratscrew's compiled random playouts): 1.68
+    to 1.94-1.96x RLCard uno, the events read and built natively by compiled rules."""
+    for cls in union_types(union):
+        _native_record(cls)
+
+
+def _native_record(cls: Any) -> None:
+    compiled = compiled_class(cls)
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    declared = _BUILT.get(key) if compiled else vars(cls).get("__annotations__")
+    written = {n: t for n, t in (declared or {}).items() if not n.startswith("__")}
+    if not written:
+        raise TypeError(f"{key}: kit.native_records takes a class with annotated fields")
+    names = tuple(written)
+    if vars(cls).get("__match_args__", names) != names:  # declared for the type checker
+        raise TypeError(f"{key}: __match_args__ names the fields, in the order declared")
+    cls.__annotations__ = written
+    dataclass(init=False, eq=True, unsafe_hash=True, frozen=True)(cls)  # in place: no slots
+    for f in dataclasses.fields(cls):
+        f.default = dataclasses.MISSING  # compiled: the native attribute's descriptor, no default
+    if not compiled:
+        code = cls.__init__.__code__
+        if code.co_varnames[: code.co_argcount] != ("self", *names):
+            raise TypeError(f"{key}: __init__ takes its fields, in the order declared")
+        given = ", ".join(f"{n}={n}" for n in names)
+        cls.__init__ = codegen.function(
+            "__init__", ["self", *names], [f"    self.__dict__.update({given})"], {}
+        )
+
+    def __str__(self: object) -> str:
+        return views.render_value(self, symbols=False)
+
+    def __reduce__(self: object) -> tuple[Any, ...]:  # pickle and copy, past __setattr__
+        return type(self), tuple([getattr(self, n) for n in names])
+
+    cls.__str__ = __str__
+    cls.__reduce__ = __reduce__
 
 
 # --------------------------------------------------------------------------- unions

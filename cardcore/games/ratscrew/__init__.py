@@ -20,8 +20,9 @@ Zones: stacks are top first; the pile is ``burned + played`` bottom→top (a bur
 very bottom, under every played card). Nobody sees any stack, its owner included, nor a burned card;
 played cards are face up.
 
-A small package: :mod:`.declarations` (the rules flags, commands, events and view: the classes read
-by their annotations, which stay Python in the compiled build), :mod:`.rules` (the rules: state,
+A small package: :mod:`.declarations` (the rules flags, commands and view: the classes read by
+their annotations, which stay Python in the compiled build), :mod:`.events` (the events, native
+classes made records by the kit, compiled), :mod:`.rules` (the rules: state,
 ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and :mod:`.position` (positions,
 their check and notation, docs/notation/ratscrew.md); this module is the game (``GAME``) and names
 everything they define, so ``cardcore.games.ratscrew.X`` is every public name of the game.
@@ -37,25 +38,27 @@ from .declarations import (
     COLLECT,
     PLAY,
     SLAP,
-    CardPlayed,
-    ChallengeLapsed,
     Collect,
     Command,
+    Play,
+    Rules,
+    Slap,
+    View,
+)
+from .events import (
+    CardPlayed,
+    ChallengeLapsed,
     Dealt,
     Event,
     GameResigned,
     PenaltyPaid,
     PileOwed,
     PileTaken,
-    Play,
     PlayerEliminated,
     Resigned,
-    Rules,
-    Slap,
     Slapped,
     SlapRule,
     TurnPassed,
-    View,
 )
 from .position import (
     NOTATION_FIELDS,
@@ -166,7 +169,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     decide=decide,
     evolve=evolve,
     legal_commands=legal_commands,
-    outcome=State.ended.read,  # Match's question keeps the answer for the game's own
+    outcome=kit.kept_outcome,  # Match's question keeps the answer for the game's own
     view=view,
     redact=redact,
     narrate=narrate,

@@ -1,7 +1,7 @@
-"""Egyptian Ratscrew's declarations (docs/games/ratscrew.md): the rules flags, the commands, the
-events and the view — the classes the kit, the codec and the schema read by their annotations. This
-module stays Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc
-writes annotations lossily.
+"""Egyptian Ratscrew's declarations (docs/games/ratscrew.md): the rules flags, the commands and
+the view — the classes the kit, the codec and the schema read by their annotations. This module
+stays Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
+annotations lossily. The events are native classes, compiled: :mod:`.events`.
 """
 
 from __future__ import annotations
@@ -10,13 +10,10 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ... import kit, races
-from ...cards import RANKS, Card, SeenCard
+from ...cards import RANKS, SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
-
-SlapRule = Literal[
-    "double", "sandwich", "top_bottom", "tens", "four_in_a_row", "marriage", "divorce", "joker"
-]
+from .events import SlapRule
 
 # --------------------------------------------------------------------------- rules
 
@@ -93,119 +90,6 @@ Command = Play | Slap | Collect | kit.Resign
 PLAY: Final = Play()
 SLAP: Final = Slap()
 COLLECT: Final = Collect()
-
-# --------------------------------------------------------------------------- events
-
-
-@kit.record
-class Dealt:
-    """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
-
-    stacks: tuple[tuple[SeenCard, ...], ...]
-
-
-@kit.record
-class CardPlayed:
-    """``seat`` turned ``card`` face up onto the pile. ``current`` is who plays next (None while
-    the pile is owed); ``challenge`` is ``(challenger, cards still owed)`` or None."""
-
-    seat: int
-    card: Card
-    current: int | None
-    challenge: tuple[int, int] | None
-
-
-@kit.record
-class PileOwed:
-    """The challenge was lost (or nobody can play on): the pile is owed to ``seat``."""
-
-    seat: int
-
-
-@kit.record
-class Slapped:
-    """``seat`` slapped: ``rule`` it matched with the ``pattern`` cards, or a false slap."""
-
-    seat: int
-    valid: bool
-    rule: SlapRule | None
-    pattern: tuple[Card, ...]
-
-
-@kit.record
-class PileTaken:
-    """``seat`` took the whole pile (``cards`` of them) under its stack and plays next."""
-
-    seat: int
-    cards: int
-    by: Literal["slap", "collect"]
-
-
-@kit.record
-class PenaltyPaid:
-    """A false slapper's top card went face down to the bottom of the pile (``to`` None) or to
-    the bottom of seat ``to``'s stack. Nobody but the referee sees the card."""
-
-    seat: int
-    card: SeenCard
-    to: int | None
-
-
-@kit.record
-class TurnPassed:
-    """The turn moved to ``current`` (after a false slap emptied the current player's stack)."""
-
-    current: int | None
-
-
-@kit.record
-class ChallengeLapsed:
-    """The challenger or the player owed the pile was eliminated: the claim is gone
-    (docs/games/ratscrew.md#decisions, item 15)."""
-
-    current: int | None
-
-
-@kit.record
-class PlayerEliminated:
-    """``seat`` is out of the game (a false slap with no cards, or no cards under slap_in off)."""
-
-    seat: int
-
-
-@kit.record
-class Resigned:
-    """``seat`` resigned with three or more in the game (docs/games/common.md#leaving-a-game): its
-    whole stack, ``cards`` top first, went in that order under the pile as burned cards (its top
-    card at the very bottom; face down to everyone but the referee) and it is eliminated."""
-
-    seat: int
-    cards: tuple[SeenCard, ...]
-
-
-@kit.record
-class GameResigned:
-    """``seat`` resigned with two players left (docs/games/common.md#leaving-a-game): the game ends,
-    ``winner`` wins. Nothing moves: the resigner's stack stays where it is."""
-
-    seat: int
-    winner: int
-
-
-Event = (
-    Dealt
-    | CardPlayed
-    | PileOwed
-    | Slapped
-    | PileTaken
-    | PenaltyPaid
-    | TurnPassed
-    | ChallengeLapsed
-    | PlayerEliminated
-    | Resigned
-    | GameResigned
-)
-
 
 # --------------------------------------------------------------------------- view
 

@@ -46,8 +46,10 @@ def position(
     checked by :func:`check_position` (a finished game only with ``allow_over``).
     ``played_by`` defaults to seat 0 for every played card."""
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in played)
-    state = State(
-        setup=Setup(seats=len(stacks), seed=0, rules=rules or Rules()),
+    # The empty table, then the fields given: a field of the wrong type is InvalidPosition
+    # naming it in both builds (State._replace), where the compiled State refuses it with a
+    # TypeError.
+    state = State(Setup(seats=len(stacks), seed=0, rules=rules or Rules()), ())._replace(
         stacks=tuple(tuple(s) for s in stacks),
         played=tuple(played),
         played_by=by,
@@ -252,7 +254,7 @@ def _check_challenge(state: State, challenge: tuple[int, int]) -> None:
     rules = state.setup.rules
     played = state.played
     for j in range(len(played) - 1, -1, -1):
-        count = _challenge_count(rules, played[j])
+        count = _challenge_count(rules.challenge_counts, played[j])
         if count is not None:
             break
     else:

@@ -1,20 +1,22 @@
 """Egyptian Ratscrew's rules (docs/games/ratscrew.md): the state, the slap patterns, ``decide``,
 ``evolve``, the views and redaction, ``outcome``, ``legal_commands`` and the narration. The rules
-flags, commands, events and the view they use are declared in :mod:`.declarations` (a module that
-stays Python in the compiled build). The game itself is :mod:`cardcore.games.ratscrew`; positions
-and their notation are :mod:`cardcore.games.ratscrew.position`.
+flags, commands and the view they use are declared in :mod:`.declarations` (a module that stays
+Python in the compiled build), its events in :mod:`.events` (native classes, compiled). The game
+itself is :mod:`cardcore.games.ratscrew`; positions and their notation are
+:mod:`cardcore.games.ratscrew.position`.
 
 Module order (style.md): state → slap patterns → decide → evolve → redact/view →
-outcome/legal_commands → narration (rules → commands → events → view are in :mod:`.declarations`).
-The seat a function is given is checked once, by :func:`cardcore.kit.seated` /
-:func:`cardcore.kit.viewed` (and by ``Match``); the rules trust it.
+outcome/legal_commands → narration (rules → commands → view are in :mod:`.declarations`, events in
+:mod:`.events`). The seat a function is given is checked once, by its first statement
+(:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (and by ``Match``); the rules trust
+it.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Final, NamedTuple, assert_never
+from typing import Final, assert_never
 
 from ... import kit
 from ...cards import HIDDEN, JOKER_RANK, RANKS, Card, SeenCard, known, standard_deck
@@ -26,25 +28,27 @@ from .declarations import (
     COLLECT,
     PLAY,
     SLAP,
-    CardPlayed,
-    ChallengeLapsed,
     Collect,
     Command,
+    Play,
+    Rules,
+    Slap,
+    View,
+)
+from .events import (
+    CardPlayed,
+    ChallengeLapsed,
     Dealt,
     Event,
     GameResigned,
     PenaltyPaid,
     PileOwed,
     PileTaken,
-    Play,
     PlayerEliminated,
     Resigned,
-    Rules,
-    Slap,
     Slapped,
     SlapRule,
     TurnPassed,
-    View,
 )
 
 RULES_VERSION: Final = "2"
@@ -55,42 +59,114 @@ MAX_SEATS: Final = 8
 # --------------------------------------------------------------------------- state
 
 
-@kit.state
-class State(NamedTuple):
+_NOBODY: Final[frozenset[int]] = frozenset()
+
+
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.slap_in`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there)."""
+
+    seats: int
+    slap_in: bool
+    slap_rules: frozenset[SlapRule]
+    challenge_counts: dict[str, int]
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        self.seats = setup.seats
+        self.slap_in = setup.rules.slap_in
+        self.slap_rules = setup.rules.slap_rules
+        self.challenge_counts = setup.rules.challenge_counts
+
+
+class State(kit.NativeState):
     """A whole ERS position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
-    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
-    position (is the game over, is the pile slappable) is worked out once per state."""
+    A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
+    ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and what every
+    seat asks of a position (is the game over, is the pile slappable) is worked out once per
+    state and kept (:attr:`ended`, :attr:`slap`)."""
 
     setup: Setup[Rules]
     stacks: tuple[tuple[Card, ...], ...]
     """Each seat's face-down stack, top first."""
-    played: tuple[Card, ...] = ()
+    played: tuple[Card, ...]
     """Face-up played cards of the pile, bottom→top."""
-    played_by: tuple[int, ...] = ()
+    played_by: tuple[int, ...]
     """Who played each card of ``played``."""
-    burned: tuple[Card, ...] = ()
+    burned: tuple[Card, ...]
     """Face-down burned cards, bottom→top; all of them lie under the played cards."""
-    epoch: int = 0
-    current: int | None = 0
-    challenge: tuple[int, int] | None = None
-    owed_to: int | None = None
-    eliminated: frozenset[int] = frozenset()
-    resigned: frozenset[int] = frozenset()
+    epoch: int
+    current: int | None
+    challenge: tuple[int, int] | None
+    owed_to: int | None
+    eliminated: frozenset[int]
+    resigned: frozenset[int]
     """Seats that resigned (docs/games/common.md#leaving-a-game). Each is also eliminated, except
     the one whose resignation ended the game with two players left (``GameResigned``): ``outcome``
     reads it from here."""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
+    _slap: tuple[SlapRule, tuple[Card, ...]] | None = None
+    _slap_known: bool = False
 
-    @kit.derived
-    def ended(self) -> Outcome | None:
-        """How the game ended, None while it goes on: :func:`outcome`."""
+    def __init__(  # noqa: PLR0917  # the fields, in order
+        self,
+        setup: Setup[Rules],
+        stacks: tuple[tuple[Card, ...], ...],
+        played: tuple[Card, ...] = (),
+        played_by: tuple[int, ...] = (),
+        burned: tuple[Card, ...] = (),
+        epoch: int = 0,
+        current: int | None = 0,
+        challenge: tuple[int, int] | None = None,
+        owed_to: int | None = None,
+        eliminated: frozenset[int] = _NOBODY,
+        resigned: frozenset[int] = _NOBODY,
+        _setting: Setting | None = None,
+    ) -> None:
+        self.setup = setup
+        self.stacks = stacks
+        self.played = played
+        self.played_by = played_by
+        self.burned = burned
+        self.epoch = epoch
+        self.current = current
+        self.challenge = challenge
+        self.owed_to = owed_to
+        self.eliminated = eliminated
+        self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
+
+    def next(self) -> State:
+        """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
+        return State(
+            self.setup,
+            self.stacks,
+            self.played,
+            self.played_by,
+            self.burned,
+            self.epoch,
+            self.current,
+            self.challenge,
+            self.owed_to,
+            self.eliminated,
+            self.resigned,
+            self._setting,
+        )
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
         return outcome(self)
 
-    @kit.derived
+    @property
     def slap(self) -> tuple[SlapRule, tuple[Card, ...]] | None:
-        """What a slap would match now, None for a false slap: :func:`slap_match`."""
-        return slap_match(self.played, self.setup.rules.slap_rules)
+        """What a slap would match now, None for a false slap: :func:`slap_match`, kept."""
+        if not self._slap_known:
+            self._slap = slap_match(self.played, self._setting.slap_rules)
+            self._slap_known = True
+        return self._slap
 
 
 # --------------------------------------------------------------------------- slap patterns
@@ -224,38 +300,39 @@ def slap_match(
 # --------------------------------------------------------------------------- decide
 
 
-def _challenge_count(rules: Rules, card: Card) -> int | None:
-    """The cards a royal challenges the next player to play; None for any other card."""
+def _challenge_count(counts: dict[str, int], card: Card) -> int | None:
+    """The cards a royal challenges the next player to play (the rules' ``challenge_counts``);
+    None for any other card."""
     rank = card.rank
     if rank == JOKER_RANK:
         return None  # a joker is a non-royal (docs/games/ratscrew.md#variant-flags)
-    return rules.challenge_counts.get(RANKS[rank - 1])
+    return counts.get(RANKS[rank - 1])
 
 
-@kit.seated
-def decide(state: State, seat: int, command: Command) -> list[Event]:
+def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
     :class:`~cardcore.errors.InvalidSeat`."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.ended is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
-    if seat in state.eliminated:
-        raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
+    if p in state.eliminated:
+        raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {p} is eliminated")
     events: list[Event]
     if type(command) is Play:
-        events = _decide_play(state, seat)
+        events = _decide_play(state, p)
     elif type(command) is Slap:
-        events = _decide_slap(state, seat, command)
+        events = _decide_slap(state, p, command)
     elif type(command) is Collect:
-        if state.owed_to != seat:
-            raise Rejected(RejectCode.NOT_COLLECTOR, f"the pile is not owed to seat {seat}")
-        events = [PileTaken(seat, len(state.burned) + len(state.played), "collect")]
+        if state.owed_to != p:
+            raise Rejected(RejectCode.NOT_COLLECTOR, f"the pile is not owed to seat {p}")
+        events = [PileTaken(p, len(state.burned) + len(state.played), "collect")]
     elif type(command) is kit.Resign:
         # "timer" (a forfeit) or not: the same (docs/games/common.md#leaving-a-game)
-        events = _decide_resign(state, seat)
+        events = _decide_resign(state, p)
     else:
         raise Rejected(RejectCode.INVALID_PHASE, f"not an ERS command: {command!r}")
-    if not state.setup.rules.slap_in:
+    if not state._setting.slap_in:
         events += _zero_card_eliminations(state, events)
     return events
 
@@ -270,7 +347,7 @@ def _decide_play(state: State, p: int) -> list[Event]:
     if not stack:
         raise Rejected(RejectCode.NO_CARDS, f"seat {p} has no cards")
     card = stack[0]
-    count = _challenge_count(state.setup.rules, card)
+    count = _challenge_count(state._setting.challenge_counts, card)
     owed: int | None = None
     challenge: tuple[int, int] | None = None
     current: int | None
@@ -469,67 +546,94 @@ def _zero_card_eliminations(state: State, events: list[Event]) -> list[Event]:
 # --------------------------------------------------------------------------- evolve
 
 
-@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision.
+    """Apply one event. No rules: the event carries every decision. Each event changes a copy of
+    the state (:meth:`State.next`) in the fields it names.
 
     An ``isinstance`` chain, the commonest event first, rather than ``match``: a class pattern
     costs 45-65 ns more per event (timeit, CPython 3.11), and evolve runs once per event."""
     s = state
     if isinstance(event, CardPlayed):  # most events by far: first
         p = event.seat
-        return s._replace(
-            stacks=s.stacks[:p] + (s.stacks[p][1:],) + s.stacks[p + 1 :],
-            played=s.played + (event.card,),
-            played_by=s.played_by + (p,),
-            current=event.current,
-            challenge=event.challenge,
-        )
+        n = s.next()
+        n.stacks = _put(s.stacks, p, s.stacks[p][1:])
+        n.played = s.played + (event.card,)
+        n.played_by = s.played_by + (p,)
+        n.current = event.current
+        n.challenge = event.challenge
+        return n
     if isinstance(event, Slapped):
         return s
     if isinstance(event, PileTaken):
-        p = event.seat
-        return s._replace(
-            stacks=_put(s.stacks, p, s.stacks[p] + s.burned + s.played),
-            played=(),
-            played_by=(),
-            burned=(),
-            epoch=s.epoch + 1,
-            current=p,
-            challenge=None,
-            owed_to=None,
-        )
+        return _pile_taken(s, event.seat)
     if isinstance(event, PileOwed):
-        return s._replace(current=None, challenge=None, owed_to=event.seat)
+        return _turn(s, None, None, event.seat)
     if isinstance(event, PenaltyPaid):
-        p, to = event.seat, event.to
-        card = s.stacks[p][0]  # the state's card: a redacted event applies too
-        stacks = _put(s.stacks, p, s.stacks[p][1:])
-        if to is None:
-            return s._replace(stacks=stacks, burned=(card, *s.burned))
-        return s._replace(stacks=_put(stacks, to, (*stacks[to], card)))
+        return _penalty_paid(s, event.seat, event.to)
     if isinstance(event, TurnPassed):
-        return s._replace(current=event.current)
+        return _turn(s, event.current, s.challenge, s.owed_to)
     if isinstance(event, ChallengeLapsed):
-        return s._replace(current=event.current, challenge=None, owed_to=None)
+        return _turn(s, event.current, None, None)
     if isinstance(event, PlayerEliminated):
         p = event.seat
-        eliminated = s.eliminated | {p}
-        current = next_holder(s.stacks, eliminated, p) if s.current == p else s.current
-        return s._replace(current=current, eliminated=eliminated)
+        n = s.next()
+        n.eliminated = s.eliminated | {p}
+        if s.current == p:
+            n.current = next_holder(s.stacks, n.eliminated, p)
+        return n
     if isinstance(event, Resigned):
         p = event.seat
-        return s._replace(
-            stacks=_put(s.stacks, p, ()),
-            burned=s.stacks[p] + s.burned,
-            eliminated=s.eliminated | {p},
-            resigned=s.resigned | {p},
-        )
+        n = s.next()
+        n.stacks = _put(s.stacks, p, ())
+        n.burned = s.stacks[p] + s.burned
+        n.eliminated = s.eliminated | {p}
+        n.resigned = s.resigned | {p}
+        return n
     if isinstance(event, GameResigned):
-        return s._replace(resigned=s.resigned | {event.seat})
+        n = s.next()
+        n.resigned = s.resigned | {event.seat}
+        return n
     if isinstance(event, Dealt):
-        return State(s.setup, tuple(known(st) for st in event.stacks))
+        return State(s.setup, tuple(known(st) for st in event.stacks), _setting=s._setting)
     assert_never(event)
+
+
+def _turn(
+    s: State, current: int | None, challenge: tuple[int, int] | None, owed_to: int | None
+) -> State:
+    """``s`` with who plays next, the challenge running and the seat owed the pile changed."""
+    n = s.next()
+    n.current = current
+    n.challenge = challenge
+    n.owed_to = owed_to
+    return n
+
+
+def _pile_taken(s: State, p: int) -> State:
+    """Seat ``p`` took the whole pile under its stack, and plays next (a new epoch)."""
+    n = s.next()
+    n.stacks = _put(s.stacks, p, s.stacks[p] + s.burned + s.played)
+    n.played = ()
+    n.played_by = ()
+    n.burned = ()
+    n.epoch = s.epoch + 1
+    n.current = p
+    n.challenge = None
+    n.owed_to = None
+    return n
+
+
+def _penalty_paid(s: State, p: int, to: int | None) -> State:
+    """Seat ``p``'s top card went under the pile (``to`` None) or under seat ``to``'s stack: the
+    state's card, so that a redacted event applies too."""
+    card = s.stacks[p][0]
+    n = s.next()
+    n.stacks = _put(s.stacks, p, s.stacks[p][1:])
+    if to is None:
+        n.burned = (card, *s.burned)
+    else:
+        n.stacks = _put(n.stacks, to, (*n.stacks[to], card))
+    return n
 
 
 def _put(
@@ -636,22 +740,22 @@ def outcome(state: State) -> Outcome | None:
     return None
 
 
-@kit.seated
-def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
+def legal_commands(state: State, seat: object) -> tuple[Command, ...]:
     """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
     holds a played card, docs/games/ratscrew.md#slapping)."""
-    if seat in state.eliminated or state.ended is not None:
+    p = kit.seat_of(state._setting.seats, seat)
+    if p in state.eliminated or state.ended is not None:
         return ()
-    if state.owed_to is None and state.current == seat and state.stacks[seat]:
+    if state.owed_to is None and state.current == p and state.stacks[p]:
         return (PLAY, SLAP) if state.played else (PLAY,)
-    if state.owed_to == seat:
+    if state.owed_to == p:
         return (COLLECT, SLAP) if state.played else (COLLECT,)
     return (SLAP,) if state.played else ()
 
 
-@kit.seated
-def is_sensible(state: State, seat: int, command: Command) -> bool:
+def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: slap only a slappable pile; never resign."""
+    kit.seat_of(state._setting.seats, seat)
     if type(command) is Slap:
         return state.slap is not None
     return type(command) is not kit.Resign

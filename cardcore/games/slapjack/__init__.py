@@ -26,8 +26,9 @@ owners included; the resulting order of a shuffle is shown to the referee only.
 Status is not stored: a player is ``eliminated`` (a set), else ``awaiting`` when they hold no card
 and ``active`` when they hold one (docs/games/slapjack.md#status).
 
-A small package: :mod:`.declarations` (the rules flags, commands, events and view: the classes read
-by their annotations, which stay Python in the compiled build), :mod:`.rules` (the rules: state,
+A small package: :mod:`.declarations` (the rules flags, commands and view: the classes read by
+their annotations, which stay Python in the compiled build), :mod:`.events` (the events, native
+classes made records by the kit, compiled), :mod:`.rules` (the rules: state,
 ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and :mod:`.position` (positions,
 their check and notation, docs/notation/slapjack.md); this module is the game (``GAME``) and names
 everything they define, so ``cardcore.games.slapjack.X`` is every public name of the game.
@@ -42,22 +43,24 @@ from ...engine import Game, GameInfo
 from .declarations import (
     PLAY,
     SLAP,
-    CardPlayed,
     Command,
+    Play,
+    Rules,
+    Slap,
+    View,
+)
+from .events import (
+    CardPlayed,
     Dealt,
     Event,
     PenaltyPaid,
     PileTaken,
-    Play,
     PlayerEliminated,
     Resigned,
-    Rules,
-    Slap,
     Slapped,
     SlapTarget,
     StackShuffled,
     TurnPassed,
-    View,
 )
 from .position import (
     check_position,
@@ -155,7 +158,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     decide=decide,
     evolve=evolve,
     legal_commands=legal_commands,
-    outcome=State.ended.read,  # Match's question keeps the answer for the game's own
+    outcome=kit.kept_outcome,  # Match's question keeps the answer for the game's own
     view=view,
     redact=redact,
     narrate=narrate,

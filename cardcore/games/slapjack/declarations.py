@@ -1,7 +1,7 @@
-"""Slapjack's declarations (docs/games/slapjack.md): the rules flags, the commands, the events and
-the view — the classes the kit, the codec and the schema read by their annotations. This module
-stays Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
-annotations lossily.
+"""Slapjack's declarations (docs/games/slapjack.md): the rules flags, the commands and the view —
+the classes the kit, the codec and the schema read by their annotations. This module stays Python
+in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes annotations
+lossily. The events are native classes, compiled: :mod:`.events`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ... import kit, races
-from ...cards import Card, SeenCard
+from ...cards import SeenCard
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
-
-SlapTarget = Literal["jack", "double", "sandwich"]
+from .events import SlapTarget
 
 # --------------------------------------------------------------------------- rules
 
@@ -80,110 +79,6 @@ Command = Play | Slap | kit.Resign
 
 PLAY: Final = Play()
 SLAP: Final = Slap()
-
-# --------------------------------------------------------------------------- events
-
-
-@kit.record
-class Dealt:
-    """The deck was shuffled and dealt: each seat's stack, top first (face down to everyone)."""
-
-    stacks: tuple[tuple[SeenCard, ...], ...]
-
-
-@kit.record
-class CardPlayed:
-    """``seat`` turned ``card`` face up onto the pile; ``current`` plays next (None: nobody holds
-    a card and the pile must be slapped, docs/games/slapjack.md#playing-a-card, step 3)."""
-
-    seat: int
-    card: Card
-    current: int | None
-
-
-@kit.record
-class Slapped:
-    """``seat`` slapped: on the ``target`` made of the ``pattern`` cards, or a false slap."""
-
-    seat: int
-    valid: bool
-    target: SlapTarget | None
-    pattern: tuple[Card, ...]
-
-
-@kit.record
-class PileTaken:
-    """``seat`` put the whole pile (``cards`` of them, burned ones included) under its stack, by a
-    slap or because nobody else held a card (``"return"``, docs/games/slapjack.md#playing-a-card,
-    step 3, or the last holder resigned: see :func:`_decide_resign`); ``current`` plays next."""
-
-    seat: int
-    cards: int
-    by: Literal["slap", "return"]
-    current: int
-
-
-@kit.record
-class StackShuffled:
-    """``seat``'s whole stack was shuffled (``shuffle_after_win``) into ``stack``, top first.
-    Stream ``shuffles + 1`` of the seed; nobody but the referee sees the order."""
-
-    seat: int
-    stack: tuple[SeenCard, ...]
-
-
-@kit.record
-class PenaltyPaid:
-    """A false slapper's top card went face down to the bottom of seat ``to``'s stack. Nobody but
-    the referee sees the card."""
-
-    seat: int
-    card: SeenCard
-    to: int
-
-
-@kit.record
-class TurnPassed:
-    """The turn moved to ``current`` (the current player paid their last card in a penalty)."""
-
-    current: int | None
-
-
-@kit.record
-class PlayerEliminated:
-    """``seat`` is out of the game: it missed the Jack it was waiting for, false-slapped with no
-    cards, or ran out of cards under ``out_of_cards="eliminate_now"``."""
-
-    seat: int
-
-
-@kit.record
-class Resigned:
-    """``seat`` left the game (docs/games/common.md#leaving-a-game) and is eliminated. Its whole
-    ``stack`` (top first; face down to everyone, the referee excepted) went under the pile in that
-    order: the first card of ``stack`` is now the very bottom card, so whoever takes the pile draws
-    them as the resigner would have played them. ``current`` plays next (the turn passed if it was
-    ``seat``'s). ``winner``: the other player, when only two were in the game; the game is over
-    (``RESIGNED``), else None."""
-
-    seat: int
-    stack: tuple[SeenCard, ...]
-    current: int | None
-    winner: int | None
-
-
-Event = (
-    Dealt
-    | CardPlayed
-    | Slapped
-    | PileTaken
-    | StackShuffled
-    | PenaltyPaid
-    | TurnPassed
-    | PlayerEliminated
-    | Resigned
-)
-
 
 # --------------------------------------------------------------------------- view
 

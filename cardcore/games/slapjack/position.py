@@ -40,8 +40,10 @@ def position(
     by = tuple(played_by) if played_by is not None else tuple(0 for _ in pile)
     if shuffles is None:
         shuffles = epoch if rules.shuffle_after_win else 0
-    state = State(
-        setup=Setup(seats=len(stacks), seed=seed, rules=rules),
+    # The empty table, then the fields given: a field of the wrong type is InvalidPosition
+    # naming it in both builds (State._replace), where the compiled State refuses it with a
+    # TypeError.
+    state = State(Setup(seats=len(stacks), seed=seed, rules=rules), ())._replace(
         stacks=tuple(tuple(s) for s in stacks),
         pile=tuple(pile),
         played_by=by,

@@ -1,19 +1,21 @@
 """Slapjack's rules (docs/games/slapjack.md): the state, the slap targets, ``decide``, ``evolve``,
 the views and redaction, ``outcome``, ``legal_commands`` and the narration. The rules flags,
-commands, events and the view they use are declared in :mod:`.declarations` (a module that stays
-Python in the compiled build). The game itself is :mod:`cardcore.games.slapjack`; positions and
-their notation are :mod:`cardcore.games.slapjack.position`.
+commands and the view they use are declared in :mod:`.declarations` (a module that stays Python in
+the compiled build), its events in :mod:`.events` (native classes, compiled). The game itself is
+:mod:`cardcore.games.slapjack`; positions and their notation are
+:mod:`cardcore.games.slapjack.position`.
 
 Module order (style.md): state → slap targets → decide → evolve → redact/view →
-outcome/legal_commands → narration (rules → commands → events → view are in :mod:`.declarations`).
-The seat a function is given is checked once, by :func:`cardcore.kit.seated` /
-:func:`cardcore.kit.viewed` (and by ``Match``); the rules trust it.
+outcome/legal_commands → narration (rules → commands → view are in :mod:`.declarations`, events in
+:mod:`.events`). The seat a function is given is checked once, by its first statement
+(:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (and by ``Match``); the rules trust
+it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple, assert_never, cast
+from typing import Final, assert_never, cast
 
 from ... import kit
 from ...cards import HIDDEN, Card, Hidden, SeenCard, known, standard_deck
@@ -24,22 +26,24 @@ from ...rng import shuffled
 from .declarations import (
     PLAY,
     SLAP,
-    CardPlayed,
     Command,
+    Play,
+    Rules,
+    Slap,
+    View,
+)
+from .events import (
+    CardPlayed,
     Dealt,
     Event,
     PenaltyPaid,
     PileTaken,
-    Play,
     PlayerEliminated,
     Resigned,
-    Rules,
-    Slap,
     Slapped,
     SlapTarget,
     StackShuffled,
     TurnPassed,
-    View,
 )
 
 RULES_VERSION: Final = "2"
@@ -54,44 +58,112 @@ MAX_SEATS: Final = 8
 # --------------------------------------------------------------------------- state
 
 
-@kit.state
-class State(NamedTuple):
+_NOBODY: Final[frozenset[int]] = frozenset()
+
+
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.out_of_cards`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there)."""
+
+    seats: int
+    slap_targets: frozenset[SlapTarget]
+    out_of_cards: str
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        self.seats = setup.seats
+        self.slap_targets = setup.rules.slap_targets
+        self.out_of_cards = setup.rules.out_of_cards
+
+
+class State(kit.NativeState):
     """A whole Slapjack position. Build one directly to test from exact cards (``position``).
 
-    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
-    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
-    position (is the game over, is a target on the pile) is worked out once per state."""
+    A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
+    ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and what every
+    seat asks of a position (is the game over, is a target on the pile) is worked out once per
+    state and kept (:attr:`ended`, :attr:`target`)."""
 
     setup: Setup[Rules]
     stacks: tuple[tuple[Card, ...], ...]
     """Each seat's face-down stack, top first."""
-    pile: tuple[Card, ...] = ()
+    pile: tuple[Card, ...]
     """The face-up pile, bottom→top."""
-    played_by: tuple[int, ...] = ()
+    played_by: tuple[int, ...]
     """Who played each card of ``pile``."""
-    epoch: int = 0
+    epoch: int
     """+1 every time the pile is taken (docs/games/slapjack.md#setup)."""
-    current: int | None = 0
-    eliminated: frozenset[int] = frozenset()
-    shuffles: int = 0
+    current: int | None
+    eliminated: frozenset[int]
+    shuffles: int
     """Shuffles since the deal; the next draws from stream ``shuffles + 1`` (0 is the deal)."""
-    burned: tuple[Card, ...] = ()
+    burned: tuple[Card, ...]
     """Resigners' stacks, face down under the pile, bottom→top
     (docs/games/common.md#leaving-a-game)."""
-    resigned: int | None = None
+    resigned: int | None
     """The seat whose resignation with two players left ended the game
     (docs/games/common.md#leaving-a-game), else None. (A resignation with more players left is an
     elimination: ``eliminated`` has it.)"""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
+    _target: tuple[SlapTarget, tuple[Card, ...]] | None = None
+    _target_known: bool = False
 
-    @kit.derived
-    def ended(self) -> Outcome | None:
-        """How the game ended, None while it goes on: :func:`outcome`."""
+    def __init__(  # noqa: PLR0917  # the fields, in order
+        self,
+        setup: Setup[Rules],
+        stacks: tuple[tuple[Card, ...], ...],
+        pile: tuple[Card, ...] = (),
+        played_by: tuple[int, ...] = (),
+        epoch: int = 0,
+        current: int | None = 0,
+        eliminated: frozenset[int] = _NOBODY,
+        shuffles: int = 0,
+        burned: tuple[Card, ...] = (),
+        resigned: int | None = None,
+        _setting: Setting | None = None,
+    ) -> None:
+        self.setup = setup
+        self.stacks = stacks
+        self.pile = pile
+        self.played_by = played_by
+        self.epoch = epoch
+        self.current = current
+        self.eliminated = eliminated
+        self.shuffles = shuffles
+        self.burned = burned
+        self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
+
+    def next(self) -> State:
+        """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
+        return State(
+            self.setup,
+            self.stacks,
+            self.pile,
+            self.played_by,
+            self.epoch,
+            self.current,
+            self.eliminated,
+            self.shuffles,
+            self.burned,
+            self.resigned,
+            self._setting,
+        )
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
         return outcome(self)
 
-    @kit.derived
+    @property
     def target(self) -> tuple[SlapTarget, tuple[Card, ...]] | None:
-        """The target on the pile and its cards, None for a false slap: :func:`slap_target`."""
-        return slap_target(self.pile, self.setup.rules.slap_targets)
+        """The target on the pile and its cards, None for a false slap: :func:`slap_target`,
+        kept."""
+        if not self._target_known:
+            self._target = slap_target(self.pile, self._setting.slap_targets)
+            self._target_known = True
+        return self._target
 
 
 # --------------------------------------------------------------------------- slap targets
@@ -121,21 +193,21 @@ def _awaiting(stacks: Sequence[Sequence[Card]], eliminated: frozenset[int]) -> l
     return [q for q, s in enumerate(stacks) if not s and q not in eliminated]
 
 
-@kit.seated
-def decide(state: State, seat: int, command: Command) -> list[Event]:
+def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
     :class:`~cardcore.errors.InvalidSeat`."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.ended is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
-    if seat in state.eliminated:
-        raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {seat} is eliminated")
+    if p in state.eliminated:
+        raise Rejected(RejectCode.PLAYER_ELIMINATED, f"seat {p} is eliminated")
     if type(command) is Play:
-        return _decide_play(state, seat)
+        return _decide_play(state, p)
     if type(command) is Slap:
-        return _decide_slap(state, seat, command)
+        return _decide_slap(state, p, command)
     if type(command) is kit.Resign:
-        return _decide_resign(state, seat)
+        return _decide_resign(state, p)
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Slapjack command: {command!r}")
 
 
@@ -339,61 +411,75 @@ def _cards_of(stack: tuple[SeenCard, ...]) -> tuple[Card, ...] | None:
     return cast("tuple[Card, ...]", stack)
 
 
-@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision.
+    """Apply one event. No rules: the event carries every decision. Each event changes a copy of
+    the state (:meth:`State.next`) in the fields it names.
 
     An ``isinstance`` chain, the commonest event first, rather than ``match``: a class pattern
     costs 45-65 ns more per event (timeit, CPython 3.11), and evolve runs once per event."""
     s = state
     if isinstance(event, CardPlayed):  # most events by far: first
         p = event.seat
-        return s._replace(
-            stacks=s.stacks[:p] + (s.stacks[p][1:],) + s.stacks[p + 1 :],
-            pile=s.pile + (event.card,),
-            played_by=s.played_by + (p,),
-            current=event.current,
-        )
+        n = s.next()
+        n.stacks = _put(s.stacks, p, s.stacks[p][1:])
+        n.pile = s.pile + (event.card,)
+        n.played_by = s.played_by + (p,)
+        n.current = event.current
+        return n
     if isinstance(event, Slapped):
         return s
     if isinstance(event, PileTaken):
         p = event.seat
-        return s._replace(
-            stacks=_put(s.stacks, p, s.stacks[p] + s.burned + s.pile),
-            pile=(),
-            played_by=(),
-            epoch=s.epoch + 1,
-            current=event.current,
-            burned=(),
-        )
+        n = s.next()
+        n.stacks = _put(s.stacks, p, s.stacks[p] + s.burned + s.pile)
+        n.pile = ()
+        n.played_by = ()
+        n.epoch = s.epoch + 1
+        n.current = event.current
+        n.burned = ()
+        return n
     if isinstance(event, StackShuffled):
         p = event.seat
         cards = _cards_of(event.stack)
-        if cards is None:  # a redacted event: the multiset is unchanged, its order unknown
-            cards = s.stacks[p]
-        return s._replace(stacks=_put(s.stacks, p, cards), shuffles=s.shuffles + 1)
+        n = s.next()
+        # a redacted event: the multiset is unchanged, its order unknown
+        n.stacks = _put(s.stacks, p, s.stacks[p] if cards is None else cards)
+        n.shuffles = s.shuffles + 1
+        return n
     if isinstance(event, PenaltyPaid):
         p, to = event.seat, event.to
         card = s.stacks[p][0]  # the state's card: a redacted event applies too
         stacks = _put(s.stacks, p, s.stacks[p][1:])
-        return s._replace(stacks=_put(stacks, to, (*stacks[to], card)))
+        n = s.next()
+        n.stacks = _put(stacks, to, (*stacks[to], card))
+        return n
     if isinstance(event, PlayerEliminated):
-        return s._replace(eliminated=s.eliminated | {event.seat})
+        n = s.next()
+        n.eliminated = s.eliminated | {event.seat}
+        return n
     if isinstance(event, TurnPassed):
-        return s._replace(current=event.current)
+        n = s.next()
+        n.current = event.current
+        return n
     if isinstance(event, Resigned):
-        # The stack is taken from the state, not the event: a redacted event applies too.
-        p = event.seat
-        return s._replace(
-            stacks=_put(s.stacks, p, ()),
-            current=event.current,
-            eliminated=s.eliminated | {p},
-            burned=s.stacks[p] + s.burned,
-            resigned=p if event.winner is not None else s.resigned,
-        )
+        return _resigned(s, event)
     if isinstance(event, Dealt):
-        return State(s.setup, tuple(known(st) for st in event.stacks))
+        return State(s.setup, tuple(known(st) for st in event.stacks), _setting=s._setting)
     assert_never(event)
+
+
+def _resigned(s: State, event: Resigned) -> State:
+    """``event.seat`` left: its stack under the pile (taken from the state, not the event: a
+    redacted event applies too), the seat eliminated."""
+    p = event.seat
+    n = s.next()
+    n.stacks = _put(s.stacks, p, ())
+    n.current = event.current
+    n.eliminated = s.eliminated | {p}
+    n.burned = s.stacks[p] + s.burned
+    if event.winner is not None:
+        n.resigned = p
+    return n
 
 
 def _put(
@@ -493,7 +579,7 @@ def outcome(state: State) -> Outcome | None:
     n = len(stacks)
     eliminated = state.eliminated
     if len(eliminated) < n - 1:  # the common case first: this runs on every step
-        if state.pile or state.setup.rules.out_of_cards != "slap_in_unlimited" or state.burned:
+        if state.pile or state._setting.out_of_cards != "slap_in_unlimited" or state.burned:
             return None
         holders = [q for q, s in enumerate(stacks) if s]
         if len(holders) == 1:
@@ -510,22 +596,22 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(Termination.ALL_CARDS, (w,))
 
 
-@kit.seated
-def legal_commands(state: State, seat: int) -> list[Command]:
+def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
     holds a card, docs/games/slapjack.md#slapping). Never ``Resign``, though it is accepted
     (docs/games/common.md#leaving-a-game): a bot picking among these must not resign by chance."""
-    if seat in state.eliminated or state.ended is not None:
+    p = kit.seat_of(state._setting.seats, seat)
+    if p in state.eliminated or state.ended is not None:
         return []
-    mine = state.current == seat and state.stacks[seat]
+    mine = state.current == p and state.stacks[p]
     if state.pile:
         return [PLAY, SLAP] if mine else [SLAP]
     return [PLAY] if mine else []
 
 
-@kit.seated
-def is_sensible(state: State, seat: int, command: Command) -> bool:
+def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: slap only a target, and never cover one you could slap instead; never resign."""
+    kit.seat_of(state._setting.seats, seat)
     if type(command) is kit.Resign:
         return False
     return (state.target is not None) is (type(command) is Slap)
