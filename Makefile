@@ -125,7 +125,7 @@ COMPILE_OPT ?= 3
 BOTH_BUILDS := tests/contract tests/golden tests/builds $(wildcard tests/unit/test_position_*.py) \
 	tests/unit/test_boundaries.py tests/unit/test_seats.py tests/unit/test_command_text.py \
 	tests/unit/test_log.py tests/unit/test_log_fast.py tests/unit/test_copies.py tests/unit/test_races.py \
-	tests/unit/test_rng.py
+	tests/unit/test_rng.py tests/unit/test_native.py
 # The compiled build first on the path, the tree (for tests/) after it: Python's safe-path mode
 # and pytest's append mode keep the tree's folder from going in front of it, in every process.
 # CARDCORE_REQUIRE_COMPILED: the differential test fails, never skips, when it finds no build.

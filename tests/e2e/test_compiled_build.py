@@ -264,7 +264,8 @@ def _check_wheels(pure: Path, compiled: Path, modules: list[str]) -> None:
     pure_names, compiled_names = _wheel_names(pure), _wheel_names(compiled)
     assert not [n for n in pure_names if n.endswith((".so", ".pyd"))], "the pure wheel is pure"
     py = {n for n in pure_names if n.endswith(".py")}
-    assert py == {n for n in compiled_names if n.endswith(".py")}, "both carry every .py"
+    # both carry every .py; the compiled wheel, the annotations its build wrote too
+    assert py | {hatch_build.ANNOTATIONS} == {n for n in compiled_names if n.endswith(".py")}
     extensions = {n for n in compiled_names if n.endswith((".so", ".pyd"))}
     stems = {n.split(".", 1)[0] for n in extensions}
     wanted = {m.removesuffix(".py") for m in modules} | {f"cardcore/{cardcore._LIBRARY}"}
@@ -355,15 +356,20 @@ def _release(tmp_path: Path) -> Path:
     return dist
 
 
-def _check_sources(sdist: Path, compiled: Path) -> None:
+def _check_sources(sdist: Path, compiled: Path, modules: list[str]) -> None:
     """The sdist carries its build hook, and every module of the compiled wheel is this tree's
-    source as it is now (a wheel built from another tree, or before an edit, is refused)."""
+    source as it is now (a wheel built from another tree, or before an edit, is refused); the
+    one module the build writes, the compiled classes' annotations, is what the hook makes of
+    that source."""
     with tarfile.open(sdist) as tf:
         assert any(m.name.endswith("/hatch_build.py") for m in tf.getmembers()), "the sdist hook"
     with zipfile.ZipFile(compiled) as zf:
-        py = [n for n in zf.namelist() if n.endswith(".py")]
+        py = [n for n in zf.namelist() if n.endswith(".py") and n != hatch_build.ANNOTATIONS]
         stale = [n for n in py if zf.read(n) != (ROOT / n).read_bytes()]
+        written = zf.read(hatch_build.ANNOTATIONS).decode()
     assert py and not stale, f"not this tree's source: {stale[:5]}"
+    assert written == hatch_build.annotations_module(ROOT, modules)
+    assert not (ROOT / hatch_build.ANNOTATIONS).exists(), "written into the wheel, never the tree"
 
 
 @pytest.mark.slow
@@ -374,7 +380,7 @@ def test_both_wheels_from_the_sdist_and_the_compiled_one_both_ways(tmp_path: Pat
     (sdist,) = dist.glob("cardcore-*.tar.gz")
     (pure,) = dist.glob("cardcore-*-py3-none-any.whl")
     (compiled,) = set(dist.glob("cardcore-*.whl")) - {pure}
-    _check_sources(sdist, compiled)
+    _check_sources(sdist, compiled, modules)
     _check_wheels(pure, compiled, modules)
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -156,20 +157,23 @@ def test_a_finished_game_is_a_position_only_when_allowed() -> None:
 
 
 def test_state_fields_of_the_wrong_shape_are_refused() -> None:
+    """Built and checked in one step: the compiled build's native ``State`` refuses a field of
+    the wrong type as it is built (``_replace``), the interpreted one when it is checked; both
+    as :class:`InvalidPosition` naming the field."""
     good: Any = position([cs("5S"), cs("6S")])  # Any: these fields are the wrong types
-    bad = [
-        (good._replace(stacks=(cs("5S"),)), "stacks"),
-        (good._replace(stacks=[cs("5S"), cs("6S")]), "stacks"),
-        (good._replace(stacks=(cs("5S"), [Card.parse("6S")])), "stacks[1]"),
-        (good._replace(stacks=(cs("5S"), ("6S",))), "stacks[1]"),
-        (good._replace(pile=[Card.parse("9H")], played_by=(0,)), "pile"),
-        (good._replace(eliminated={1}), "eliminated"),
-        (good._replace(setup=Setup(2, 0, object())), "setup"),
+    bad: list[tuple[Callable[[], object], str]] = [
+        (lambda: good._replace(stacks=(cs("5S"),)), "stacks"),
+        (lambda: good._replace(stacks=[cs("5S"), cs("6S")]), "stacks"),
+        (lambda: good._replace(stacks=(cs("5S"), [Card.parse("6S")])), "stacks[1]"),
+        (lambda: good._replace(stacks=(cs("5S"), ("6S",))), "stacks[1]"),
+        (lambda: good._replace(pile=[Card.parse("9H")], played_by=(0,)), "pile"),
+        (lambda: good._replace(eliminated={1}), "eliminated"),
+        (lambda: good._replace(setup=Setup(2, 0, object())), "setup"),
     ]
-    for state, field in bad:
+    for build, field in bad:
         with pytest.raises(InvalidPosition) as err:
-            check_position(state)
-        assert err.value.field == field, state
+            check_position(build())  # type: ignore[arg-type]
+        assert err.value.field == field
 
 
 def test_small_and_reachable_hand_written_positions_pass() -> None:
