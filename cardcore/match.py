@@ -435,7 +435,9 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
     def checkpoint(self) -> Checkpoint:
         """The match as it stands now, to :meth:`rewind` to: a host that sequences actions
         optimistically (decides before its store has confirmed it holds the latest state)
-        undoes the actions its store then refused. States are immutable, so this is O(1)."""
+        undoes the actions its store then refused. A state is never changed once made (a
+        ``NamedTuple``, or a native state whose game's ``evolve`` writes only the copy it
+        returns: the contract test holds every game to it), so this is O(1)."""
         lines = len(self.writer.lines) if self.writer is not None else 0
         return Checkpoint(
             self.state, self.seq, self.events_applied, self.last_at_ms, self.outcome, lines

@@ -36,7 +36,7 @@ import pytest
 from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
-from cardcore import codec, log
+from cardcore import codec, kit, log
 from cardcore.bots import Bot, ask, play_out, seat_bots
 from cardcore.cards import Card
 from cardcore.engine import FlagInfo, Game, Role, Termination, Viewer, rule_flags
@@ -248,6 +248,12 @@ def is_card_text(text: str) -> bool:
     return True
 
 
+def fields(state: Any) -> tuple[Any, ...]:
+    """A state's fields as they are now (a ``NamedTuple`` is its own; a native state's are
+    read out): values that never change, so this is what the state holds at this moment."""
+    return state._astuple() if isinstance(state, kit.NativeState) else tuple(state)
+
+
 def states_along(game: AnyGame, state: Any, events: Any) -> list[Any]:
     """The state after each event: a client following the stream shows each of them, so a card
     face up in any of them (played, then swept up by the same action) was on show. (The same
@@ -325,6 +331,7 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
     bots = seat_bots(kind, seats, seed)
     shuffler = Rng(seed, 99)
     states = [match.state]
+    held = [fields(match.state)]
 
     # The deal: redacted deal events obey the same no-leak rule against another seed's deal.
     other = game.make_setup(seats, (seed + 1) % (MAX_SEED + 1), rules)
@@ -403,12 +410,16 @@ def test_contract_along_bot_games(game: AnyGame, data: st.DataObject) -> None:
         match.submit(seat, cmd, now)
         assert match.state == s_
         states.append(match.state)
+        held.append(fields(match.state))
 
     # Replay of the log equals the live state after every entry, and the log verifies.
     # (``game=``: cardcore.log would look the game up by name, and War is not registered.)
     assert match.writer is not None
     replayed = [step.state for step in log.replay(match.writer.lines, seed=seed, game=game)]
     assert replayed == states
+    # A state once made never changes (a native game's evolve writes only the copy it returns):
+    # what Match.checkpoint and every holder of a state count on.
+    assert [fields(s) for s in states] == held
     report = log.verify(match.writer.lines, game=game)
     assert report.entries == match.seq
 
