@@ -309,7 +309,6 @@ def _decide_draw(state: State, seat: int) -> list[Event]:
     return [CardDrawn(seat, draw[0])]
 
 
-@kit.hot
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     """docs/games/speed.md#playing: a hand card (or, with ``multi_card_play``, a run of them, each
     fitting the last) onto a centre pile it fits; the hand is refilled (``auto_refill``) and a
@@ -346,7 +345,6 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
-@kit.hot
 def _run_played(state: State, seat: int, command: Play) -> list[Event]:
     """(``multi_card_play``) The plays of a run: every card held (a card twice only if the hand
     holds it twice), each fitting the last (docs/games/speed.md#variant-flags)."""
@@ -693,6 +691,7 @@ _PLAYS_ONTO: Final = (_plays_onto(0), _plays_onto(1))
 a ``(card, pile)`` tuple: it is made for every fitting card of every hand at every step)."""
 
 
+@kit.hot  # its helpers written in (the pure build), as kit.seated did
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
     except ``Resign``: always allowed, never offered, so a bot picking among these never
