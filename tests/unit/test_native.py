@@ -19,18 +19,22 @@ from cardcore import kit
 from cardcore.cards import Card
 from cardcore.engine import Outcome, Setup, check_seat, with_setup
 from cardcore.errors import InvalidPosition, InvalidSeat
-from cardcore.games import ratscrew, slapjack
+from cardcore.games import ratscrew, slapjack, speed
 from cardcore.kit.native import fields_of
 from cardcore.match import Match
 
-NATIVE = (ratscrew, slapjack)
+NATIVE = (ratscrew, slapjack, speed)
 """The games whose state is a :class:`cardcore.kit.NativeState`."""
+ELIMINATING = (ratscrew, slapjack)
+"""Those of them whose state has ``eliminated`` (and ``current``), which the tests of
+``_replace`` and of positions change."""
 
 
 def played_state(game: Any, actions: int = 12) -> Any:
-    match = Match(game.GAME, game.GAME.make_setup(3, 5))
+    seats = min(3, game.GAME.info.max_seats)
+    match = Match(game.GAME, game.GAME.make_setup(seats, 5))
     for _ in range(actions):
-        seat = next(s for s in range(3) if match.legal_commands(s))
+        seat = next(s for s in range(seats) if match.legal_commands(s))
         match.submit(seat, match.legal_commands(seat)[0], 1)
     return match.state
 
@@ -44,7 +48,8 @@ def test_a_native_state_is_equal_hashed_shown_and_pickled_by_value(game: Any) ->
     twin = type(state)(*(getattr(state, f) for f in fields))
     assert twin == state and (twin != state) is False  # (no hash: the rules hold a dict)
     assert twin is not state and twin.next() == state
-    assert state != state._replace(epoch=state.epoch + 1)
+    other = Setup(state.setup.seats, state.setup.seed + 1, state.setup.rules)
+    assert state != state._replace(setup=other)
     assert state.__eq__(object()) is NotImplemented
     assert pickle.loads(pickle.dumps(state)) == state
     assert copy.deepcopy(state) == state
@@ -58,7 +63,7 @@ def test_a_native_state_is_equal_hashed_shown_and_pickled_by_value(game: Any) ->
     assert repr(state).startswith(f"{type(state).__name__}(setup=Setup(")
 
 
-@pytest.mark.parametrize("game", NATIVE, ids=lambda g: g.__name__)
+@pytest.mark.parametrize("game", ELIMINATING, ids=lambda g: g.__name__)
 def test_replace_changes_the_fields_named_and_keeps_nothing_derived(game: Any) -> None:
     state = played_state(game)
     assert state.ended is None and state.ended is None  # kept: asked twice
@@ -70,7 +75,7 @@ def test_replace_changes_the_fields_named_and_keeps_nothing_derived(game: Any) -
         state._replace(nope=1)
 
 
-@pytest.mark.parametrize("game", NATIVE, ids=lambda g: g.__name__)
+@pytest.mark.parametrize("game", ELIMINATING, ids=lambda g: g.__name__)
 def test_a_position_with_a_field_of_the_wrong_type_names_the_field(game: Any) -> None:
     with pytest.raises(InvalidPosition) as info:
         game.check_position(played_state(game)._replace(eliminated={1}))
@@ -92,7 +97,7 @@ def test_seat_of_passes_a_seat_and_refuses_anything_else_as_check_seat_does(seat
 
 # --------------------------------------------------------------------------- native events
 
-NATIVE_EVENTS = {"ratscrew": ratscrew, "slapjack": slapjack}
+NATIVE_EVENTS = {"ratscrew": ratscrew, "slapjack": slapjack, "speed": speed}
 """The games whose events are native classes (:func:`cardcore.kit.native_records`)."""
 
 

@@ -83,9 +83,15 @@ def test_match_checks_once_and_asks_the_rule_behind_the_games_check(name: str) -
     game = get_game(name)
     match = started(game)
     if isinstance(match.state, kit.NativeState):
-        # a native game's rule checks its seat in its first line (kit.seat_of: a direct call in
-        # the compiled build), no wrapper: Match asks the rule as it is
+        # a native game's rule checks its seat in its own first line (kit.seat_of: a direct call
+        # in the compiled build), no wrapper: Match asks the rule as it is, which refuses a bad
+        # seat itself in check_seat's words (Match checks before it too)
         assert kit.trusted(game.decide) is game.decide and match._decide is game.decide
+        command = match.legal_commands(0)[0]
+        for seat in BAD_SEATS:
+            with pytest.raises(InvalidSeat) as info:
+                match._decide(match.state, seat, command)  # type: ignore[arg-type]
+            assert str(info.value) == refusal(match.setup.seats, seat)
         return
     assert kit.trusted(game.decide) is not game.decide  # the game declares kit.seated
     assert match._decide is kit.trusted(game.decide)  # Match's own check is the one it needs

@@ -32,8 +32,10 @@ jokers); each player then draws the top ``hand_size`` (5) cards of ``D`` into th
 Zones: draw piles and side piles are top first and face down to everyone; centre piles are
 bottom→top and face up once started (face down in ``READY``); a hand is seen by its owner only.
 
-A small package: :mod:`.declarations` (the flags, commands, events and view: the classes read by
-their annotations), :mod:`.rules` (the state, ``decide``, ``evolve``, views, ``outcome``,
+A small package: :mod:`.declarations` (the flags, commands and view: the classes read by their
+annotations, which stay Python in the compiled build), :mod:`.events` (the events, native classes
+made records by the kit, compiled; but ``RoundVoided``, a record of :mod:`.declarations`),
+:mod:`.rules` (the state, ``decide``, ``evolve``, views, ``outcome``,
 ``legal_commands``, narration) and :mod:`.position` (positions, their check and notation,
 docs/notation/speed.md); this module is the game (``GAME``) and names everything they define, so
 ``cardcore.games.speed.X`` is every public name of the game.
@@ -48,26 +50,28 @@ from ...engine import Game, GameInfo
 from .declarations import (
     DRAW,
     FLIP,
-    CardDrawn,
-    CardPlayed,
     Command,
-    Dealt,
     Draw,
-    Event,
     Flip,
-    FlipCalled,
     Phase,
     Play,
-    Resigned,
     RoundVoided,
-    RoundWon,
     Rules,
     ScoreCounts,
+    View,
+    personal_size,
+)
+from .events import (
+    CardDrawn,
+    CardPlayed,
+    Dealt,
+    Event,
+    FlipCalled,
+    Resigned,
+    RoundWon,
     SideCardsTurned,
     SidePileRebuilt,
     Started,
-    View,
-    personal_size,
 )
 from .position import (
     RESIGNED_FIELD,
@@ -182,7 +186,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     decide=decide,
     evolve=evolve,
     legal_commands=legal_commands,
-    outcome=outcome,
+    outcome=kit.kept_outcome,  # Match's question keeps the answer for the game's own
     view=view,
     redact=redact,
     narrate=narrate,

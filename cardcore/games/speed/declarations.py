@@ -1,7 +1,7 @@
-"""Speed's declarations (docs/games/speed.md): the rules flags, the commands, the events and the
-view — the classes the kit, the codec and the schema read by their annotations. This module stays
-Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
-annotations lossily.
+"""Speed's declarations (docs/games/speed.md): the rules flags, the commands and the view — the
+classes the kit, the codec and the schema read by their annotations. This module stays Python in
+the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes annotations
+lossily. The events are native classes, compiled: :mod:`.events` (but ``RoundVoided``, here).
 """
 
 from __future__ import annotations
@@ -99,114 +99,14 @@ FLIP: Final = Flip()
 DRAW: Final = Draw()
 
 # --------------------------------------------------------------------------- events
-
-
-@kit.record
-class Dealt:
-    """Round ``round`` was dealt from the shuffle of RNG stream ``stream`` (0 for the first deal).
-
-    ``centre``: the two face-down centre cards; ``sides``: the side piles, top first; ``hands``:
-    each seat's hand; ``draws``: each seat's draw pile, top first. A seat sees only its own hand."""
-
-    round: int
-    stream: int
-    centre: tuple[SeenCard, ...]
-    sides: tuple[tuple[SeenCard, ...], ...]
-    hands: tuple[tuple[SeenCard, ...], ...]
-    draws: tuple[tuple[SeenCard, ...], ...]
-
-
-@kit.record
-class FlipCalled:
-    """``seat`` called "flip" (``stalemate``: during play; else the start call). A repeated call
-    is recorded but counts once (docs/games/common.md#joint-calls)."""
-
-    seat: int
-    stalemate: bool
-
-
-@kit.record
-class Started:
-    """Both players called: the centre cards were turned face up. Phase ``PLAY``."""
-
-    centre: tuple[Card, ...]
-
-
-@kit.record
-class CardPlayed:
-    """``seat`` played ``card`` from its hand onto centre pile ``to``."""
-
-    seat: int
-    card: Card
-    to: int
-
-
-@kit.record
-class CardDrawn:
-    """``seat`` drew the top card of its draw pile into its hand (only the drawer sees it)."""
-
-    seat: int
-    card: SeenCard
-
-
-@kit.record
-class SidePileRebuilt:
-    """Side pile ``pile`` was empty: the cards under centre pile ``pile``'s top were shuffled
-    (RNG stream ``stream``) into a new side pile, ``cards`` top first (face down to the players)."""
-
-    pile: int
-    stream: int
-    cards: tuple[SeenCard, ...]
-
-
-@kit.record
-class SideCardsTurned:
-    """The stalemate flip: the top card of each side pile turned face up onto the centre pile it
-    feeds (``cards[j]`` onto ``Cj``; None when ``Rj`` had no card). Calls are cleared."""
-
-    cards: tuple[Card | None, ...]
+# The events are native classes, compiled: :mod:`.events`; but for this one, which has no field
+# (kit.native_records takes only classes with annotated fields).
 
 
 @kit.record
 class RoundVoided:
     """Dead stalemate (docs/games/speed.md#dead-stalemate, [ENGINE]): no flip can unblock the game;
     no winner, no score. Every card is re-dealt (a ``Dealt`` follows)."""
-
-
-@kit.record
-class RoundWon:
-    """``seat`` emptied its hand and draw pile: it wins the round and scores ``points``.
-    ``scores`` and ``wins`` are the new totals; ``final``: the game is over (else a re-deal
-    follows)."""
-
-    seat: int
-    points: int
-    scores: tuple[int, ...]
-    wins: tuple[int, ...]
-    final: bool
-
-
-@kit.record
-class Resigned:
-    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins the game —
-    the whole match — at once (docs/games/common.md#leaving-a-game); nobody scores. It names no
-    card: every card stays where it lies, as hidden as before."""
-
-    seat: int
-
-
-Event = (
-    Dealt
-    | FlipCalled
-    | Started
-    | CardPlayed
-    | CardDrawn
-    | SidePileRebuilt
-    | SideCardsTurned
-    | RoundVoided
-    | RoundWon
-    | Resigned
-)
 
 
 # --------------------------------------------------------------------------- view

@@ -60,8 +60,12 @@ def position(
     :func:`check_position` (:class:`~cardcore.errors.InvalidPosition` names the field at fault);
     a finished game (phase ``OVER``, with its ``winner``; or ``resigned``, with ``winner`` the
     other seat) only with ``allow_over``."""
-    state = State(
-        setup=Setup(seats=2, seed=seed, rules=rules or Rules()),
+    # The empty table, then the fields given: a field of the wrong type is InvalidPosition
+    # naming it in both builds (State._replace), where the compiled State refuses it with a
+    # TypeError.
+    empty: tuple[tuple[Card, ...], ...] = ((), ())
+    setup = Setup(seats=2, seed=seed, rules=rules or Rules())
+    state = State(setup, "READY", empty, empty, empty, empty)._replace(
         phase=phase,
         hands=tuple(tuple(h) for h in hands),
         draws=tuple(tuple(d) for d in draws),

@@ -1,13 +1,13 @@
 """Speed's rules (docs/games/speed.md): the state and the rule functions: ``decide``,
 ``evolve``, the deal, the views, ``outcome``, ``legal_commands`` and the adjudications in plain
-words (``narrate``). The declarations (the variant flags, the commands, the events and the view)
-are :mod:`.declarations`; the game itself is :mod:`cardcore.games.speed`.
+words (``narrate``). The declarations (the variant flags, the commands and the view) are
+:mod:`.declarations`, the events :mod:`.events`; the game itself is :mod:`cardcore.games.speed`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, NamedTuple, assert_never
+from typing import Final, assert_never
 
 from ... import kit
 from ...cards import HIDDEN, JOKER, JOKER_RANK, Card, SeenCard, known, ranks_adjacent, standard_deck
@@ -24,25 +24,27 @@ from ...rng import shuffled
 from .declarations import (
     DRAW,
     FLIP,
-    CardDrawn,
-    CardPlayed,
     Command,
-    Dealt,
     Draw,
-    Event,
     Flip,
-    FlipCalled,
     Phase,
     Play,
-    Resigned,
     RoundVoided,
-    RoundWon,
     Rules,
+    View,
+    personal_size,
+)
+from .events import (
+    CardDrawn,
+    CardPlayed,
+    Dealt,
+    Event,
+    FlipCalled,
+    Resigned,
+    RoundWon,
     SideCardsTurned,
     SidePileRebuilt,
     Started,
-    View,
-    personal_size,
 )
 
 NAME: Final = "speed"
@@ -59,14 +61,42 @@ _ALL_CARDS: Final = (*standard_deck(), JOKER)
 # --------------------------------------------------------------------------- state
 
 Piles = tuple[tuple[Card, ...], ...]
+Table = tuple[tuple[bool, ...], ...]
 
 
-@kit.state
-class State(NamedTuple):
+_NO_CALLS: Final[frozenset[int]] = frozenset()
+
+
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.hand_size`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there)."""
+
+    seats: int
+    table: Table
+    """The rules' :func:`fit_table`."""
+    hand_size: int
+    auto_refill: bool
+    multi_card_play: bool
+    jokers: int
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        rules = setup.rules
+        self.seats = setup.seats
+        self.table = fit_table(rules)
+        self.hand_size = rules.hand_size
+        self.auto_refill = rules.auto_refill
+        self.multi_card_play = rules.multi_card_play
+        self.jokers = rules.jokers
+
+
+class State(kit.NativeState):
     """A whole Speed position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
-    ``s._replace(...)``, naming only the fields the event changes."""
+    A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
+    ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and how the
+    game ended is worked out once per state and kept (:attr:`ended`)."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -78,23 +108,78 @@ class State(NamedTuple):
     """The face-down side piles ``R0``, ``R1``, top first; ``Rj`` feeds ``Cj``."""
     centre: Piles
     """The centre piles ``C0``, ``C1``, bottom→top (face down in ``READY``)."""
-    calls: frozenset[int] = frozenset()
+    calls: frozenset[int]
     """Seats whose current joint "flip" call is recorded (docs/games/common.md#joint-calls)."""
-    scores: tuple[int, ...] = (0, 0)
-    wins: tuple[int, ...] = (0, 0)
-    round: int = 1
-    shuffles: int = 0
+    scores: tuple[int, ...]
+    wins: tuple[int, ...]
+    round: int
+    shuffles: int
     """RNG streams used after the first deal: the next shuffle uses stream ``shuffles + 1``."""
-    winner: int | None = None
+    winner: int | None
     """The winner of the game: once ``phase`` is ``OVER``, or after a resignation."""
-    resigned: int | None = None
+    resigned: int | None
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood
     (any phase but ``OVER``), ``winner`` the other seat."""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
+
+    def __init__(  # noqa: PLR0917  # the fields, in order
+        self,
+        setup: Setup[Rules],
+        phase: Phase,
+        hands: Piles,
+        draws: Piles,
+        sides: Piles,
+        centre: Piles,
+        calls: frozenset[int] = _NO_CALLS,
+        scores: tuple[int, ...] = (0, 0),
+        wins: tuple[int, ...] = (0, 0),
+        round: int = 1,
+        shuffles: int = 0,
+        winner: int | None = None,
+        resigned: int | None = None,
+        _setting: Setting | None = None,
+    ) -> None:
+        self.setup = setup
+        self.phase = phase
+        self.hands = hands
+        self.draws = draws
+        self.sides = sides
+        self.centre = centre
+        self.calls = calls
+        self.scores = scores
+        self.wins = wins
+        self.round = round
+        self.shuffles = shuffles
+        self.winner = winner
+        self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
+
+    def next(self) -> State:
+        """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
+        return State(
+            self.setup,
+            self.phase,
+            self.hands,
+            self.draws,
+            self.sides,
+            self.centre,
+            self.calls,
+            self.scores,
+            self.wins,
+            self.round,
+            self.shuffles,
+            self.winner,
+            self.resigned,
+            self._setting,
+        )
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
+        return outcome(self)
 
 
 # --------------------------------------------------------------------------- rank fitting
-
-Table = tuple[tuple[bool, ...], ...]
 
 RANKS: Final = range(14)
 """Rank indices: 0 a joker, 1 (ace) to 13 (king)."""
@@ -145,7 +230,7 @@ def _hands_full(state: State) -> bool:
 
 @kit.inline
 def _hand_full(state: State, seat: int) -> bool:
-    return not state.draws[seat] or len(state.hands[seat]) >= state.setup.rules.hand_size
+    return not state.draws[seat] or len(state.hands[seat]) >= state._setting.hand_size
 
 
 @kit.hot
@@ -155,7 +240,7 @@ def is_stuck(state: State, table: Table | None = None) -> bool:
     :func:`fit_table`, if the caller has it."""
     if state.phase != "PLAY":
         return False
-    table = fit_table(state.setup.rules) if table is None else table
+    table = state._setting.table if table is None else table
     h0, h1 = state.hands
     return _hands_full(state) and not _has_play(table, state, h0 + h1)
 
@@ -174,11 +259,11 @@ def _has_play(table: Table, state: State, hand: tuple[Card, ...]) -> bool:
 # --------------------------------------------------------------------------- decide
 
 
-@kit.seated
-def decide(state: State, seat: int, command: Command) -> list[Event]:
+def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 (a ``bool`` included) raises
     :class:`InvalidSeat`."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.winner is not None:  # phase OVER, or a resignation
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     phase = state.phase
@@ -186,28 +271,28 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     if t is Play:
         if phase != "PLAY":
             raise Rejected(RejectCode.INVALID_PHASE, "no play before both players flip to start")
-        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+        return _decide_play(state, p, command)  # type: ignore[arg-type]
     if t is Flip:
         if phase == "READY":
-            return _decide_call(state, seat, False)
+            return _decide_call(state, p, False)
         if not is_stuck(state):
             raise Rejected(
                 RejectCode.NOT_STUCK,
                 "a stalemate flip needs both hands full (as far as the draw piles allow) "
                 "and no card fitting either centre pile",
             )
-        return _decide_call(state, seat, True)
+        return _decide_call(state, p, True)
     if t is Draw:
-        return _decide_draw(state, seat)
+        return _decide_draw(state, p)
     # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
     if t is kit.Resign:
-        return [Resigned(seat)]
+        return [Resigned(p)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Speed command: {command!r}")
 
 
 def _decide_draw(state: State, seat: int) -> list[Event]:
     """(``auto_refill=False``) Draw the top card of the draw pile into a hand not yet full."""
-    phase, rules = state.phase, state.setup.rules
+    phase, rules = state.phase, state._setting
     if phase != "PLAY" or rules.auto_refill:
         raise Rejected(
             RejectCode.INVALID_PHASE,
@@ -224,7 +309,6 @@ def _decide_draw(state: State, seat: int) -> list[Event]:
     return [CardDrawn(seat, draw[0])]
 
 
-@kit.hot
 def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     """docs/games/speed.md#playing: a hand card (or, with ``multi_card_play``, a run of them, each
     fitting the last) onto a centre pile it fits; the hand is refilled (``auto_refill``) and a
@@ -239,8 +323,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
         )
     if not valid_target:
         raise Rejected(RejectCode.INVALID_TARGET, f"no centre pile {to} (0 or 1)")
-    hand, rules, card, then = state.hands[seat], state.setup.rules, command.card, command.then
-    table, top = fit_table(rules), centre[to][-1]
+    hand, rules, card, then = state.hands[seat], state._setting, command.card, command.then
+    table, top = rules.table, centre[to][-1]
     if not then:  # one card: most plays
         if card not in hand:
             raise Rejected(RejectCode.CARD_NOT_AVAILABLE, f"{card} is not in the hand")
@@ -261,11 +345,10 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
-@kit.hot
 def _run_played(state: State, seat: int, command: Play) -> list[Event]:
     """(``multi_card_play``) The plays of a run: every card held (a card twice only if the hand
     holds it twice), each fitting the last (docs/games/speed.md#variant-flags)."""
-    rules, to, run = state.setup.rules, command.to, (command.card, *command.then)
+    rules, to, run = state._setting, command.to, (command.card, *command.then)
     left, top = list(state.hands[seat]), state.centre[to][-1]
     for card in run:
         if card not in left:
@@ -273,7 +356,7 @@ def _run_played(state: State, seat: int, command: Play) -> list[Event]:
         left.remove(card)
     if not rules.multi_card_play:
         raise Rejected(RejectCode.ILLEGAL_CARD, "one card per play (multi_card_play is off)")
-    table = fit_table(rules)
+    table = rules.table
     events: list[Event] = []
     for card in run:
         if not table[card.rank][top.rank]:
@@ -321,7 +404,7 @@ def _is_dead(state: State) -> bool:
     sides, centre = state.sides, state.centre
     if not (sides[0] or sides[1] or len(centre[0]) > 1 or len(centre[1]) > 1):
         return True
-    table = fit_table(state.setup.rules)
+    table = state._setting.table
     held = {c.rank for hand in state.hands for c in hand}
     for zone in (*sides, *centre):
         for x in zone:
@@ -369,9 +452,9 @@ def _pair(pair: Piles, i: int, pile: tuple[Card, ...]) -> Piles:
     return (pile, pair[1]) if i == 0 else (pair[0], pile)
 
 
-@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision.
+    """Apply one event. No rules: the event carries every decision. Each event changes a copy of
+    the state (:meth:`State.next`) in the fields it names.
 
     An ``isinstance`` chain, most frequent event first, rather than ``match``: a class pattern
     with positional fields costs several times more than the test and the attribute reads."""
@@ -383,68 +466,81 @@ def evolve(state: State, event: Event) -> State:
         i = hand.index(card)
         hand = hand[:i] + hand[i + 1 :]
         pile = centre[to] + (card,)
-        return s._replace(
-            hands=(hand, hands[1]) if p == 0 else (hands[0], hand),
-            centre=(pile, centre[1]) if to == 0 else (centre[0], pile),
-        )
+        n = s.next()
+        n.hands = (hand, hands[1]) if p == 0 else (hands[0], hand)
+        n.centre = (pile, centre[1]) if to == 0 else (centre[0], pile)
+        return n
     if isinstance(event, CardDrawn):
         p, hands, draws = event.seat, s.hands, s.draws
         hand, draw = hands[p] + (draws[p][0],), draws[p][1:]
-        return s._replace(
-            hands=(hand, hands[1]) if p == 0 else (hands[0], hand),
-            draws=(draw, draws[1]) if p == 0 else (draws[0], draw),
-        )
+        n = s.next()
+        n.hands = (hand, hands[1]) if p == 0 else (hands[0], hand)
+        n.draws = (draw, draws[1]) if p == 0 else (draws[0], draw)
+        return n
     if isinstance(event, FlipCalled):
-        return s._replace(calls=s.calls | {event.seat})
+        n = s.next()
+        n.calls = s.calls | {event.seat}
+        return n
     if isinstance(event, SideCardsTurned):  # each turned card goes from its side pile to the top
         new_sides, new_centre = list(s.sides), list(s.centre)
         for j, turned in enumerate(event.cards):
             if turned is not None:
                 new_sides[j], new_centre[j] = new_sides[j][1:], new_centre[j] + (turned,)
-        return s._replace(sides=tuple(new_sides), centre=tuple(new_centre), calls=frozenset())
+        n = s.next()
+        n.sides, n.centre, n.calls = tuple(new_sides), tuple(new_centre), _NO_CALLS
+        return n
     if isinstance(event, Started):
-        return s._replace(phase="PLAY", calls=frozenset())
+        n = s.next()
+        n.phase, n.calls = "PLAY", _NO_CALLS
+        return n
     return _evolve_rarely(s, event)
 
 
-@kit.builds(State)
 def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that deal, rebuild, end rounds and end the game."""
     if isinstance(event, RoundWon):
         final = event.final
-        return s._replace(
-            phase="OVER" if final else s.phase,
-            calls=frozenset(),
-            scores=event.scores,
-            wins=event.wins,
-            winner=event.seat if final else None,
-        )
+        n = s.next()
+        if final:
+            n.phase, n.winner = "OVER", event.seat
+        else:
+            n.winner = None
+        n.calls, n.scores, n.wins = _NO_CALLS, event.scores, event.wins
+        return n
     if isinstance(event, Dealt):
-        return s._replace(
-            phase="READY",
-            hands=tuple(map(known, event.hands)),
-            draws=tuple(map(known, event.draws)),
-            sides=tuple(map(known, event.sides)),
-            centre=tuple((c,) for c in known(event.centre)),
-            calls=frozenset(),
-            round=event.round,
-            shuffles=event.stream,
-            winner=None,
-        )
+        return _dealt(s, event)
     if isinstance(event, SidePileRebuilt):  # the cards under the centre top became the side pile
         j = event.pile
-        return s._replace(
-            sides=_pair(s.sides, j, known(event.cards)),
-            centre=_pair(s.centre, j, (s.centre[j][-1],)),
-            shuffles=event.stream,
-        )
+        n = s.next()
+        n.sides = _pair(s.sides, j, known(event.cards))
+        n.centre = _pair(s.centre, j, (s.centre[j][-1],))
+        n.shuffles = event.stream
+        return n
     if isinstance(event, RoundVoided):
         return s
     if isinstance(event, Resigned):
         # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
         # effect any more.
-        return s._replace(calls=frozenset(), winner=1 - event.seat, resigned=event.seat)
+        n = s.next()
+        n.calls, n.winner, n.resigned = _NO_CALLS, 1 - event.seat, event.seat
+        return n
     assert_never(event)
+
+
+def _dealt(s: State, event: Dealt) -> State:
+    """:func:`evolve` of a deal: a new round's table, the cards as dealt, no call, phase
+    ``READY``; the totals kept."""
+    n = s.next()
+    n.phase = "READY"
+    n.hands = tuple(map(known, event.hands))
+    n.draws = tuple(map(known, event.draws))
+    n.sides = tuple(map(known, event.sides))
+    n.centre = tuple((c,) for c in known(event.centre))
+    n.calls = _NO_CALLS
+    n.round = event.round
+    n.shuffles = event.stream
+    n.winner = None
+    return n
 
 
 # --------------------------------------------------------------------------- setup, deal
@@ -595,11 +691,12 @@ _PLAYS_ONTO: Final = (_plays_onto(0), _plays_onto(1))
 a ``(card, pile)`` tuple: it is made for every fitting card of every hand at every step)."""
 
 
-@kit.seated
-def legal_commands(state: State, seat: int) -> list[Command]:
+@kit.hot  # its helpers written in (the pure build), as kit.seated did
+def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
     except ``Resign``: always allowed, never offered, so a bot picking among these never
     resigns by chance."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.winner is not None:  # phase OVER, or a resignation
         return []
     phase = state.phase
@@ -607,8 +704,8 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return [FLIP]
     if phase != "PLAY":
         return []
-    rules, hand = state.setup.rules, state.hands[seat]
-    table = fit_table(rules)
+    rules, hand = state._setting, state.hands[p]
+    table = rules.table
     if rules.multi_card_play:
         plays = _run_plays(state, hand, table)
     else:  # docs/games/speed.md#playing: each card onto each centre pile it fits, in hand order
@@ -623,9 +720,9 @@ def legal_commands(state: State, seat: int) -> list[Command]:
                 plays.append(onto1[card])
         if rules.jokers:
             plays = list(dict.fromkeys(plays))  # a card held twice (two jokers): its plays once
-    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[seat]:
+    if not rules.auto_refill and len(hand) < rules.hand_size and state.draws[p]:
         plays.append(DRAW)  # its hand may take a card (auto_refill off)
-    elif not plays and _hands_full(state) and not _has_play(table, state, state.hands[1 - seat]):
+    elif not plays and _hands_full(state) and not _has_play(table, state, state.hands[1 - p]):
         plays.append(FLIP)  # stuck (is_stuck, where this hand is known to have no play)
     return plays
 
@@ -653,13 +750,13 @@ def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, .
     return out
 
 
-@kit.seated
-def is_sensible(state: State, seat: int, command: Command) -> bool:
+def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: never repeat a flip call this seat has already made
     (docs/games/common.md#joint-calls), never resign."""
+    p = kit.seat_of(state._setting.seats, seat)
     t = type(command)
     if t is Flip:
-        return seat not in state.calls
+        return p not in state.calls
     return t is not kit.Resign
 
 
