@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -80,17 +81,45 @@ def compiled_modules(root: Path) -> list[str]:
     return modules
 
 
+PURE_BUILD_ONLY = re.compile(r"^[ \t]*@kit\.(inline|hot)\b.*$", re.MULTILINE)
+"""The kit's decorators that speed up the interpreted build alone (``kit.inline``, ``kit.hot``:
+they compile a rule's source again, with its helpers written in). In the compiled build they
+return the function as it is, but mypyc calls any decorated function through Python, where an
+undecorated one is a direct C call: Speed's compiled playouts ran ~9 % faster without them
+(1.85–1.90 against 1.70–1.75× RLCard uno, the same runs)."""
+
+
+def for_mypyc(text: str) -> str:
+    """A compiled module's source as mypyc reads it: the :data:`PURE_BUILD_ONLY` decorator lines
+    blank (so every other line keeps its number, for tracebacks). The wheel carries the source
+    as written."""
+    return PURE_BUILD_ONLY.sub("", text)
+
+
+def mypyc_tree(root: Path, modules: list[str], into: Path) -> Path:
+    """What mypyc compiles from: ``root``'s package and settings copied into ``into``, each of
+    ``modules`` as :func:`for_mypyc` gives it."""
+    shutil.rmtree(into, ignore_errors=True)
+    shutil.copytree(root / "cardcore", into / "cardcore", ignore=shutil.ignore_patterns("*.so"))
+    shutil.copy2(root / "pyproject.toml", into / "pyproject.toml")
+    for name in modules:
+        (into / name).write_text(for_mypyc((root / name).read_text(encoding="utf-8")), "utf-8")
+    return into
+
+
 def compile_engine(root: Path, modules: list[str], work: Path) -> dict[str, str]:
     """Compile ``modules`` with mypyc into ``work``; answer each extension built → its path in
     the wheel. mypy type-checks them with the project's ``[tool.mypy]`` settings (strict), its
-    cache and mypyc's C files kept in ``work``."""
+    cache and mypyc's C files kept in ``work``; mypyc reads them as :func:`for_mypyc` gives
+    them."""
     # Build requirements of the compiled wheel only: a pure build never imports them.
     from mypyc.build import mypycify
     from setuptools import Distribution
     from setuptools.command.build_ext import build_ext
 
     here = Path.cwd()
-    os.chdir(root)  # mypy reads pyproject.toml's [tool.mypy] and names modules from here
+    # mypy reads pyproject.toml's [tool.mypy] and names modules from here
+    os.chdir(mypyc_tree(root, modules, work / "src"))
     try:
         extensions = mypycify(
             ["--config-file", "pyproject.toml", "--cache-dir", str(work / "mypy"), *modules],

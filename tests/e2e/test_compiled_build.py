@@ -106,6 +106,29 @@ def test_no_compiled_function_names_two_exception_types_alike() -> None:
     assert caught == (1, "e", {"KeyError", "ValueError"})  # the check finds what it looks for
 
 
+def test_mypyc_reads_the_source_without_the_pure_builds_speed_decorators() -> None:
+    """``kit.inline`` and ``kit.hot`` leave a compiled function as it is, and a decorated one
+    is called through Python: mypyc reads their lines blank, every other line where it was."""
+    text = "@kit.hot\ndef f(s):\n    return g(s)\n\n\n  @kit.inline  # why\n"
+    text += "def g(s):\n    @kit.hotter\n"
+    made = hatch_build.for_mypyc(text)
+    assert made.splitlines() == [
+        "",
+        "def f(s):",
+        "    return g(s)",
+        "",
+        "",
+        "",
+        "def g(s):",
+        "    @kit.hotter",
+    ]
+    for name in hatch_build.compiled_modules(ROOT):  # what the build compiles still parses
+        source = hatch_build.for_mypyc((ROOT / name).read_text())
+        assert "@kit.hot\n" not in source and "@kit.inline\n" not in source
+        assert len(source.splitlines()) == len((ROOT / name).read_text().splitlines())
+        ast.parse(source)
+
+
 def test_the_hook_and_the_package_name_the_same_library() -> None:
     package, _, group = hatch_build.GROUP.rpartition(".")
     assert package == "cardcore" and f"{group}__mypyc" == cardcore._LIBRARY
