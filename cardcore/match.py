@@ -192,7 +192,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
                 "this match records no log (it was made with record=False, or from a logged "
                 "deal): there is nothing to save; make it with record=True"
             )
-        return b"".join(writer.line_bytes(i) + b"\n" for i in range(len(writer.lines)))
+        return b"".join(writer.line_bytes(i) + b"\n" for i in range(writer.line_count))
 
     @classmethod
     def loads(
@@ -438,7 +438,7 @@ class Match(Sequencer[S, C, E], Generic[S, C, E, V, R]):
         undoes the actions its store then refused. A state is never changed once made (a
         ``NamedTuple``, or a native state whose game's ``evolve`` writes only the copy it
         returns: the contract test holds every game to it), so this is O(1)."""
-        lines = len(self.writer.lines) if self.writer is not None else 0
+        lines = self.writer.line_count if self.writer is not None else 0
         return Checkpoint(
             self.state, self.seq, self.events_applied, self.last_at_ms, self.outcome, lines
         )
@@ -493,7 +493,7 @@ def _secrets(
 def _same_line(writer: LogWriter, lines: Sequence[LogLine], i: int) -> None:
     """Line ``i`` the match wrote is the saved line ``i``, byte for byte; else
     :class:`~cardcore.errors.CorruptLog` at that line."""
-    if i >= len(writer.lines):
+    if i >= writer.line_count:
         return  # the match wrote no such line: the replay reports what ended where
     if writer.line_bytes(i) != codec.canonical_bytes(lines[i]):
         seq = lines[i].get("seq")

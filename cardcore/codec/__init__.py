@@ -38,6 +38,7 @@ from .pairs import (
     encode_with_text,
     encoder_with_text,
     pair_source,
+    text_encoder,
 )
 from .schema import json_schema, schema_of, union_schema
 
@@ -62,6 +63,7 @@ __all__ = [
     "pair_source",
     "parse_json",
     "schema_of",
+    "text_encoder",
     "union_schema",
     "value_text",
 ]

@@ -58,6 +58,27 @@ def encoder_with_text(cls: type) -> Callable[[Any], Pair]:
     return fn if fn is not None else _pair_encoder(cls)
 
 
+def text_encoder(cls: type) -> Callable[[Any], str]:
+    """The function :func:`canonical_text_of` applies to values of type ``cls`` (built once per
+    type): for a record, :func:`encoder_with_text`'s text without its JSON value (what a log
+    writer that builds the value later hashes), else that encoder's text."""
+    fn = _TEXTS.get(cls)
+    if fn is None:
+        if family(cls) == "dataclass" and (plan := _record_plan(cls)) is not None:
+            fn = _fields_text(*plan)
+        else:
+            fn = _text_of(_pair_encoder(cls))
+        _TEXTS[cls] = fn
+    return fn
+
+
+def _text_of(pair: Callable[[Any], Pair]) -> Callable[[Any], str]:
+    def text_of_pair(v: Any) -> str:
+        return pair(v)[1]
+
+    return text_of_pair
+
+
 def encode_all_with_text(values: Iterable[object]) -> tuple[list[JSON], str]:
     """``([encode(v) for v in values], canonical_text(that list))`` in one pass (a log entry's
     events as the line holds them, and as they are hashed)."""
@@ -75,6 +96,7 @@ def encode_all_with_text(values: Iterable[object]) -> tuple[list[JSON], str]:
 
 
 _PAIRS: dict[type, Callable[[Any], Pair]] = {}
+_TEXTS: dict[type, Callable[[Any], str]] = {}
 
 
 def _pair_encoder(cls: type) -> Callable[[Any], Pair]:
@@ -111,6 +133,14 @@ def _dataclass_pair(cls: type) -> Callable[[Any], Pair]:
     # The JSON value starts as a copy of a dict holding every key in declaration order, as
     # encode() makes it, whatever order the fields are filled in.
     return _fields_pair({KIND: kind, **dict.fromkeys(names)}, in_key_order, end)
+
+
+def _record_plan(cls: type) -> tuple[tuple[tuple[str, str], ...], str] | None:
+    """:func:`_key_order` of a record class with fields, none named ``kind`` (else None)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    if not names or KIND in names:
+        return None
+    return _key_order(names, cls.__name__)
 
 
 def _key_order(names: tuple[str, ...], kind: str) -> tuple[tuple[tuple[str, str], ...], str]:
@@ -175,6 +205,35 @@ def _fields_pair(
     return dataclass_pair
 
 
+def _fields_text(in_key_order: tuple[tuple[str, str], ...], end: str) -> Callable[[Any], str]:
+    """:func:`_fields_pair`'s encoder without the JSON value: the text only."""
+    card_json, small = _CARD_JSON, _SMALL_INTS
+
+    def dataclass_text(v: Any) -> str:
+        parts: list[str] = []
+        for n, key in in_key_order:
+            parts.append(key)
+            x = getattr(v, n)
+            if type(x) is int:
+                parts.append(small[x] if 0 <= x < _SMALL_INT_END else str(x))
+            elif type(x) is Card:
+                parts.append(card_json[x])
+            elif x is None:
+                parts.append("null")
+            elif (t := type(x)) is bool:
+                parts.append("true" if x else "false")
+            elif t is str:
+                parts.append(json_string(x))
+            elif t is tuple:
+                parts.append(_sequence_text(x))
+            else:
+                parts.append(encode_with_text(x)[1])
+        parts.append(end)
+        return "".join(parts)
+
+    return dataclass_text
+
+
 # --------------------------------------------------------------------------- other values
 
 
@@ -235,6 +294,19 @@ def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
     return list(values), "[" + ",".join(texts) + "]"
 
 
+def _sequence_text(v: tuple[object, ...]) -> str:
+    """:func:`_sequence_pair`'s text: cards (the common case) without their JSON list."""
+    if v and (type(v[0]) is Card or type(v[0]) is Hidden):
+        texts: list[str] = []
+        for x in v:
+            if type(x) is Card or type(x) is Hidden:
+                texts.append(x.text)
+            else:
+                return _sequence_pair(v)[1]
+        return '["' + '","'.join(texts) + '"]'
+    return _sequence_pair(v)[1]
+
+
 def _set_pair(v: AbstractSet[object]) -> Pair:  # a set too (family "set"), in both builds
     if not v:
         return [], "[]"
@@ -270,7 +342,7 @@ _PAIR_BY_FAMILY: Final[dict[str, Callable[[Any], Pair]]] = {
 # --------------------------------------------------------------------------- a record's source
 
 
-def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
+def pair_source(cls: type, *, text: bool = False) -> tuple[list[str], dict[str, Any]] | None:
     """The source of a one-pass encoder of the record class ``cls``: the body of ``def
     pair(v)`` and the names it reads, for :func:`cardcore.kit.codegen.function` (the codec
     itself generates no code, and its caller decides where the source pays: the log writer uses
@@ -282,7 +354,9 @@ def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
     code that reads each field once, with no dispatch on the type of a value, where the
     closures' loop asks every field's value its type in turn. A declared type is a promise
     the encoder checks, not trusts: a field of another type (a bool where ``int`` is declared)
-    sends the whole record to the closures."""
+    sends the whole record to the closures.
+
+    ``text``: the source of :func:`text_encoder`'s function instead (the text only)."""
     if not dataclasses.is_dataclass(cls) or not isinstance(cls, type):
         return None
     names = tuple(f.name for f in dataclasses.fields(cls))
@@ -297,9 +371,10 @@ def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
         "KIND": KIND,
         "NAME": cls.__name__,
         "END": end,
-        "SLOW": _pair_encoder(cls),
+        "SLOW": text_encoder(cls) if text else _pair_encoder(cls),
         "PAIR": encode_with_text,
         "SEQUENCE_PAIR": _sequence_pair,
+        "SEQUENCE_TEXT": _sequence_text,
         "CARD": Card,
         "CARD_JSON": _CARD_JSON,
         "TEXTED": TEXTED,
@@ -309,23 +384,29 @@ def pair_source(cls: type) -> tuple[list[str], dict[str, Any]] | None:
         "TRUE": "true",
         "FALSE": "false",
     }
-    loads, checks, pairs, values, text = [], [], [], {}, []
+    loads, checks, pairs, values, pieces = [], [], [], {}, []
     for i, (name, before) in enumerate(in_key_order):
         x = f"f{i}"
         loads.append(f"    {x} = v.{name}")
         ns[f"K{i}"] = before
-        check, value, written = _FIELD_SOURCE[_field_kind(hints[name])](x)
+        kind = _field_kind(hints[name])
+        check, value, written = _FIELD_SOURCE[kind](x)
         if check:
             checks.append(check)
-        if value is None:  # ``written`` makes the field's pair
+        if value is None and text:  # the text only
+            written = _TEXT_ONLY_SOURCE[kind](x)
+        elif value is None:  # ``written`` makes the field's pair
             pairs.append(f"    {x}_value, {x}_text = {written}")
             value, written = f"{x}_value", f"{x}_text"
         values[name] = value
-        text.append(f"{{K{i}}}{{{written}}}")
+        pieces.append(f"{{K{i}}}{{{written}}}")
     if checks:
         loads.append(f"    if not ({' and '.join(checks)}):\n        return SLOW(v)")
     value_source = ", ".join(f"'{n}': {values[n]}" for n in names)
-    body = [*loads, *pairs, f"    return {{KIND: NAME, {value_source}}}, f'{''.join(text)}{{END}}'"]
+    written_text = f"f'{''.join(pieces)}{{END}}'"
+    if text:
+        return [*loads, f"    return {written_text}"], ns
+    body = [*loads, *pairs, f"    return {{KIND: NAME, {value_source}}}, {written_text}"]
     return body, ns
 
 
@@ -403,3 +484,23 @@ _FIELD_SOURCE: Final[dict[str, Callable[[str], tuple[str, str | None, str]]]] = 
     "other": _other_source,
 }
 """How a field of each kind of declared type is written (the comment above)."""
+
+
+def _tuple_text_source(x: str) -> str:
+    return f"SEQUENCE_TEXT({x})"
+
+
+def _optional_tuple_text_source(x: str) -> str:
+    return f"NULL if {x} is None else SEQUENCE_TEXT({x})"
+
+
+def _other_text_source(x: str) -> str:
+    return f"PAIR({x})[1]"
+
+
+_TEXT_ONLY_SOURCE: Final[dict[str, Callable[[str], str]]] = {
+    "tuple": _tuple_text_source,
+    "tuple?": _optional_tuple_text_source,
+    "other": _other_text_source,
+}
+"""For ``pair_source(text=True)``: the text of a field whose pair :data:`_FIELD_SOURCE` makes."""

@@ -137,12 +137,18 @@ def check(value: Any) -> None:
             codec.encode_with_text(value)
         with pytest.raises(type(exc)):
             codec.encode(value)
+        with pytest.raises(type(exc)):
+            codec.text_encoder(type(value))(value)
         return
     got, got_text = codec.encode_with_text(value)
     assert same(got, expected), (value, got, expected)
     assert got_text == text, (value, got_text, text)
     assert same(codec.encode(value), expected)
     assert codec.canonical_text_of(value) == text
+    assert codec.text_encoder(type(value))(value) == text
+    written_text = from_source(type(value), text=True)
+    if written_text is not None:
+        assert written_text(value) == text
     assert codec.canonical_text(expected) == text
     assert codec.encode_all_with_text([value, value]) == ([expected, expected], f"[{text},{text}]")
     written = from_source(type(value))
@@ -152,10 +158,10 @@ def check(value: Any) -> None:
         assert got_text == text, (value, got_text, text)
 
 
-def from_source(cls: type) -> Any:
-    """The encoder compiled from :func:`codec.pair_source` of ``cls``, as the log writer
-    compiles it, or None where the codec writes none."""
-    source = codec.pair_source(cls)
+def from_source(cls: type, *, text: bool = False) -> Any:
+    """The encoder compiled from :func:`codec.pair_source` of ``cls`` (``text``: of its text
+    only), as the log writer compiles it, or None where the codec writes none."""
+    source = codec.pair_source(cls, text=text)
     return None if source is None else codegen.function("pair", ["v"], *source)
 
 

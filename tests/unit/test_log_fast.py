@@ -68,6 +68,29 @@ def test_every_line_hashes_as_defined(game: Any) -> None:
     assert writer.line_bytes(-1) == canonical(writer.lines[-1])
 
 
+@pytest.mark.parametrize("game", registry.GAMES, ids=lambda g: g.name)
+def test_lines_built_when_read_are_the_lines_built_as_recorded(game: Any) -> None:
+    # A writer builds an entry's object when its lines are first read (late), and from then on
+    # as each entry is recorded (early, into the list handed out): the same objects, bytes,
+    # hashes, whatever is cut in between.
+    seats = game.info.min_seats
+    late, early = (Match(game, game.make_setup(seats, 9)) for _ in range(2))
+    assert late.writer is not None and early.writer is not None
+    held = early.writer.lines
+    for match in (late, early):
+        play_out(match, seat_bots("reaction", seats, 9))
+    n = late.writer.line_count
+    assert n == len(held) > 3
+    assert late.writer.last_hash == early.writer.last_hash == held[-1]["hash"]
+    for i in range(-n, n):
+        assert late.writer.line_bytes(i) == early.writer.line_bytes(i) == canonical(held[i])
+    for writer in (late.writer, early.writer):
+        writer.truncate(n - 2)
+    assert late.writer.line_count == n - 2 and late.writer.last_hash == held[-1]["hash"]
+    assert json.dumps(late.writer.lines) == json.dumps(early.writer.lines) == json.dumps(held)
+    check_lines(late.writer)
+
+
 @pytest.mark.parametrize("signed", [False, True])
 def test_header_and_end_bytes_of_every_kind(signed: bool) -> None:
     # The header and end line are written from texts made once (format 2's contributions, a
