@@ -27,7 +27,10 @@ export async function person(browser, base, { width = 1280, height = 900, name =
   page.on("console", (m) => {
     if (m.type() === "error" && !/status of 409|status of 40[0-9]/.test(m.text())) errors.push(`${name}: console: ${m.text()}`);
   });
-  page.setDefaultTimeout(20000);
+  // a guard against a page that never gets there, not a bound: the browser tests run beside the
+  // rest of `make test` (tests/conftest.py, `serial`), where a table took over 20 s to show its
+  // board at load 12 on two cores
+  page.setDefaultTimeout(60000);
   return { context, page, errors, base, name };
 }
 
