@@ -107,8 +107,8 @@ class NativeState:
         try:
             made: _S = cls(*values)
         except (TypeError, AttributeError) as error:
+            probe = cls(*self._astuple())
             for name, value in changes.items():
-                probe = cls(*self._astuple())
                 try:
                     setattr(probe, name, value)
                 except TypeError as refused:

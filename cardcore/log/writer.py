@@ -139,7 +139,7 @@ class LogWriter:
         """The canonical bytes of ``lines[i]``, hash included, without a newline: exactly
         ``codec.canonical_bytes(lines[i])``, the ``i``-th line of :func:`dumps`. O(1), from the
         bytes the line was hashed with (nothing is serialised again). ``i`` may be negative."""
-        if len(self._bytes) != len(self._lines) + len(self._pending):
+        if len(self._bytes) != self.line_count:
             self._sync()
         kept = self._bytes[i]
         if isinstance(kept, tuple):
@@ -172,8 +172,9 @@ class LogWriter:
                 lines.append(item)
                 continue
             seq, at_ms, seat, command, events, prev, digest = item
-            action = dict(DEAL_ACTION) if command is None else _pair(command)[0]
-            values = [_pair(event)[0] for event in events]
+            # the values alone: their texts were written and hashed as they were recorded
+            action = dict(DEAL_ACTION) if command is None else _value(command)
+            values = [_value(event) for event in events]
             lines.append(_entry_line(seq, at_ms, seat, action, values, prev=prev, digest=digest))
         self._pending.clear()
 
@@ -250,6 +251,7 @@ class LogWriter:
         self, seq: int, at_ms: int, seat: int | None, action: str, events: list[str]
     ) -> tuple[str, str]:
         """Hash an entry from its parts' texts and keep the bytes hashed: its prev and hash."""
+        # line_count, written out: this runs once an entry, on the playouts' hot path
         if len(self._bytes) != len(self._lines) + len(self._pending):
             self._sync()
         prev = self._last()
@@ -282,7 +284,7 @@ class LogWriter:
     ) -> LogLine:
         """:meth:`record` of an entry with its race record (log format 3): the line is built
         and hashed as any line is (:func:`keyed_hash`), not by the fast path's template."""
-        if len(self._bytes) != len(self._lines) + len(self._pending):
+        if len(self._bytes) != self.line_count:
             self._sync()
         line: LogLine = {
             "type": "entry",
@@ -302,7 +304,7 @@ class LogWriter:
 
     def end(self, seq: int, outcome: Outcome) -> LogLine:
         """Append the end line: the outcome, and the seed and salt revealed."""
-        if len(self._bytes) != len(self._lines) + len(self._pending):
+        if len(self._bytes) != self.line_count:
             self._sync()
         line, line_bytes = end_line(seq, outcome, self._seed, self._salt, self.last_hash)
         if self._sign is not None:
