@@ -44,8 +44,9 @@ GAMES: dict[str, dict[str, Any]] = {
 }
 NATURAL = {"all_cards", "last_standing", "out_of_cards", "target_score"}
 ALONE = ("ratscrew", "slapjack")
-"""Games played with the machine to themselves: their slaps are the keydown-to-acknowledgement
-sample (test_keypress_to_acknowledgement_of_a_slap)."""
+"""Games played one at a time, not beside the other browser games: their slaps are the
+keydown-to-acknowledgement sample (test_keypress_to_acknowledgement_of_a_slap) and the slap
+races (test_a_slap_race_is_shown_as_the_log_decides_it)."""
 _played: dict[str, Future[dict[str, Any]]] = {}
 
 
@@ -406,16 +407,14 @@ def test_keypress_to_acknowledgement_of_a_slap(
     assert logged_p50 < 250
 
 
-def race(scenario: Scenario) -> dict[str, Any]:
-    """The game of Slapjack against a bot about as quick as the person: each wins races."""
-    return played(scenario, "slapjack")
-
-
-def test_a_slap_race_is_shown_as_the_log_decides_it(scenario: Scenario, tmp_path: Path) -> None:
-    r = race(scenario)
+def slap_races(r: dict[str, Any], tmp: Path) -> dict[str, int]:
+    """The slap races of one game of Slapjack, each held against the log: a slap the page says
+    landed is the log's entry by this seat (and, valid, took the pile); a slap the page says
+    was stale lost to another seat's entry that took the pile at its epoch."""
     assert r["errors"] == []
-    final = check_page_against_log(r, tmp_path)
-    game = get_game("slapjack")
+    tmp.mkdir()
+    final = check_page_against_log(r, tmp)
+    assert final[0]["game"] == "slapjack"
     steps = list(log.replay(final))
     epoch_before = {
         s.entry["seq"]: (steps[i - 1].state.epoch if i else 0) for i, s in enumerate(steps)
@@ -448,9 +447,20 @@ def test_a_slap_race_is_shown_as_the_log_decides_it(scenario: Scenario, tmp_path
             assert r["narrated"].get(str(taker), words[taker]) == words[taker]
             if any(e["kind"] == "Slapped" and e["valid"] for e in winner["events"]):
                 races["lost"] += 1
-    print(f"\nslap races against the bot: {races}")
-    assert races["won"] + races["lost"] >= 1
-    assert game.name == "slapjack"
+    return races
+
+
+def test_a_slap_race_is_shown_as_the_log_decides_it(scenario: Scenario, tmp_path: Path) -> None:
+    """The game of Slapjack against a bot about as quick as the person: each wins races. On a
+    busy machine (this runs beside the parallel phase) a game can pass with no race at all,
+    the person's slaps all early or late; then another game, up to three, each checked whole."""
+    games = [played(scenario, "slapjack")]
+    races = slap_races(games[0], tmp_path / "0")
+    while races["won"] + races["lost"] == 0 and len(games) < 3:
+        games.append(scenario("slapRace", **GAMES["slapjack"]))
+        races = slap_races(games[-1], tmp_path / str(len(games) - 1))
+    print(f"\nslap races against the bot: {races} (game {len(games)})")
+    assert races["won"] + races["lost"] >= 1, f"no slap race in {len(games)} games"
 
 
 def test_two_people_play_spit_through_an_invite_link(
