@@ -47,6 +47,8 @@ def mix64(z: int) -> int:
 
 def stream_key(seed: int, stream: int) -> int:
     """The key of stream ``stream``: the ``stream``-th SplitMix64 output of ``seed``."""
+    if _NATIVE:
+        return _unsigned(_stream_word(seed, stream))
     return mix64((seed + GAMMA * (stream + 1)) & MASK64)
 
 
@@ -95,7 +97,7 @@ class Rng:
             raise ValueError(f"seed must be an integer in [0, 2**64): {seed!r}")
         if not 0 <= stream <= MASK64:
             raise ValueError(f"stream must be an integer in [0, 2**64): {stream!r}")
-        self._key: i64 = _signed(stream_key(seed, stream))  # the bits of the key, as a word
+        self._key: i64 = _stream_word(seed, stream)  # the bits of the key, as a word
         self._count: i64 = 0
 
     def next_u64(self) -> int:
@@ -125,7 +127,8 @@ class Rng:
         unsigned value is at or above ``2**64 - r`` (``r = 2**64 % n``) is a negative word of
         at least ``-r``; an accepted negative word stands for itself plus ``2**64``, so its value
         modulo ``n`` is ``word % n + r``, modulo ``n``."""
-        r = _add_mod(_add_mod(_MAX_WORD % n, _MAX_WORD % n, n), 2 % n, n)  # 2**64 % n
+        half = _MAX_WORD % n  # (2**63 - 1) % n
+        r = _add_mod(_add_mod(half, half, n), 2 % n, n)  # 2**64 % n
         key = self._key
         while True:
             self._count = count = self._count + 1
@@ -146,6 +149,12 @@ class Rng:
         build: every deal and re-shuffle runs through here, and the calls were most of its cost;
         the known-answer vectors of docs/rng.md pin that the results are the same)."""
         if _NATIVE:
+            if isinstance(items, list):  # every deal: a list, read and written natively (a
+                cards: list[T] = items  # MutableSequence's items are generic calls: 2.2x as long)
+                for i in range(len(cards) - 1, 0, -1):
+                    j = self._below_native(i + 1)
+                    cards[i], cards[j] = cards[j], cards[i]
+                return
             for i in range(len(items) - 1, 0, -1):
                 j = self._below_native(i + 1)
                 items[i], items[j] = items[j], items[i]
@@ -184,6 +193,14 @@ def _native(key: i64, n: i64) -> i64:
 def _add_mod(a: i64, b: i64, n: i64) -> i64:
     """``(a + b) % n`` for ``a`` and ``b`` in ``[0, n)``, without a sum past ``2**63``."""
     return a - (n - b) if a >= n - b else a + b
+
+
+def _stream_word(seed: int, stream: int) -> i64:
+    """:func:`stream_key`'s bits as a word; compiled, worked out in words (:func:`_native`,
+    which is the same SplitMix64 step: Python's integers took 4x as long, a key per deal)."""
+    if _NATIVE:
+        return _native(_signed(seed & MASK64), _signed((stream + 1) & MASK64))
+    return _signed(stream_key(seed, stream))
 
 
 def _unsigned(word: i64) -> int:

@@ -66,10 +66,19 @@ def text_encoder(cls: type) -> Callable[[Any], str]:
     if fn is None:
         if family(cls) == "dataclass" and (plan := _record_plan(cls)) is not None:
             fn = _fields_text(*plan)
+        elif family(cls) == "dataclass" and not dataclasses.fields(cls):
+            fn = _constant_text(_key_order((), cls.__name__)[1])  # most commands: no fields
         else:
             fn = _text_of(_pair_encoder(cls))
         _TEXTS[cls] = fn
     return fn
+
+
+def _constant_text(text: str) -> Callable[[Any], str]:
+    def constant_text(v: Any) -> str:
+        return text
+
+    return constant_text
 
 
 def _text_of(pair: Callable[[Any], Pair]) -> Callable[[Any], str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import UserList
 from pathlib import Path
 from typing import Any
 
@@ -93,17 +94,43 @@ def test_shuffle_is_fisher_yates_over_below(
         assert rng.next_u64() == ref_rng.next_u64()  # and the stream goes on from the same draw
 
 
+def test_a_list_and_any_other_sequence_shuffle_alike() -> None:
+    """The compiled build shuffles a list natively and any other mutable sequence through its
+    generic methods: the same draws, the same order."""
+    for seed in (0, 7, 2**64 - 1):
+        as_list, as_other = list(range(52)), UserList(range(52))
+        Rng(seed, 2).shuffle(as_list)
+        Rng(seed, 2).shuffle(as_other)
+        assert as_list == list(as_other) != list(range(52))
+
+
+MASK = (1 << 64) - 1
+
+
+def spec_mix(z: int) -> int:
+    """docs/rng.md's SplitMix64 finaliser, with Python's integers."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
 def spec_output(seed: int, stream: int, k: int) -> int:
     """Output ``k`` (from 1) of a stream, written from docs/rng.md with Python's integers."""
-    mask = (1 << 64) - 1
+    key = spec_mix((seed + 0x9E3779B97F4A7C15 * (stream + 1)) & MASK)
+    return spec_mix((key + 0x9E3779B97F4A7C15 * k) & MASK)
 
-    def mix(z: int) -> int:
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        return z ^ (z >> 31)
 
-    key = mix((seed + 0x9E3779B97F4A7C15 * (stream + 1)) & mask)
-    return mix((key + 0x9E3779B97F4A7C15 * k) & mask)
+EDGES = (0, 1, 2**62, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1)
+
+
+@pytest.mark.parametrize("stream", EDGES)
+@pytest.mark.parametrize("seed", EDGES)
+def test_a_stream_key_is_the_spec_at_the_edges_of_a_word(seed: int, stream: int) -> None:
+    """:func:`stream_key` and a stream's first draw (worked out in 64-bit words in the compiled
+    build) are docs/rng.md's for seeds and streams at the edges of a signed word, the last
+    stream too (whose ``stream + 1`` wraps to 0)."""
+    assert stream_key(seed, stream) == spec_mix((seed + 0x9E3779B97F4A7C15 * (stream + 1)) & MASK)
+    assert Rng(seed, stream).next_u64() == spec_output(seed, stream, 1)
 
 
 BOUNDS = (1, 2, 3, 7, 52, 1000, 2**31 + 11, 2**62 + 1, 2**63 - 1, 2**63, 2**64 - 1)
