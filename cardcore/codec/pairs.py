@@ -304,15 +304,23 @@ def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
 
 
 def _sequence_text(v: tuple[object, ...]) -> str:
-    """:func:`_sequence_pair`'s text: cards (the common case) without their JSON list."""
+    """:func:`_sequence_pair`'s text: cards (the common case) or ints (a pair of seats, a
+    count) without their JSON list (a list's repr, for ints, is three times as long)."""
+    texts: list[str] = []
     if v and (type(v[0]) is Card or type(v[0]) is Hidden):
-        texts: list[str] = []
         for x in v:
             if type(x) is Card or type(x) is Hidden:
                 texts.append(x.text)
             else:
                 return _sequence_pair(v)[1]
         return '["' + '","'.join(texts) + '"]'
+    if v and type(v[0]) is int:
+        small = _SMALL_INTS
+        for x in v:
+            if type(x) is not int:
+                return _sequence_pair(v)[1]
+            texts.append(small[x] if 0 <= x < _SMALL_INT_END else str(x))
+        return "[" + ",".join(texts) + "]"
     return _sequence_pair(v)[1]
 
 
