@@ -31,11 +31,11 @@ empty spit pile does not exist.
 A small package: :mod:`.declarations` (the flags, what fits on a spit pile under them, the
 commands and the view: the classes read by their annotations, which stay Python in the compiled
 build), :mod:`.events` (the events, native classes made records by the kit, compiled; but
-``PlayStarted``, a record of :mod:`.declarations`; and their narration), :mod:`.rules` (the
-state, ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and :mod:`.position`
-(positions, their check and notation, docs/notation/spit.md); this module is the game
-(``GAME``) and names everything they define, so ``cardcore.games.spit.X`` is every public name
-of the game.
+``PlayStarted``, a record of :mod:`.declarations`; their redaction and narration),
+:mod:`.rules` (the state, ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and
+:mod:`.position` (positions, their check and notation, docs/notation/spit.md); this module is the
+game (``GAME``) and names everything they define, so ``cardcore.games.spit.X`` is every public
+name of the game.
 """
 
 from __future__ import annotations
@@ -75,7 +75,10 @@ from .events import (
     Spat,
     SpitCalled,
     Stacked,
+    hide_layout,
     narrate,
+    redact,
+    tops_up,
 )
 from .position import (
     PHASES,
@@ -102,7 +105,6 @@ from .rules import (
     deck,
     evolve,
     exposes,
-    hide_layout,
     initial_state,
     is_sensible,
     is_stuck,
@@ -112,11 +114,9 @@ from .rules import (
     locked_out,
     outcome,
     playable,
-    redact,
     scan_layout,
     shuffle_hidden,
     spits_alone,
-    tops_up,
     view,
 )
 

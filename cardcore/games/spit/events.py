@@ -2,8 +2,9 @@
 annotated attributes and an ``__init__`` that takes them in order, which mypyc compiles to a C
 struct the rules build and read natively; :func:`cardcore.kit.native_records` (below) gives them,
 once, what the codec, ``match``, ``==``, ``repr`` and ``str`` read of a record (their annotations
-and dataclass fields), frozen as a record is. Below them, each event in plain words
-(:func:`narrate`, docs/disputes.md#what-happened-replay).
+and dataclass fields), frozen as a record is. Below them, the events as a viewer sees them
+(:func:`redact`, with the layouts' face-down cards hidden: :func:`hide_layout`, :func:`tops_up`)
+and each in plain words (:func:`narrate`, docs/disputes.md#what-happened-replay).
 
 :class:`PlayStarted`, which has no field, stays a record of :mod:`.declarations`
 (``kit.native_records`` leaves a record as it is: it has nothing to read natively).
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 from typing import Final, Literal, assert_never
 
 from ... import kit
-from ...cards import Card, SeenCard
+from ...cards import HIDDEN, Card, SeenCard
+from ...engine import Role, Viewer
 from .declarations import PlayStarted
 
 
@@ -221,6 +223,41 @@ Event = (
 
 
 kit.native_records(Event)  # every event but PlayStarted, a record already
+
+
+# --------------------------------------------------------------------------- as seen
+
+
+def tops_up(layout: Sequence[Sequence[SeenCard]]) -> tuple[int, ...]:
+    """A layout as it is laid out (docs/games/spit.md#laying-out): each pile's top alone is face
+    up, an empty space has none."""
+    return tuple(1 if pile else 0 for pile in layout)
+
+
+def hide_layout(
+    layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
+) -> tuple[tuple[SeenCard, ...], ...]:
+    """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
+    out = []
+    for pile, up in zip(layout, tops_up(layout) if ups is None else ups, strict=True):
+        down = len(pile) - up
+        out.append((HIDDEN,) * down + tuple(pile[down:]) if down else tuple(pile))
+    return tuple(out)
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
+    kit.check_viewer(viewer, 2)  # two seats
+    if viewer == Role.REFEREE:
+        return event
+    t = type(event)
+    if t is Dealt or t is NewLayout:
+        layouts = tuple(hide_layout(lay) for lay in event.layouts)  # type: ignore[union-attr]
+        spit = tuple((HIDDEN,) * len(s) for s in event.spit_cards)  # type: ignore[union-attr]
+        if t is Dealt:
+            return Dealt(layouts, spit)
+        return NewLayout(event.takers, layouts, spit, event.winner)  # type: ignore[union-attr]
+    return event
 
 
 # --------------------------------------------------------------------------- narration

@@ -18,6 +18,7 @@ from ...engine import (
 )
 from ...errors import InvalidPosition
 from .declarations import Phase, Rules
+from .events import hide_layout, tops_up
 from .rules import (
     GAME_NAME,
     NO_TARGETS,
@@ -25,13 +26,11 @@ from .rules import (
     SPIT_PILES,
     State,
     deck,
-    hide_layout,
     initial_state,
     is_stuck,
     lay_out,
     layout_size,
     locked_out,
-    tops_up,
 )
 
 

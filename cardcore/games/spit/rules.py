@@ -1,7 +1,7 @@
 """Spit's rules (docs/games/spit.md): the state and the rule functions: ``decide``, ``evolve``,
 the deal, the views, ``outcome``, ``legal_commands`` and ``is_sensible``. The declarations (the
 variant flags and what fits under them, the commands and the view) are :mod:`.declarations`, the
-events and their narration :mod:`.events` (native classes); the game itself is
+events (native classes), their redaction and narration :mod:`.events`; the game itself is
 :mod:`cardcore.games.spit`. The seat a function is given is checked once, by its
 first statement (:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (and by ``Match``).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from operator import truth
-from typing import Final, Literal, NamedTuple, TypeVar, assert_never
+from typing import Final, Literal, TypeVar, assert_never
 
 from ... import kit
 from ...cards import HIDDEN, Card, SeenCard, known, standard_deck
@@ -55,6 +55,8 @@ from .events import (
     Spat,
     SpitCalled,
     Stacked,
+    hide_layout,
+    tops_up,
 )
 
 RULES_VERSION: Final = "2"
@@ -74,6 +76,9 @@ _RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resig
 # --------------------------------------------------------------------------- state
 
 Layout = tuple[tuple[Card, ...], ...]
+Fit = tuple[frozenset[Card], frozenset[Card]]
+"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
+_NOTHING: Final[frozenset[Card]] = frozenset()
 
 _NO_CALLS: Final[frozenset[int]] = frozenset()
 NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
@@ -104,7 +109,8 @@ class State(kit.NativeState):
 
     A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
     ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and how the
-    game ended is worked out once per state and kept (:attr:`ended`)."""
+    game ended, what may be played on the spit piles and whether the game is stuck are worked out
+    once per state and kept (:attr:`ended`, :attr:`fit`, :attr:`stuck`)."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -135,6 +141,10 @@ class State(kit.NativeState):
     ``winner`` the other seat."""
     _setting: Setting
     """What the rules read of ``setup`` at every step (no field: made from it)."""
+    _fit: Fit | None = None
+    """:attr:`fit`, once worked out."""
+    _stuck: bool | None = None
+    """:attr:`stuck`, once worked out."""
 
     def __init__(  # noqa: PLR0917  # the fields, in order
         self,
@@ -194,13 +204,30 @@ class State(kit.NativeState):
         """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
         return outcome(self)
 
+    @property
+    def fit(self) -> Fit:
+        """The cards playable on each spit pile (:func:`playable`), kept: both seats' legal
+        commands and the stuck check ask it of the same state."""
+        fit = self._fit
+        if fit is None:
+            fit = self._fit = playable(self)
+        return fit
+
+    @property
+    def stuck(self) -> bool:
+        """Neither player has an action that counts against being stuck (:func:`can_act`,
+        docs/games/spit.md#stuck), kept: both seats' legal commands and the stalemate call ask
+        it of the same state."""
+        stuck = self._stuck
+        if stuck is None:
+            fit = self.fit
+            stuck = self._stuck = not can_act(self, 0, fit) and not can_act(self, 1, fit)
+        return stuck
+
 
 # --------------------------------------------------------------------------- rules helpers
 
 _FLAGS: Final = (False, True)
-_NOTHING: Final[frozenset[Card]] = frozenset()
-Fit = tuple[frozenset[Card], frozenset[Card]]
-"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
 
 
 @kit.hot
@@ -298,11 +325,10 @@ def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     ]
 
 
-def is_stuck(state: State, fit: Fit | None = None) -> bool:
+def is_stuck(state: State) -> bool:
     """Stuck (docs/games/spit.md#stuck): neither player has an action that counts against it
-    (:func:`can_act`). ``fit``: :func:`playable`, if the caller has it."""
-    fit = playable(state) if fit is None else fit
-    return not can_act(state, 0, fit) and not can_act(state, 1, fit)
+    (:func:`can_act`). Kept with the state (:attr:`State.stuck`)."""
+    return state.stuck
 
 
 @kit.inline
@@ -660,12 +686,6 @@ def _as_cards(
     return tuple(tuple(known(p) for p in lay) for lay in layouts)
 
 
-def tops_up(layout: Sequence[Sequence[SeenCard]]) -> tuple[int, ...]:
-    """A layout as it is laid out (docs/games/spit.md#laying-out): each pile's top alone is face
-    up, an empty space has none."""
-    return tuple(1 if pile else 0 for pile in layout)
-
-
 @kit.inline
 def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     """``pair`` (one entry per seat, or per spit pile) with entry ``i`` replaced by ``v``."""
@@ -816,17 +836,6 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 # --------------------------------------------------------------------------- views, redaction
 
 
-def hide_layout(
-    layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
-) -> tuple[tuple[SeenCard, ...], ...]:
-    """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
-    out = []
-    for pile, up in zip(layout, tops_up(layout) if ups is None else ups, strict=True):
-        down = len(pile) - up
-        out.append((HIDDEN,) * down + tuple(pile[down:]) if down else tuple(pile))
-    return tuple(out)
-
-
 @kit.viewed
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
@@ -852,21 +861,6 @@ def view(state: State, viewer: Viewer) -> View:
         stuck=state.phase == "PLAY" and is_stuck(state),
         winner=state.winner,
     )
-
-
-def redact(event: Event, viewer: Viewer) -> Event:
-    """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
-    kit.check_viewer(viewer, SEATS)
-    if viewer == Role.REFEREE:
-        return event
-    t = type(event)
-    if t is Dealt or t is NewLayout:
-        layouts = tuple(hide_layout(lay) for lay in event.layouts)  # type: ignore[union-attr]
-        spit = tuple((HIDDEN,) * len(s) for s in event.spit_cards)  # type: ignore[union-attr]
-        if t is Dealt:
-            return Dealt(layouts, spit)
-        return NewLayout(event.takers, layouts, spit, event.winner)  # type: ignore[union-attr]
-    return event
 
 
 ZONES: Final = kit.Zones(
@@ -901,8 +895,10 @@ _STOCK_PILES: Final = range(5)
 _SPIT_PILES: Final = range(SPIT_PILES)
 
 
-class _PileCommands(NamedTuple):
-    """The commands that take from one stock pile, built once (:data:`_PILE_COMMANDS`)."""
+class _PileCommands:
+    """The commands that take from stock pile ``i``, built once (:data:`_PILE_COMMANDS`). A
+    plain class: a native one in the compiled build, whose attributes :func:`scan_layout` reads
+    for every pile at every step as a C struct's (a ``NamedTuple``'s are looked up by name)."""
 
     flip: Flip
     plays: tuple[Play, ...]
@@ -912,17 +908,14 @@ class _PileCommands(NamedTuple):
     stacks: tuple[Stack, ...]
     """Onto each stock pile."""
 
-
-def _pile_commands(i: int) -> _PileCommands:
-    return _PileCommands(
-        Flip(i),
-        tuple(Play(i, j) for j in _SPIT_PILES),
-        tuple(Move(i, k) for k in _STOCK_PILES),
-        tuple(Stack(i, k) for k in _STOCK_PILES),
-    )
+    def __init__(self, i: int) -> None:
+        self.flip = Flip(i)
+        self.plays = tuple(Play(i, j) for j in _SPIT_PILES)
+        self.moves = tuple(Move(i, k) for k in _STOCK_PILES)
+        self.stacks = tuple(Stack(i, k) for k in _STOCK_PILES)
 
 
-_PILE_COMMANDS: Final = tuple(_pile_commands(i) for i in _STOCK_PILES)
+_PILE_COMMANDS: Final = tuple(_PileCommands(i) for i in _STOCK_PILES)
 """By stock pile (a tuple: a pile's number is its index)."""
 
 
@@ -952,10 +945,11 @@ def legal_commands(state: State, seat: object) -> list[Command]:
         return []
     phase = state.phase
     if phase == "PLAY":  # the common case, first
-        fit = playable(state)
         commands: list[Command] = []
-        if scan_layout(state, p, fit, commands) or can_act(state, 1 - p, fit):
-            return commands  # not stuck
+        if scan_layout(state, p, state.fit, commands) or not state.stuck:
+            return (
+                commands  # an action of its own counts against being stuck, or one of the other's
+            )
         commands += stalemate_calls(state, p)  # stuck
         return commands
     piles = state.spit_piles
