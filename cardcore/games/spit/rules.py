@@ -230,7 +230,6 @@ class State(kit.NativeState):
 _FLAGS: Final = (False, True)
 
 
-@kit.hot
 def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on one that does not exist)."""
     fit = state._setting.fitting
@@ -317,7 +316,6 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     return counts
 
 
-@kit.hot
 def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     """(``stack_equal_in_layout``) The stacks of pile ``i``'s face-up top (:func:`_can_stack`)."""
     return [
@@ -460,7 +458,6 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
-@kit.hot
 def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
     """docs/games/spit.md#playing: turn up a face-down layout top."""
     if state.phase != "PLAY":
