@@ -531,7 +531,12 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
         events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
-    events += _stalemate_spits(state, seat, target)
+    spat = _stalemate_spits(state, seat, target)
+    events += spat
+    # docs/games/spit.md#round-end: a spit moves no layout card, so (A) cannot newly hold, nor
+    # (B) while a spit card is left after these (one card a spit): no need to play them through.
+    if any(state.layouts[seat]) and len(spits[0]) + len(spits[1]) > len(spat):
+        return events
     return _end_round_if_due(state, seat, events)
 
 
