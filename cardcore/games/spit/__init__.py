@@ -28,11 +28,14 @@ other layout card is face down. Spit cards are top first and face down to everyb
 included. Spit piles (``SP0`` started by seat 0, ``SP1`` by seat 1) are bottom→top and face up; an
 empty spit pile does not exist.
 
-A small package: :mod:`.declarations` (the flags, the commands, the events and the view: the
-classes read by their annotations), :mod:`.rules` (the state, ``decide``, ``evolve``, views,
-``outcome``, ``legal_commands``, narration) and :mod:`.position` (positions, their check and
-notation, docs/notation/spit.md); this module is the game (``GAME``) and names everything they
-define, so ``cardcore.games.spit.X`` is every public name of the game.
+A small package: :mod:`.declarations` (the flags, what fits on a spit pile under them, the
+commands and the view: the classes read by their annotations, which stay Python in the compiled
+build), :mod:`.events` (the events, native classes made records by the kit, compiled; but
+``PlayStarted``, a record of :mod:`.declarations`; their redaction and narration),
+:mod:`.rules` (the state, ``decide``, ``evolve``, views, ``outcome``, ``legal_commands``) and
+:mod:`.position` (positions, their check and notation, docs/notation/spit.md); this module is the
+game (``GAME``) and names everything they define, so ``cardcore.games.spit.X`` is every public
+name of the game.
 """
 
 from __future__ import annotations
@@ -44,30 +47,38 @@ from ...engine import Game, GameInfo
 from .declarations import (
     PLAY_STARTED,
     SPIT,
-    CardPlayed,
     Command,
-    Dealt,
-    Event,
     Flip,
-    Flipped,
     Move,
-    Moved,
-    NewLayout,
     Phase,
-    PileClaimed,
     Play,
     PlayStarted,
-    Resigned,
-    RoundEnded,
     Rules,
     Slap,
-    Spat,
     Spit,
-    SpitCalled,
     Stack,
-    Stacked,
     TakePile,
     View,
+    fits,
+    fitting,
+)
+from .events import (
+    CardPlayed,
+    Dealt,
+    Event,
+    Flipped,
+    Moved,
+    NewLayout,
+    PileClaimed,
+    Resigned,
+    RoundEnded,
+    Spat,
+    SpitCalled,
+    Stacked,
+    hide_layout,
+    narrate,
+    redact,
+    tops_up,
 )
 from .position import (
     PHASES,
@@ -94,9 +105,6 @@ from .rules import (
     deck,
     evolve,
     exposes,
-    fits,
-    fitting,
-    hide_layout,
     initial_state,
     is_sensible,
     is_stuck,
@@ -104,14 +112,11 @@ from .rules import (
     layout_size,
     legal_commands,
     locked_out,
-    narrate,
     outcome,
     playable,
-    redact,
     scan_layout,
     shuffle_hidden,
     spits_alone,
-    tops_up,
     view,
 )
 
@@ -206,7 +211,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     decide=decide,
     evolve=evolve,
     legal_commands=legal_commands,
-    outcome=outcome,
+    outcome=kit.kept_outcome,  # Match's question keeps the answer for the game's own
     view=view,
     redact=redact,
     narrate=narrate,

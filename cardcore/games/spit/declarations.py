@@ -1,7 +1,7 @@
-"""Spit's declarations (docs/games/spit.md): the rules flags, the commands, the events and the
-view — the classes the kit, the codec and the schema read by their annotations. This module stays
-Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
-annotations lossily.
+"""Spit's declarations (docs/games/spit.md): the rules flags, the commands and the view — the
+classes the kit, the codec and the schema read by their annotations. This module stays Python in
+the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes annotations
+lossily. The events are native classes, compiled: :mod:`.events` (but ``PlayStarted``, here).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ... import kit, races
-from ...cards import Card, SeenCard
+from ...cards import Card, SeenCard, ranks_adjacent, standard_deck
 from ...engine import check_rules, flag
 from ...errors import InvalidSetup
 
@@ -46,6 +46,47 @@ class Rules:
             raise InvalidSetup(
                 "rules.num_stock_piles", f"must be 4 or 5, got {self.num_stock_piles}"
             )
+
+
+# --------------------------------------------------------------------------- what fits
+
+_DECK: Final = tuple(standard_deck())
+_FLAGS: Final = (False, True)
+
+
+def _fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
+    """One rank up or down (K–A–2 with ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal
+    with ``allow_equal_rank``, of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
+    rank_fits = ranks_adjacent(card.rank, top.rank, wrap=wrap) or (equal and card.rank == top.rank)
+    return rank_fits and (not alternate or card.is_red != top.is_red)
+
+
+def _fitting(top: Card, wrap: bool, equal: bool, alternate: bool) -> frozenset[Card]:
+    """The cards that may go on ``top`` (:func:`_fits`)."""
+    return frozenset(c for c in _DECK if _fits(c, top, wrap, equal, alternate))
+
+
+def _fitting_by_top(wrap: bool, equal: bool, alternate: bool) -> tuple[frozenset[Card], ...]:
+    """:func:`_fitting` of each top card, by ``Card.index``."""
+    return tuple(_fitting(top, wrap, equal, alternate) for top in _DECK)
+
+
+_FITTING: Final = kit.tabulate(_fitting_by_top, _FLAGS, _FLAGS, _FLAGS)
+"""The cards that fit on each top card under each combination of the flags: a set lookup per
+candidate play (the rules keep their rules' row: ``Setting.fitting``)."""
+
+
+def fitting(rules: Rules) -> tuple[frozenset[Card], ...]:
+    """The cards that may go on each spit pile top (by ``Card.index``) under ``rules``."""
+    return _FITTING[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
+
+
+def fits(card: Card, top: Card, rules: Rules) -> bool:
+    """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
+    with ``allow_equal_rank``; of the other colour with ``alternate_colours``
+    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
+    return card in fitting(rules)[top.index]
 
 
 # --------------------------------------------------------------------------- commands
@@ -113,140 +154,14 @@ Command = Play | Flip | Move | Stack | Spit | Slap | TakePile | kit.Resign
 SPIT: Final = Spit()
 
 # --------------------------------------------------------------------------- events
-
-
-@kit.record
-class Dealt:
-    """The deck was shuffled (stream 0) and dealt 26 a player, and each packet laid out:
-    ``layouts[seat][pile]`` bottom→top (face-down cards hidden but to the referee) and
-    ``spit_cards[seat]`` top first (face down to everyone)."""
-
-    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
-    spit_cards: tuple[tuple[SeenCard, ...], ...]
-
-
-@kit.record
-class SpitCalled:
-    """``seat`` called "Spit!" naming ``target`` (recorded; the effect waits for both calls)."""
-
-    seat: int
-    target: int | None
-
-
-@kit.record
-class Spat:
-    """``seat`` turned its top spit card ``card`` onto spit pile ``target`` (starting it if it did
-    not exist). ``lock``: this was the first solo spit, which locks ``target`` for the round.
-    Clears the recorded calls."""
-
-    seat: int
-    card: Card
-    target: int
-    lock: bool
+# The events are native classes, compiled: :mod:`.events`; but for this one, which has no field
+# (kit.native_records takes only classes with annotated fields).
 
 
 @kit.record
 class PlayStarted:
     """Both players called at the start of a round: phase ``PLAY``."""
 
-
-@kit.record
-class CardPlayed:
-    """``seat`` played ``card`` from its stock pile ``source`` onto spit pile ``target``."""
-
-    seat: int
-    source: int
-    target: int
-    card: Card
-
-
-@kit.record
-class Flipped:
-    """``seat`` turned up ``card`` on its stock pile ``pile`` (``auto``: by the auto_flip rule)."""
-
-    seat: int
-    pile: int
-    card: Card
-    auto: bool
-
-
-@kit.record
-class Moved:
-    """``seat`` moved ``card`` from stock pile ``source`` into the empty space ``target``."""
-
-    seat: int
-    source: int
-    target: int
-    card: Card
-
-
-@kit.record
-class Stacked:
-    """``seat`` stacked ``card`` from stock pile ``source`` onto the equal rank on ``target``."""
-
-    seat: int
-    source: int
-    target: int
-    card: Card
-
-
-@kit.record
-class RoundEnded:
-    """The round ended: (A) ``layout_empty`` — ``seat`` emptied its layout — or (B) ``stuck``.
-    ``claim``: how the spit piles are claimed (``slap`` → phase SLAP, ``choose`` → phase CHOOSE
-    with ``seat`` choosing, ``none`` → one spit pile, handed out at once)."""
-
-    reason: Literal["layout_empty", "stuck"]
-    seat: int | None
-    claim: Literal["slap", "choose", "none"]
-
-
-@kit.record
-class PileClaimed:
-    """``seat`` claimed spit pile ``target`` ``by`` slapping it first or choosing it."""
-
-    seat: int
-    target: int
-    by: Literal["slap", "choose"]
-
-
-@kit.record
-class NewLayout:
-    """The spit piles went to ``takers`` (seat per pile, None for a pile that did not exist). Each
-    player's new packet (pile taken + own spit cards + own layout cards) was shuffled, seat ``p``
-    with stream ``shuffles + 1 + p``, and laid out: ``layouts`` bottom→top, ``spit_cards`` top
-    first, hidden where face down. If ``winner`` is set, that player's packet was empty and the
-    game is over: nothing is laid out and each packet stays face down in ``spit_cards``."""
-
-    takers: tuple[int | None, int | None]
-    layouts: tuple[tuple[tuple[SeenCard, ...], ...], ...]
-    spit_cards: tuple[tuple[SeenCard, ...], ...]
-    winner: int | None
-
-
-@kit.record
-class Resigned:
-    """``seat`` resigned (or the host forfeited it on a timer): the other seat wins at once
-    (docs/games/common.md#leaving-a-game). It names no card: every card stays where it lies, as
-    hidden as before."""
-
-    seat: int
-
-
-Event = (
-    Dealt
-    | SpitCalled
-    | Spat
-    | PlayStarted
-    | CardPlayed
-    | Flipped
-    | Moved
-    | Stacked
-    | RoundEnded
-    | PileClaimed
-    | NewLayout
-    | Resigned
-)
 
 PLAY_STARTED: Final = PlayStarted()
 

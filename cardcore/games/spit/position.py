@@ -18,6 +18,7 @@ from ...engine import (
 )
 from ...errors import InvalidPosition
 from .declarations import Phase, Rules
+from .events import hide_layout, tops_up
 from .rules import (
     GAME_NAME,
     NO_TARGETS,
@@ -25,12 +26,11 @@ from .rules import (
     SPIT_PILES,
     State,
     deck,
-    hide_layout,
+    initial_state,
     is_stuck,
     lay_out,
     layout_size,
     locked_out,
-    tops_up,
 )
 
 
@@ -77,21 +77,23 @@ def position(
         if isinstance(called, set | frozenset)
         else frozenset(p for p, c in enumerate(called) if c)
     )
-    state = State(
-        Setup(seats=SEATS, seed=seed, rules=rules),
-        phase,
-        lay,
-        ups,
-        tuple(tuple(s) for s in spit_cards),
-        tuple(tuple(s) for s in spit_piles),
-        callers,
-        tuple(call_targets),
-        locked,
-        chooser,
-        round,
-        2 * (round - 1) if shuffles is None and isinstance(round, int) else shuffles,
-        winner,
-        resigned,
+    # The empty table, then the fields given: a field of the wrong type is InvalidPosition
+    # naming it in both builds (State._replace), where the compiled State refuses it with a
+    # TypeError.
+    state = initial_state(Setup(seats=SEATS, seed=seed, rules=rules))._replace(
+        phase=phase,
+        layouts=lay,
+        up=ups,
+        spit_cards=tuple(tuple(s) for s in spit_cards),
+        spit_piles=tuple(tuple(s) for s in spit_piles),
+        called=callers,
+        call_targets=tuple(call_targets),
+        locked=locked,
+        chooser=chooser,
+        round=round,
+        shuffles=2 * (round - 1) if shuffles is None and isinstance(round, int) else shuffles,
+        winner=winner,
+        resigned=resigned,
     )
     check_position(state, allow_over=allow_over)
     return state

@@ -1,8 +1,9 @@
 """Spit's rules (docs/games/spit.md): the state and the rule functions: ``decide``, ``evolve``,
-the deal, the views, ``outcome``, ``legal_commands``, ``is_sensible`` and each event in plain words
-(``narrate``, docs/disputes.md#what-happened-replay). The declarations (the variant flags, the
-commands, the events and the view) are :mod:`.declarations`; the game itself is
-:mod:`cardcore.games.spit`.
+the deal, the views, ``outcome``, ``legal_commands`` and ``is_sensible``. The declarations (the
+variant flags and what fits under them, the commands and the view) are :mod:`.declarations`, the
+events (native classes), their redaction and narration :mod:`.events`; the game itself is
+:mod:`cardcore.games.spit`. The seat a function is given is checked once, by its
+first statement (:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (and by ``Match``).
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from operator import truth
-from typing import Final, Literal, NamedTuple, TypeVar, assert_never
+from typing import Final, Literal, TypeVar, assert_never
 
 from ... import kit
-from ...cards import HIDDEN, Card, SeenCard, known, ranks_adjacent, standard_deck
+from ...cards import HIDDEN, Card, SeenCard, known, standard_deck
 from ...engine import (
     Outcome,
     Role,
@@ -27,30 +28,35 @@ from ...rng import shuffled
 from .declarations import (
     PLAY_STARTED,
     SPIT,
-    CardPlayed,
     Command,
-    Dealt,
-    Event,
     Flip,
-    Flipped,
     Move,
-    Moved,
-    NewLayout,
     Phase,
-    PileClaimed,
     Play,
     PlayStarted,
-    Resigned,
-    RoundEnded,
     Rules,
     Slap,
-    Spat,
     Spit,
-    SpitCalled,
     Stack,
-    Stacked,
     TakePile,
     View,
+    fitting,
+)
+from .events import (
+    CardPlayed,
+    Dealt,
+    Event,
+    Flipped,
+    Moved,
+    NewLayout,
+    PileClaimed,
+    Resigned,
+    RoundEnded,
+    Spat,
+    SpitCalled,
+    Stacked,
+    hide_layout,
+    tops_up,
 )
 
 RULES_VERSION: Final = "2"
@@ -70,14 +76,41 @@ _RoundEvent = PlayStarted | RoundEnded | PileClaimed | NewLayout | Dealt | Resig
 # --------------------------------------------------------------------------- state
 
 Layout = tuple[tuple[Card, ...], ...]
+Fit = tuple[frozenset[Card], frozenset[Card]]
+"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
+_NOTHING: Final[frozenset[Card]] = frozenset()
+
+_NO_CALLS: Final[frozenset[int]] = frozenset()
+NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
 
 
-@kit.state
-class State(NamedTuple):
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.auto_flip`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there)."""
+
+    seats: int
+    fitting: tuple[frozenset[Card], ...]
+    """The rules' :func:`fitting`: the cards that may go on each spit pile top."""
+    stack_equal_in_layout: bool
+    auto_flip: bool
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        rules = setup.rules
+        self.seats = setup.seats
+        self.fitting = fitting(rules)
+        self.stack_equal_in_layout = rules.stack_equal_in_layout
+        self.auto_flip = rules.auto_flip
+
+
+class State(kit.NativeState):
     """A whole Spit position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
-    ``s._replace(...)``, naming only the fields the event changes."""
+    A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
+    ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and how the
+    game ended, what may be played on the spit piles and whether the game is stuck are worked out
+    once per state and kept (:attr:`ended`, :attr:`fit`, :attr:`stuck`)."""
 
     setup: Setup[Rules]
     phase: Phase
@@ -89,78 +122,117 @@ class State(NamedTuple):
     """Each seat's face-down spit cards, top first."""
     spit_piles: tuple[tuple[Card, ...], ...]
     """``SP0``, ``SP1`` bottom→top; empty means the pile does not exist."""
-    called: frozenset[int] = frozenset()
+    called: frozenset[int]
     """The seats whose joint call is recorded (docs/games/common.md#joint-calls,
     :func:`cardcore.kit.joint_call`)."""
-    call_targets: tuple[int | None, ...] = (None, None)
-    locked: int | None = None
+    call_targets: tuple[int | None, ...]
+    locked: int | None
     """The spit pile a solo spitter is locked to this round."""
-    chooser: int | None = None
+    chooser: int | None
     """Who chooses a spit pile in phase CHOOSE."""
-    round: int = 1
-    shuffles: int = 0
+    round: int
+    shuffles: int
     """Shuffles after the deal so far: the next shuffle uses stream ``shuffles + 1``. Two per
     re-layout, so always ``2 * (round - 1)``."""
-    winner: int | None = None
+    winner: int | None
     """Who won: set in phase OVER (a packet was empty) or by a resignation (any phase)."""
-    resigned: int | None = None
+    resigned: int | None
     """The seat that resigned (docs/games/common.md#leaving-a-game): the game ended where it stood,
     ``winner`` the other seat."""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
+    _fit: Fit | None = None
+    """:attr:`fit`, once worked out."""
+    _stuck: bool | None = None
+    """:attr:`stuck`, once worked out."""
+
+    def __init__(  # noqa: PLR0917  # the fields, in order
+        self,
+        setup: Setup[Rules],
+        phase: Phase,
+        layouts: tuple[Layout, ...],
+        up: tuple[tuple[int, ...], ...],
+        spit_cards: tuple[tuple[Card, ...], ...],
+        spit_piles: tuple[tuple[Card, ...], ...],
+        called: frozenset[int] = _NO_CALLS,
+        call_targets: tuple[int | None, ...] = NO_TARGETS,
+        locked: int | None = None,
+        chooser: int | None = None,
+        round: int = 1,
+        shuffles: int = 0,
+        winner: int | None = None,
+        resigned: int | None = None,
+        _setting: Setting | None = None,
+    ) -> None:
+        self.setup = setup
+        self.phase = phase
+        self.layouts = layouts
+        self.up = up
+        self.spit_cards = spit_cards
+        self.spit_piles = spit_piles
+        self.called = called
+        self.call_targets = call_targets
+        self.locked = locked
+        self.chooser = chooser
+        self.round = round
+        self.shuffles = shuffles
+        self.winner = winner
+        self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
+
+    def next(self) -> State:
+        """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
+        return State(
+            self.setup,
+            self.phase,
+            self.layouts,
+            self.up,
+            self.spit_cards,
+            self.spit_piles,
+            self.called,
+            self.call_targets,
+            self.locked,
+            self.chooser,
+            self.round,
+            self.shuffles,
+            self.winner,
+            self.resigned,
+            self._setting,
+        )
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
+        return outcome(self)
+
+    @property
+    def fit(self) -> Fit:
+        """The cards playable on each spit pile (:func:`playable`), kept: both seats' legal
+        commands and the stuck check ask it of the same state."""
+        fit = self._fit
+        if fit is None:
+            fit = self._fit = playable(self)
+        return fit
+
+    @property
+    def stuck(self) -> bool:
+        """Neither player has an action that counts against being stuck (:func:`can_act`,
+        docs/games/spit.md#stuck), kept: both seats' legal commands and the stalemate call ask
+        it of the same state."""
+        stuck = self._stuck
+        if stuck is None:
+            fit = self.fit
+            stuck = self._stuck = not can_act(self, 0, fit) and not can_act(self, 1, fit)
+        return stuck
 
 
 # --------------------------------------------------------------------------- rules helpers
 
-_DECK: Final = tuple(standard_deck())
 _FLAGS: Final = (False, True)
 
 
-def _fits(card: Card, top: Card, wrap: bool, equal: bool, alternate: bool) -> bool:
-    """One rank up or down (K–A–2 with ``wrap``: :func:`cardcore.cards.ranks_adjacent`), equal
-    with ``allow_equal_rank``, of the other colour with ``alternate_colours``
-    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
-    rank_fits = ranks_adjacent(card.rank, top.rank, wrap=wrap) or (equal and card.rank == top.rank)
-    return rank_fits and (not alternate or card.is_red != top.is_red)
-
-
-def _fitting(top: Card, wrap: bool, equal: bool, alternate: bool) -> frozenset[Card]:
-    """The cards that may go on ``top`` (:func:`_fits`)."""
-    return frozenset(c for c in _DECK if _fits(c, top, wrap, equal, alternate))
-
-
-def _fitting_by_top(wrap: bool, equal: bool, alternate: bool) -> tuple[frozenset[Card], ...]:
-    """:func:`_fitting` of each top card, by ``Card.index``."""
-    return tuple(_fitting(top, wrap, equal, alternate) for top in _DECK)
-
-
-_FITTING: Final = kit.tabulate(_fitting_by_top, _FLAGS, _FLAGS, _FLAGS)
-"""The cards that fit on each top card under each combination of the flags: a set lookup per
-candidate play."""
-
-
-@kit.inline
-def fitting(rules: Rules) -> tuple[frozenset[Card], ...]:
-    """The cards that may go on each spit pile top (by ``Card.index``) under ``rules``."""
-    return _FITTING[rules.wrap, rules.allow_equal_rank, rules.alternate_colours]
-
-
-@kit.inline
-def fits(card: Card, top: Card, rules: Rules) -> bool:
-    """May ``card`` go on spit pile top ``top``? One rank up or down, K–A–2 with ``wrap``; equal
-    with ``allow_equal_rank``; of the other colour with ``alternate_colours``
-    (docs/games/spit.md#playing, docs/games/spit.md#variant-flags)."""
-    return card in fitting(rules)[top.index]
-
-
-_NOTHING: Final[frozenset[Card]] = frozenset()
-Fit = tuple[frozenset[Card], frozenset[Card]]
-"""The cards :func:`playable` on each spit pile (none on a pile that does not exist)."""
-
-
-@kit.hot
 def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on one that does not exist)."""
-    rules = state.setup.rules  # named once: fitting() is written in with it
-    fit = fitting(rules)
+    fit = state._setting.fitting
     p0, p1 = state.spit_piles
     return fit[p0[-1].index] if p0 else _NOTHING, fit[p1[-1].index] if p1 else _NOTHING
 
@@ -188,7 +260,7 @@ def can_act(state: State, seat: int, fit: Fit) -> bool:
     exposes a face-down card or, with stacking, (d) a stack of such a top on an equal one."""
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
-    space, stacking = () in layout, state.setup.rules.stack_equal_in_layout
+    space, stacking = () in layout, state._setting.stack_equal_in_layout
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
     for pile in layout:
         i += 1
@@ -215,7 +287,7 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
     moves = _MOVES_INTO[tuple(map(truth, layout))] if () in layout else None  # truth is bool()
-    stacking = state.setup.rules.stack_equal_in_layout
+    stacking = state._setting.stack_equal_in_layout
     counts = False
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
     for pile in layout:
@@ -244,7 +316,6 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
     return counts
 
 
-@kit.hot
 def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     """(``stack_equal_in_layout``) The stacks of pile ``i``'s face-up top (:func:`_can_stack`)."""
     return [
@@ -252,11 +323,10 @@ def _stacks_from(layout: Layout, ups: tuple[int, ...], i: int) -> list[Command]:
     ]
 
 
-def is_stuck(state: State, fit: Fit | None = None) -> bool:
+def is_stuck(state: State) -> bool:
     """Stuck (docs/games/spit.md#stuck): neither player has an action that counts against it
-    (:func:`can_act`). ``fit``: :func:`playable`, if the caller has it."""
-    fit = playable(state) if fit is None else fit
-    return not can_act(state, 0, fit) and not can_act(state, 1, fit)
+    (:func:`can_act`). Kept with the state (:attr:`State.stuck`)."""
+    return state.stuck
 
 
 @kit.inline
@@ -293,31 +363,31 @@ def layout_size(layout: Layout) -> int:
 # --------------------------------------------------------------------------- decide
 
 
-@kit.seated
-def decide(state: State, seat: int, command: Command) -> list[Event]:
+def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 raises
     :class:`~cardcore.errors.InvalidSeat` (nothing to log)."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.winner is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     t = type(command)
     if t is Play:
-        return _decide_play(state, seat, command)  # type: ignore[arg-type]
+        return _decide_play(state, p, command)  # type: ignore[arg-type]
     if t is Spit:
-        return _decide_spit(state, seat, command)  # type: ignore[arg-type]
+        return _decide_spit(state, p, command)  # type: ignore[arg-type]
     if t is Flip:
-        return _decide_flip(state, seat, command)  # type: ignore[arg-type]
+        return _decide_flip(state, p, command)  # type: ignore[arg-type]
     if t is Move:
-        return _decide_move(state, seat, command)  # type: ignore[arg-type]
+        return _decide_move(state, p, command)  # type: ignore[arg-type]
     if t is Stack:
-        return _decide_stack(state, seat, command)  # type: ignore[arg-type]
+        return _decide_stack(state, p, command)  # type: ignore[arg-type]
     if t is Slap:
-        return _decide_slap(state, seat, command)  # type: ignore[arg-type]
+        return _decide_slap(state, p, command)  # type: ignore[arg-type]
     if t is TakePile:
-        return _decide_take(state, seat, command)  # type: ignore[arg-type]
+        return _decide_take(state, p, command)  # type: ignore[arg-type]
     # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
     if t is kit.Resign:
-        return [Resigned(seat)]
+        return [Resigned(p)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
 
@@ -352,7 +422,7 @@ def _auto_flip(state: State, seat: int, i: int) -> tuple[Event, ...]:
     (docs/games/spit.md#variant-flags); none is the empty tuple, which costs no allocation."""
     return (
         (Flipped(seat, i, state.layouts[seat][i][-2], True),)
-        if state.setup.rules.auto_flip and exposes(state.layouts[seat][i], state.up[seat][i])
+        if state._setting.auto_flip and exposes(state.layouts[seat][i], state.up[seat][i])
         else ()
     )
 
@@ -378,8 +448,8 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     if not has_pile:
         raise Rejected(RejectCode.INVALID_TARGET, f"no spit pile {j}")
     card = _face_up_top(state, seat, i)
-    on, rules = piles[j][-1], state.setup.rules  # named once: fits() is written in with them
-    if not fits(card, on, rules):
+    on = piles[j][-1]
+    if card not in state._setting.fitting[on.index]:  # fits(card, on, rules)
         raise Rejected(RejectCode.ILLEGAL_CARD, f"{card.symbol} does not go on {on.symbol}")
     events: list[Event] = [CardPlayed(seat, i, j, card), *_auto_flip(state, seat, i)]
     spits = state.spit_cards
@@ -388,7 +458,6 @@ def _decide_play(state: State, seat: int, command: Play) -> list[Event]:
     return events
 
 
-@kit.hot
 def _decide_flip(state: State, seat: int, command: Flip) -> list[Event]:
     """docs/games/spit.md#playing: turn up a face-down layout top."""
     if state.phase != "PLAY":
@@ -419,7 +488,7 @@ def _decide_move(state: State, seat: int, command: Move) -> list[Event]:
 @kit.hot
 def _decide_stack(state: State, seat: int, command: Stack) -> list[Event]:
     """(``stack_equal_in_layout``) A face-up layout top onto a face-up top of equal rank."""
-    if not state.setup.rules.stack_equal_in_layout:
+    if not state._setting.stack_equal_in_layout:
         raise Rejected(RejectCode.INVALID_PHASE, "stacking needs the stack_equal_in_layout rule")
     if state.phase != "PLAY":
         raise _phase_error(state, "stack")
@@ -462,7 +531,12 @@ def _decide_spit(state: State, seat: int, command: Spit) -> list[Event]:
         events += [Spat(p, spits[p][0], p, False) for p in range(SEATS) if spits[p]]
         events.append(PLAY_STARTED)
         return events
-    events += _stalemate_spits(state, seat, target)
+    spat = _stalemate_spits(state, seat, target)
+    events += spat
+    # docs/games/spit.md#round-end: a spit moves no layout card, so (A) cannot newly hold, nor
+    # (B) while a spit card is left after these (one card a spit): no need to play them through.
+    if any(state.layouts[seat]) and len(spits[0]) + len(spits[1]) > len(spat):
+        return events
     return _end_round_if_due(state, seat, events)
 
 
@@ -614,25 +688,16 @@ def _as_cards(
     return tuple(tuple(known(p) for p in lay) for lay in layouts)
 
 
-def tops_up(layout: Sequence[Sequence[SeenCard]]) -> tuple[int, ...]:
-    """A layout as it is laid out (docs/games/spit.md#laying-out): each pile's top alone is face
-    up, an empty space has none."""
-    return tuple(1 if pile else 0 for pile in layout)
-
-
-_NO_CALLS: Final[frozenset[int]] = frozenset()
-NO_TARGETS: Final[tuple[int | None, ...]] = (None, None)
-
-
 @kit.inline
 def _pair(pair: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
     """``pair`` (one entry per seat, or per spit pile) with entry ``i`` replaced by ``v``."""
     return (v, pair[1]) if i == 0 else (pair[0], v)
 
 
-@kit.builds(State)
+@kit.hot  # _pair written in (the pure build)
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision.
+    """Apply one event. No rules: the event carries every decision. Each event changes a copy of
+    the state (:meth:`State.next`) in the fields it names.
 
     The frequent events come first, told apart by ``isinstance`` (a ``match`` class pattern costs
     several times more), and rebuild only the per-seat or per-pile pairs they change (named
@@ -644,16 +709,18 @@ def evolve(state: State, event: Event) -> State:
         piles, ups = list(layouts[p]), list(up[p])
         piles[i], ups[i] = piles[i][:-1], ups[i] - 1
         layout, seat_ups, pile = tuple(piles), tuple(ups), spit_piles[j] + (event.card,)
-        return s._replace(
-            layouts=_pair(layouts, p, layout),
-            up=_pair(up, p, seat_ups),
-            spit_piles=_pair(spit_piles, j, pile),
-        )
+        n = s.next()
+        n.layouts = _pair(layouts, p, layout)
+        n.up = _pair(up, p, seat_ups)
+        n.spit_piles = _pair(spit_piles, j, pile)
+        return n
     if isinstance(event, Flipped):
         p, ups = event.seat, list(s.up[event.seat])
         ups[event.pile] = 1
-        seat_ups = tuple(ups)
-        return s._replace(up=_pair(s.up, p, seat_ups))
+        seat_ups, up = tuple(ups), s.up
+        n = s.next()
+        n.up = _pair(up, p, seat_ups)
+        return n
     if isinstance(event, (Moved, Stacked)):  # the top of ``source`` goes face up onto ``target``
         p, i, k = event.seat, event.source, event.target
         layouts, up = s.layouts, s.up
@@ -661,77 +728,87 @@ def evolve(state: State, event: Event) -> State:
         piles[i], piles[k] = piles[i][:-1], piles[k] + (event.card,)
         ups[i], ups[k] = ups[i] - 1, ups[k] + 1
         layout, seat_ups = tuple(piles), tuple(ups)
-        return s._replace(layouts=_pair(layouts, p, layout), up=_pair(up, p, seat_ups))
+        n = s.next()
+        n.layouts, n.up = _pair(layouts, p, layout), _pair(up, p, seat_ups)
+        return n
     if isinstance(event, SpitCalled):
-        p = event.seat
+        p, target, call_targets = event.seat, event.target, s.call_targets
         called, done = joint_call(s.called, p, SEATS)  # done: the effect's events follow
-        targets = NO_TARGETS if done else _pair(s.call_targets, p, event.target)
-        return s._replace(called=called, call_targets=targets)
+        n = s.next()
+        n.called = called
+        n.call_targets = NO_TARGETS if done else _pair(call_targets, p, target)
+        return n
     if isinstance(event, Spat):
-        p, j = event.seat, event.target
-        rest, pile = s.spit_cards[p][1:], s.spit_piles[j] + (event.card,)
-        return s._replace(
-            spit_cards=_pair(s.spit_cards, p, rest),
-            spit_piles=_pair(s.spit_piles, j, pile),
-            called=_NO_CALLS,
-            call_targets=NO_TARGETS,
-            locked=j if event.lock else s.locked,
-        )
+        return _spat(s, event)
     return _evolve_rarely(s, event)
 
 
-@kit.builds(State)
+def _spat(s: State, event: Spat) -> State:
+    """:func:`evolve` of a spit: the spitter's top spit card onto the pile, the calls cleared."""
+    p, j = event.seat, event.target
+    spit_cards, spit_piles = s.spit_cards, s.spit_piles
+    rest, pile = spit_cards[p][1:], spit_piles[j] + (event.card,)
+    n = s.next()
+    n.spit_cards = _pair(spit_cards, p, rest)
+    n.spit_piles = _pair(spit_piles, j, pile)
+    n.called, n.call_targets = _NO_CALLS, NO_TARGETS
+    if event.lock:
+        n.locked = j
+    return n
+
+
 def _evolve_rarely(s: State, event: _RoundEvent) -> State:
     """:func:`evolve` of the events that start, end and lay out rounds."""
     match event:
         case PlayStarted():
-            return s._replace(
-                phase="PLAY", called=_NO_CALLS, call_targets=NO_TARGETS, locked=None, chooser=None
-            )
+            n = s.next()
+            n.phase, n.called, n.call_targets = "PLAY", _NO_CALLS, NO_TARGETS
+            n.locked = n.chooser = None
+            return n
         case RoundEnded(_, seat, claim):
-            phase: Phase = "SLAP" if claim == "slap" else "CHOOSE" if claim == "choose" else s.phase
-            return s._replace(
-                phase=phase,
-                called=_NO_CALLS,
-                call_targets=NO_TARGETS,
-                chooser=seat if claim == "choose" else None,
-            )
+            n = s.next()
+            if claim == "slap":
+                n.phase = "SLAP"
+            elif claim == "choose":
+                n.phase = "CHOOSE"
+            n.called, n.call_targets = _NO_CALLS, NO_TARGETS
+            n.chooser = seat if claim == "choose" else None
+            return n
         case PileClaimed():
             return s
-        case NewLayout(_, layouts, spit_cards, winner):
-            dealt = _as_cards(layouts)
-            return s._replace(
-                phase="READY" if winner is None else "OVER",
-                layouts=dealt,
-                up=tuple(tops_up(layout) for layout in dealt),
-                spit_cards=tuple(known(sc) for sc in spit_cards),
-                spit_piles=((), ()),
-                called=_NO_CALLS,
-                call_targets=NO_TARGETS,
-                locked=None,
-                chooser=None,
-                round=s.round + 1,
-                shuffles=s.shuffles + 2,
-                winner=winner,
-            )
+        case NewLayout():
+            return _laid_out(s, event)
         case Dealt(layouts, spit_cards):
             dealt = _as_cards(layouts)
-            return State(
-                s.setup,
-                "READY",
-                dealt,
-                tuple(tops_up(layout) for layout in dealt),
-                tuple(known(sc) for sc in spit_cards),
-                ((), ()),
-            )
+            ups = tuple(tops_up(layout) for layout in dealt)
+            spit = tuple(known(sc) for sc in spit_cards)
+            return State(s.setup, "READY", dealt, ups, spit, ((), ()), _setting=s._setting)
         case Resigned(resigner):
             # docs/games/common.md#leaving-a-game: over where it stands; no recorded call can take
             # effect any more.
-            return s._replace(
-                called=_NO_CALLS, call_targets=NO_TARGETS, winner=1 - resigner, resigned=resigner
-            )
+            n = s.next()
+            n.called, n.call_targets = _NO_CALLS, NO_TARGETS
+            n.winner, n.resigned = 1 - resigner, resigner
+            return n
         case _:
             assert_never(event)
+
+
+def _laid_out(s: State, event: NewLayout) -> State:
+    """:func:`evolve` of a re-layout: the new packets laid out (or, the game won, left face
+    down), the calls, lock and chooser cleared; the next round."""
+    dealt = _as_cards(event.layouts)
+    n = s.next()
+    n.phase = "READY" if event.winner is None else "OVER"
+    n.layouts = dealt
+    n.up = tuple(tops_up(layout) for layout in dealt)
+    n.spit_cards = tuple(known(sc) for sc in event.spit_cards)
+    n.spit_piles = ((), ())
+    n.called, n.call_targets = _NO_CALLS, NO_TARGETS
+    n.locked = n.chooser = None
+    n.round, n.shuffles = s.round + 1, s.shuffles + 2
+    n.winner = event.winner
+    return n
 
 
 # --------------------------------------------------------------------------- setup, deal
@@ -761,17 +838,6 @@ def deal(setup: Setup[Rules]) -> list[Event]:
 # --------------------------------------------------------------------------- views, redaction
 
 
-def hide_layout(
-    layout: Sequence[Sequence[SeenCard]], ups: Sequence[int] | None = None
-) -> tuple[tuple[SeenCard, ...], ...]:
-    """A layout as a non-referee sees it: only the top ``up`` cards of each pile face up."""
-    out = []
-    for pile, up in zip(layout, tops_up(layout) if ups is None else ups, strict=True):
-        down = len(pile) - up
-        out.append((HIDDEN,) * down + tuple(pile[down:]) if down else tuple(pile))
-    return tuple(out)
-
-
 @kit.viewed
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` sees (docs/games/spit.md#setup): nobody but the referee sees a face-down
@@ -797,21 +863,6 @@ def view(state: State, viewer: Viewer) -> View:
         stuck=state.phase == "PLAY" and is_stuck(state),
         winner=state.winner,
     )
-
-
-def redact(event: Event, viewer: Viewer) -> Event:
-    """The event as ``viewer`` sees it: face-down layout cards and spit cards become ``??``."""
-    kit.check_viewer(viewer, SEATS)
-    if viewer == Role.REFEREE:
-        return event
-    t = type(event)
-    if t is Dealt or t is NewLayout:
-        layouts = tuple(hide_layout(lay) for lay in event.layouts)  # type: ignore[union-attr]
-        spit = tuple((HIDDEN,) * len(s) for s in event.spit_cards)  # type: ignore[union-attr]
-        if t is Dealt:
-            return Dealt(layouts, spit)
-        return NewLayout(event.takers, layouts, spit, event.winner)  # type: ignore[union-attr]
-    return event
 
 
 ZONES: Final = kit.Zones(
@@ -846,8 +897,10 @@ _STOCK_PILES: Final = range(5)
 _SPIT_PILES: Final = range(SPIT_PILES)
 
 
-class _PileCommands(NamedTuple):
-    """The commands that take from one stock pile, built once (:data:`_PILE_COMMANDS`)."""
+class _PileCommands:
+    """The commands that take from stock pile ``i``, built once (:data:`_PILE_COMMANDS`). A
+    plain class: a native one in the compiled build, whose attributes :func:`scan_layout` reads
+    for every pile at every step as a C struct's (a ``NamedTuple``'s are looked up by name)."""
 
     flip: Flip
     plays: tuple[Play, ...]
@@ -857,17 +910,14 @@ class _PileCommands(NamedTuple):
     stacks: tuple[Stack, ...]
     """Onto each stock pile."""
 
-
-def _pile_commands(i: int) -> _PileCommands:
-    return _PileCommands(
-        Flip(i),
-        tuple(Play(i, j) for j in _SPIT_PILES),
-        tuple(Move(i, k) for k in _STOCK_PILES),
-        tuple(Stack(i, k) for k in _STOCK_PILES),
-    )
+    def __init__(self, i: int) -> None:
+        self.flip = Flip(i)
+        self.plays = tuple(Play(i, j) for j in _SPIT_PILES)
+        self.moves = tuple(Move(i, k) for k in _STOCK_PILES)
+        self.stacks = tuple(Stack(i, k) for k in _STOCK_PILES)
 
 
-_PILE_COMMANDS: Final = tuple(_pile_commands(i) for i in _STOCK_PILES)
+_PILE_COMMANDS: Final = tuple(_PileCommands(i) for i in _STOCK_PILES)
 """By stock pile (a tuple: a pile's number is its index)."""
 
 
@@ -889,112 +939,49 @@ _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
 
 
-@kit.seated
-def legal_commands(state: State, seat: int) -> list[Command]:
+def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
     always allowed, never offered, so a bot picking among these never resigns by chance."""
+    p = kit.seat_of(state._setting.seats, seat)
     if state.winner is not None:
         return []
     phase = state.phase
     if phase == "PLAY":  # the common case, first
-        fit = playable(state)
         commands: list[Command] = []
-        if scan_layout(state, seat, fit, commands) or can_act(state, 1 - seat, fit):
-            return commands  # not stuck
-        commands += stalemate_calls(state, seat)  # stuck
+        if scan_layout(state, p, state.fit, commands) or not state.stuck:
+            return (
+                commands  # an action of its own counts against being stuck, or one of the other's
+            )
+        commands += stalemate_calls(state, p)  # stuck
         return commands
     piles = state.spit_piles
     if phase == "READY":
         return [SPIT]
     if phase == "SLAP":
         return [_SLAPS[j] for j in _SPIT_PILES if piles[j]]
-    if phase == "CHOOSE" and seat == state.chooser:
+    if phase == "CHOOSE" and p == state.chooser:
         return [_TAKES[j] for j in _SPIT_PILES if piles[j]]
     return []
 
 
-@kit.seated
-def is_sensible(state: State, seat: int, command: Command) -> bool:
+@kit.hot  # its helpers written in (the pure build), as kit.seated did
+def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
     spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
     claiming the bigger spit pile ("strategic players slap the pile with fewer cards",
     docs/games/spit.md#slapping-for-piles), and resigning."""
+    p = kit.seat_of(state._setting.seats, seat)
     t = type(command)
     if t is Play or t is Flip:
         return True
     if t is Move or t is Stack:
         i = command.source  # type: ignore[union-attr]
-        return exposes(state.layouts[seat][i], state.up[seat][i])
+        return exposes(state.layouts[p][i], state.up[p][i])
     if isinstance(command, Spit):
-        return seat not in state.called and (command.target is None or spits_alone(state, seat))
+        return p not in state.called and (command.target is None or spits_alone(state, p))
     if t is kit.Resign:
         return False
     j = command.target  # type: ignore[union-attr]
     piles = state.spit_piles
     other = piles[1 - j]
     return not other or len(piles[j]) <= len(other)
-
-
-# --------------------------------------------------------------------------- narration
-
-
-def _layout_text(layout: Sequence[Sequence[SeenCard]]) -> str:
-    return "-".join(str(len(p)) for p in layout)
-
-
-def narrate(event: Event) -> str:
-    """One adjudication in plain words."""
-    match event:
-        case Dealt(layouts, spit_cards):
-            return "dealt 26 cards each; " + "; ".join(
-                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
-                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
-            )
-        case SpitCalled(seat, target):
-            named = "" if target is None else f" (naming spit pile {target})"
-            return f'seat {seat} called "Spit!"{named}'
-        case Spat(seat, card, target, lock):
-            locked = "; that pile is now locked for the solo spits" if lock else ""
-            return f"seat {seat} spat {card.symbol} onto spit pile {target}{locked}"
-        case PlayStarted():
-            return "play starts"
-        case CardPlayed(seat, source, target, card):
-            return (
-                f"seat {seat} played {card.symbol} on spit pile {target} (from stock pile {source})"
-            )
-        case Flipped(seat, pile, card, auto):
-            how = " (automatically)" if auto else ""
-            return f"seat {seat} turned up {card.symbol} on stock pile {pile}{how}"
-        case Moved(seat, source, target, card):
-            return f"seat {seat} moved {card.symbol} from stock pile {source} to the space {target}"
-        case Stacked(seat, source, target, card):
-            return f"seat {seat} stacked {card.symbol} from stock pile {source} onto pile {target}"
-        case RoundEnded(reason, seat, claim):
-            why = (
-                f"seat {seat} emptied its layout"
-                if reason == "layout_empty"
-                else "stalemate, no spit cards left"
-            )
-            then = {
-                "slap": "slap for the spit piles",
-                "choose": f"seat {seat} chooses a spit pile",
-                "none": "one spit pile, no slapping",
-            }[claim]
-            return f"round over ({why}): {then}"
-        case PileClaimed(seat, target, by):
-            verb = "slapped" if by == "slap" else "chose"
-            return f"seat {seat} {verb} spit pile {target} first and takes it"
-        case NewLayout(takers, layouts, spit_cards, winner):
-            took = ", ".join(
-                f"seat {p} takes spit pile {j}" for j, p in enumerate(takers) if p is not None
-            )
-            if winner is not None:
-                return f"{took or 'no spit pile taken'}; seat {winner} has no cards left and wins"
-            return f"{took}; new layouts: " + "; ".join(
-                f"seat {p}: stock piles {_layout_text(lay)}, {len(sc)} spit cards"
-                for p, (lay, sc) in enumerate(zip(layouts, spit_cards, strict=True))
-            )
-        case Resigned(seat):
-            return f"seat {seat} resigned: seat {1 - seat} wins; the cards stay where they lie"
-        case _:
-            assert_never(event)
