@@ -371,16 +371,21 @@ def test_a_function_of_unknown_code_flags_is_left_as_written() -> None:
 @pytest.mark.skipif(
     cardcore.compiled, reason="the kit's generated code: the compiled build leaves rules as written"
 )
+@kit.seated
+def _seated_tops(state: Position, seat: int) -> tuple[int, int]:
+    return _tops(state)
+
+
 def test_seated_rules_trusted_form_is_hot() -> None:
     """Match asks ``kit.trusted(decide)``: a seated rule's trusted form is compiled with its
-    helpers written in too (Spit's ``is_sensible`` asks ``exposes``); a rule that calls no
-    helper is left as written (``hot``: nothing to gain, only import time to pay)."""
-    from cardcore.games.spit import rules
-
-    trusted = kit.trusted(rules.is_sensible)
-    assert trusted is not inspect.unwrap(rules.is_sensible)
-    assert "exposes" in codegen.names_read(inspect.unwrap(rules.is_sensible).__code__)
-    assert "exposes" not in codegen.names_read(trusted.__code__)
+    helpers written in too (here ``_tops``); a rule that calls no helper is left as written
+    (``hot``: nothing to gain, only import time to pay). No game's rule is seated any more
+    (their native rules check their seat themselves, kit.seat_of): the kit's own example."""
+    trusted = kit.trusted(_seated_tops)
+    assert trusted is not inspect.unwrap(_seated_tops)
+    assert trusted(POSITION, True) == _seated_tops(POSITION, 0)  # the same answer, unchecked
+    assert "_tops" in codegen.names_read(inspect.unwrap(_seated_tops).__code__)
+    assert "_tops" not in codegen.names_read(trusted.__code__)
     assert kit.hot(_pile_size_plus) is _pile_size_plus  # no helper to write in
 
 
