@@ -74,8 +74,11 @@ class Setting:
     combine_hand_and_up: bool
     costs: tuple[int, ...]
     """How dear each rank index is under these rules (``_COSTS``)."""
+    cheapest_first: tuple[int, ...]
+    """The rank indices by ``costs``, cheapest first (no two ranks cost the same)."""
     fitting: dict[int | None, frozenset[int]]
-    """The ranks that may go on each top rank (``_top_rank``) under these rules (``_fits``)."""
+    """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
+    row of their flags."""
 
     def __init__(self, setup: Setup[Rules]) -> None:
         rules = setup.rules
@@ -95,9 +98,9 @@ class Setting:
         self.finish_on_special = rules.finish_on_special
         self.combine_hand_and_up = rules.combine_hand_and_up
         self.costs = _COSTS[rules.three_invisible]
-        self.fitting = {
-            top: frozenset(rank for rank in range(14) if _fits(rank, top, self)) for top in _TOPS
-        }
+        self.cheapest_first = tuple(sorted(range(14), key=self.costs.__getitem__))
+        flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
+        self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
 
 
 class State(kit.NativeState):
@@ -263,8 +266,9 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
-def _is_power(rank: int, rules: Setting) -> bool:
-    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
+def _is_power(rank: int, rules: Setting | Rules) -> bool:
+    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``. (The
+    rules' flags, or a setup's :class:`Setting`.)"""
     return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
@@ -283,7 +287,7 @@ def _top_rank(pile: Sequence[Card], rules: Setting) -> int | None:
     return None
 
 
-def _fits(rank: int, top: int | None, rules: Setting) -> bool:
+def _fits(rank: int, top: int | None, rules: Setting | Rules) -> bool:
     """May a card of ``rank`` go on a pile whose top rank is ``top`` (``_top_rank``)? It must
     equal or beat it, unless it is a power card or the top is a 2; after a 7 under
     ``seven_lower`` (a 9 under ``nine_lower``) it must be that rank or lower
@@ -312,10 +316,25 @@ def _top_text(pile: Sequence[Card], rules: Setting) -> str:
 _TOPS: Final = (None, *range(14))
 """Every top rank a pile may have (``_top_rank``): none, or a rank index (0 = joker … 13 = K)."""
 
+_BOOLS: Final = (False, True)
+
+
+def _ranks_that_fit(
+    top: int | None, seven_lower: bool, nine_lower: bool, three_invisible: bool
+) -> frozenset[int]:
+    """Every rank that ``_fits`` on ``top`` under these flags (the only ones it reads)."""
+    rules = Rules(seven_lower=seven_lower, nine_lower=nine_lower, three_invisible=three_invisible)
+    return frozenset(rank for rank in range(14) if _fits(rank, top, rules))
+
+
+_FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
+"""``_ranks_that_fit`` for every top rank and flags, made once: a setup's :class:`Setting` reads
+its row (``Setting.fitting``)."""
+
 
 def _allowed(pile: Sequence[Card], rules: Setting) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now (``_fits``, made once per setup:
-    ``Setting.fitting``); a state's is ``state.allowed``."""
+    """Every rank that may be played on ``pile`` now (``_fits``, read from ``Setting.fitting``);
+    a state's is ``state.allowed``."""
     return rules.fitting[_top_rank(pile, rules)]
 
 
@@ -513,8 +532,7 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
                 g.append(c)
     if len(groups) <= 1:
         return list(groups.items())
-    ranks = sorted(groups, key=state._setting.costs.__getitem__)
-    return [(r, groups[r]) for r in ranks]
+    return [(r, groups[r]) for r in state._setting.cheapest_first if r in groups]
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
