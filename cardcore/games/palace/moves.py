@@ -198,14 +198,14 @@ def _completions(state: State, seat: int) -> list[Command]:
         return []
     out: list[Command] = []
     check = not rules.finish_on_special  # only going out on a power card can fail
-    for m in _multisets(matching):
-        if len(m) == need:
+    for play in _plays(matching):  # every play of these cards, built once: those of ``need``
+        if len(play.cards) == need:
             if check:
                 try:
-                    _decide_completion(state, seat, m)
+                    _decide_completion(state, seat, play.cards)
                 except Rejected:
                     continue
-            out.append(Play(m))
+            out.append(play)
     return out
 
 
