@@ -14,7 +14,7 @@ trust it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Final, assert_never
 
 from ... import kit
@@ -278,7 +278,7 @@ def _is_transparent(rank: int, rules: Setting) -> bool:
     return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
-def _top_rank(pile: Sequence[Card], rules: Setting) -> int | None:
+def _top_rank(pile: tuple[Card, ...], rules: Setting) -> int | None:
     """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
     pile or one of transparent cards only (anything goes on it)."""
     for card in reversed(pile):
@@ -301,7 +301,7 @@ def _fits(rank: int, top: int | None, rules: Setting | Rules) -> bool:
     return _ORDER[rank] >= _ORDER[top]
 
 
-def _top_text(pile: Sequence[Card], rules: Setting) -> str:
+def _top_text(pile: tuple[Card, ...], rules: Setting) -> str:
     """What a card must go on, in words (``_fits``), for a rejection."""
     top = _top_rank(pile, rules)
     if top is None:
@@ -332,13 +332,13 @@ _FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
 its row (``Setting.fitting``)."""
 
 
-def _allowed(pile: Sequence[Card], rules: Setting) -> frozenset[int]:
+def _allowed(pile: tuple[Card, ...], rules: Setting) -> frozenset[int]:
     """Every rank that may be played on ``pile`` now (``_fits``, read from ``Setting.fitting``);
     a state's is ``state.allowed``."""
     return rules.fitting[_top_rank(pile, rules)]
 
 
-def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Setting) -> BurnKind | None:
+def _burn(pile_after: tuple[Card, ...], played: int, rank: int, rules: Setting) -> BurnKind | None:
     """docs/games/palace.md#a-turn, step 2: a 10 burns; so do four of one rank on top
     (``four_of_a_kind_burn``)."""
     if rank == 10:
@@ -357,7 +357,7 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Setting) ->
 # --------------------------------------------------------------------------- helpers
 
 
-def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
+def _minus(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
     rest = tuple(cards)
     for c in taken:
@@ -369,12 +369,12 @@ def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | N
     return rest
 
 
-def _holds(cards: Sequence[Card], taken: Sequence[Card]) -> bool:
+def _holds(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
     """Does ``cards`` hold ``taken`` (as multisets)?"""
     return taken[0] in cards if len(taken) == 1 else _minus(cards, taken) is not None
 
 
-def _minus_last(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...]:
+def _minus_last(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...]:
     """``cards`` without ``taken``, removing the last occurrences (just-drawn cards are last)."""
     rest = list(cards)
     for c in taken:
@@ -403,7 +403,7 @@ def _put(
     return rows[:p] + (row,) + rows[p + 1 :]
 
 
-def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
+def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
     """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
     q = (p + direction) % seats
     while q in finished:
@@ -412,7 +412,7 @@ def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
 
 
 def _advance(
-    seats: int, finished: Sequence[int], p: int, direction: int, steps: int
+    seats: int, finished: tuple[int, ...], p: int, direction: int, steps: int
 ) -> tuple[int, tuple[int, ...]]:
     """The ``steps``-th player after ``p`` in ``direction`` still in the game (``p`` itself
     counts when the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the
@@ -449,7 +449,7 @@ def _goes_out(state: State, hand_after: int, up_after: int, down_after: int) -> 
     )
 
 
-def _top_run(pile: Sequence[Card]) -> int:
+def _top_run(pile: tuple[Card, ...]) -> int:
     """How many cards of the top card's rank lie on top of ``pile`` (a four burns)."""
     run = 0
     for c in reversed(pile):
@@ -472,7 +472,7 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 # --------------------------------------------------------------------------- what may be played
 
 
-def _lowest_plain_rank(cards: Sequence[Card], rules: Setting) -> int | None:
+def _lowest_plain_rank(cards: tuple[Card, ...], rules: Setting) -> int | None:
     """The lowest rank of ``cards`` that is not a power rank (None if they are all power cards)."""
     ranks = [c.rank for c in cards if not _is_power(c.rank, rules)]
     return min(ranks, key=_ORDER.__getitem__) if ranks else None
