@@ -156,8 +156,10 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
     it twice), then ``Ready`` (docs/games/palace.md#swapping)."""
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
-    pairs = dict.fromkeys(product(state.hands[seat], state.up[seat]))
-    out: list[Command] = [_SWAPS[pair] for pair in pairs]
+    # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once, in
+    # the order of the pairs of hand and face-up cards.
+    hand, up = dict.fromkeys(state.hands[seat]), tuple(dict.fromkeys(state.up[seat]))
+    out: list[Command] = [_SWAPS[h, u] for h in hand for u in up]
     out.append(READY)
     return out
 
