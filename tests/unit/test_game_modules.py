@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 import cardcore
+from cardcore import kit
 from cardcore.kit import codegen
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "cardcore" / "games"
@@ -174,8 +175,8 @@ def _compiled_rules(module: ModuleType) -> list[tuple[Any, Any]]:
         written = getattr(value, "__wrapped__", None)
         if getattr(value, "__module__", None) != module.__name__ or written is None:
             continue
-        for runs in (value, getattr(value, "trusted", None)):
-            if runs is not None and runs.__code__ is not written.__code__:
+        for runs in (value, kit.trusted(value)):
+            if runs.__code__ is not written.__code__:
                 found.append((written, runs))
     return found
 
@@ -192,7 +193,7 @@ def test_each_inline_helper_is_defined_above_the_rules_that_call_it(game: str) -
         module = importlib.import_module(name)
         helpers = {n: f for n, f in vars(module).items() if hasattr(f, codegen.INLINE)}
         compiled = _compiled_rules(module)
-        if name.endswith(".rules"):
+        if helpers and name.endswith(".rules"):  # Palace's rules declare none: nothing to check
             assert compiled, f"{name}: no compiled rule found (the check would pass on none)"
         for written, runs in compiled:
             for called in codegen.names_read(runs.__code__) & set(helpers):

@@ -19,11 +19,11 @@ from cardcore import kit
 from cardcore.cards import Card
 from cardcore.engine import Outcome, Setup, check_seat, with_setup
 from cardcore.errors import InvalidPosition, InvalidSeat
-from cardcore.games import ratscrew, slapjack, speed, spit
+from cardcore.games import palace, ratscrew, slapjack, speed, spit
 from cardcore.kit.native import fields_of
 from cardcore.match import Match
 
-NATIVE = (ratscrew, slapjack, speed, spit)
+NATIVE = (ratscrew, slapjack, speed, spit, palace)
 """The games whose state is a :class:`cardcore.kit.NativeState`."""
 ELIMINATING = (ratscrew, slapjack)
 """Those of them whose state has ``eliminated`` (and ``current``), which the tests of
@@ -97,7 +97,13 @@ def test_seat_of_passes_a_seat_and_refuses_anything_else_as_check_seat_does(seat
 
 # --------------------------------------------------------------------------- native events
 
-NATIVE_EVENTS = {"ratscrew": ratscrew, "slapjack": slapjack, "speed": speed, "spit": spit}
+NATIVE_EVENTS = {
+    "ratscrew": ratscrew,
+    "slapjack": slapjack,
+    "speed": speed,
+    "spit": spit,
+    "palace": palace,
+}
 """The games whose events are native classes (:func:`cardcore.kit.native_records`)."""
 
 

@@ -54,13 +54,14 @@ here and cited where used:
   accepted (docs/games/palace.md#variant-flags; one that does not fit is an ``InvalidSetup`` naming
   ``rules.cards_per_area``).
 
-A small package: :mod:`.declarations` (the flags, commands, events and the ``View``: the classes
-read by their annotations, which stay Python in the compiled build), :mod:`.rules` (the state,
-ranks, ``evolve``, the deal, ``outcome``), :mod:`.decide`, :mod:`.moves` (``legal_commands`` and
-the bots' hint ``is_sensible``), :mod:`.views` (views, redaction, narration) and :mod:`.position`
-(positions, their check and notation, docs/notation/palace.md); this module is the game
-(``GAME``) and names everything they define, so ``cardcore.games.palace.X`` is every public name
-of the game.
+A small package: :mod:`.declarations` (the flags, commands and the ``View``: the classes read by
+their annotations, which stay Python in the compiled build; and three events with a default),
+:mod:`.events` (the other events, native classes made records by the kit, compiled),
+:mod:`.rules` (the state, ranks, ``evolve``, the deal, ``outcome``), :mod:`.decide`,
+:mod:`.moves` (``legal_commands`` and the bots' hint ``is_sensible``), :mod:`.views` (views,
+redaction, narration) and :mod:`.position` (positions, their check and notation,
+docs/notation/palace.md); this module is the game (``GAME``) and names everything they define, so
+``cardcore.games.palace.X`` is every public name of the game.
 """
 
 from __future__ import annotations
@@ -77,31 +78,33 @@ from .declarations import (
     READY,
     AddDrawn,
     BurnKind,
-    CardsAdded,
-    CardsDrawn,
     CardsPlayed,
     Command,
+    Phase,
+    Pickup,
+    Play,
+    PlayerResigned,
+    PlayFaceDown,
+    Ready,
+    Rules,
+    Swap,
+    TakeReason,
+    TurnPassed,
+    View,
+)
+from .events import (
+    CardsAdded,
+    CardsDrawn,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
-    Phase,
-    Pickup,
     PileBurned,
     PileTaken,
-    Play,
-    PlayerResigned,
     PlayerWentOut,
-    PlayFaceDown,
     PlayStarted,
     Readied,
-    Ready,
-    Rules,
-    Swap,
     Swapped,
-    TakeReason,
-    TurnPassed,
-    View,
 )
 from .moves import (
     is_sensible,
@@ -216,7 +219,7 @@ GAME: Final[Game[State, Command, Event, View, Rules]] = Game(
     decide=decide,
     evolve=evolve,
     legal_commands=legal_commands,
-    outcome=outcome,
+    outcome=kit.kept_outcome,  # Match's question keeps the answer for the game's own
     to_act=to_act,
     view=view,
     redact=redact,

@@ -10,26 +10,28 @@ from ...errors import RejectCode, Rejected
 from .declarations import (
     AddDrawn,
     BurnKind,
-    CardsAdded,
-    CardsDrawn,
     CardsPlayed,
     Command,
+    Pickup,
+    Play,
+    PlayerResigned,
+    PlayFaceDown,
+    Ready,
+    Swap,
+    TurnPassed,
+)
+from .events import (
+    CardsAdded,
+    CardsDrawn,
     DirectionReversed,
     Event,
     FaceDownTurned,
-    Pickup,
     PileBurned,
     PileTaken,
-    Play,
-    PlayerResigned,
     PlayerWentOut,
-    PlayFaceDown,
     PlayStarted,
     Readied,
-    Ready,
-    Swap,
     Swapped,
-    TurnPassed,
 )
 from .rules import (
     _STARTER_RANKS,
@@ -54,33 +56,33 @@ from .rules import (
 # --------------------------------------------------------------------------- decide
 
 
-@kit.seated
-def decide(state: State, seat: int, command: Command) -> list[Event]:
+def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks); :class:`~cardcore.errors.InvalidSeat` for a seat that is
     not one (a caller's error)."""
+    p = kit.seat_of(state._setting.seats, seat)
     finished = state.finished
     if len(finished) >= len(state.hands) - 1:  # outcome(state) is set (a resign ends a setup)
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
-    if seat in finished:
-        gone = "resigned" if seat in state.resigned else "gone out"
-        raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {seat} has {gone}")
+    if p in finished:
+        gone = "resigned" if p in state.resigned else "gone out"
+        raise Rejected(RejectCode.PLAYER_FINISHED, f"seat {p} has {gone}")
     if isinstance(command, Play):
-        return _decide_play(state, seat, command.cards)
+        return _decide_play(state, p, command.cards)
     if isinstance(command, PlayFaceDown):
-        return _decide_face_down(state, seat, command.index)
+        return _decide_face_down(state, p, command.index)
     if isinstance(command, Pickup):
-        return _decide_pickup(state, seat)
+        return _decide_pickup(state, p)
     if isinstance(command, AddDrawn):
-        return _decide_add_drawn(state, seat, command.cards)
+        return _decide_add_drawn(state, p, command.cards)
     if isinstance(command, Swap):
-        return _decide_swap(state, seat, command)
+        return _decide_swap(state, p, command)
     if isinstance(command, Ready):
         if state.phase != "setup":
             raise Rejected(RejectCode.INVALID_PHASE, "the setup is over")
-        return _decide_ready(state, seat)
+        return _decide_ready(state, p)
     if isinstance(command, kit.Resign):
-        return _decide_resign(state, seat, command.by)
+        return _decide_resign(state, p, command.by)
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Palace command: {command!r}")
 
 
@@ -145,7 +147,7 @@ def _decide_resign(state: State, p: int, by: str | None) -> list[Event]:
 def _starter(state: State) -> int:
     """docs/games/palace.md#starter and docs/games/palace.md#variant-flags ``starter_rule``; ties go
     to the lowest seat (docs/games/palace.md#decisions, item 1)."""
-    rule = state.setup.rules.starter_rule
+    rule = state.setup.rules.starter_rule  # once per game
     # Seat 0 unless it resigned (docs/games/common.md#leaving-a-game); resigned seats hold no card,
     # so no rank picks them.
     first = next(q for q in range(len(state.hands)) if q not in state.finished)
@@ -171,7 +173,7 @@ def _split_turn_play(
     if hand:
         if _holds(hand, cards):
             return cards, ()
-        rules = state.setup.rules
+        rules = state._setting
         if rules.combine_hand_and_up and not state.stock:
             extra = _minus(cards, hand)
             if extra and _minus(state.up[p], extra) is not None:
@@ -202,7 +204,7 @@ def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
     for c in cards:
         if c.rank != rank:
             raise Rejected(RejectCode.MIXED_RANKS, f"{_cards_text(cards)} are not all one rank")
-    rules = state.setup.rules
+    rules = state._setting
     if rank not in state.allowed:
         raise Rejected(
             RejectCode.ILLEGAL_CARD,
@@ -220,7 +222,7 @@ def _decide_play(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
 def _decide_completion(state: State, p: int, cards: tuple[Card, ...]) -> list[Event]:
     """docs/games/palace.md#out-of-turn-completion; anything else by a non-current player is
     ``NotYourTurn`` (docs/games/common.md#order-of-checks, step 5)."""
-    rules = state.setup.rules
+    rules = state._setting
     pile = state.pile
     if not (_completion_played(rules) and pile and cards):
         raise _not_your_turn(state)
@@ -278,7 +280,7 @@ def _resolve(
     )
     if finished is None:
         return events
-    rules = state.setup.rules
+    rules = state._setting
     direction = state.direction
     if burn is not None:
         # A four of a kind always gives the lead; a 10 does unless ten_follow_up is off.
@@ -323,7 +325,7 @@ def _burn_draw_out(
     for ``add_drawn``: the burn check, the draw, the finish check. Appends their events; returns the
     burn and the finishing order after them, None once the game is over (its last
     ``TurnPassed`` appended): the caller then decides only who plays next."""
-    burn = _burn(pile_after, len(pile_after) - len(state.pile), rank, state.setup.rules)
+    burn = _burn(pile_after, len(pile_after) - len(state.pile), rank, state._setting)
     if burn is not None:
         events.append(PileBurned(p, len(pile_after), burn))
     if draw:
@@ -390,7 +392,7 @@ def _decide_pickup(state: State, p: int) -> list[Event]:
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "you owe a follow-up play")
     if not state.hands[p] and not state.up[p]:
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "a face-down card must always be tried")
-    if not state.setup.rules.voluntary_pickup and _has_plain_play(state, p):
+    if not state._setting.voluntary_pickup and _has_plain_play(state, p):
         raise Rejected(RejectCode.MUST_PLAY_IF_ABLE, "you have a card that can be played")
     nxt = _next(len(state.hands), state.finished, p, state.direction)
     return [PileTaken(p, len(state.pile), "pickup"), TurnPassed(nxt, False, None)]

@@ -1,7 +1,7 @@
-"""Palace's declarations (docs/games/palace.md): the rules flags, the commands, the events and the
-view — the classes the kit, the codec and the schema read by their annotations. This module stays
-Python in the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes
-annotations lossily.
+"""Palace's declarations (docs/games/palace.md): the rules flags, the commands and the view — the
+classes the kit, the codec and the schema read by their annotations. This module stays Python in
+the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes annotations
+lossily. The events are native classes, compiled: :mod:`.events` (but three, here).
 """
 
 from __future__ import annotations
@@ -115,41 +115,8 @@ READY: Final = Ready()
 PICKUP: Final = Pickup()
 
 # --------------------------------------------------------------------------- events
-
-
-@kit.record
-class Dealt:
-    """The deck was shuffled and dealt: face-down, face-up and hand cards per seat, and the stock
-    (top first). Only the face-up cards are public; a seat sees its own hand."""
-
-    down: tuple[tuple[SeenCard, ...], ...]
-    up: tuple[tuple[Card, ...], ...]
-    hands: tuple[tuple[SeenCard, ...], ...]
-    stock: tuple[SeenCard, ...]
-
-
-@kit.record
-class Swapped:
-    """``seat`` put ``hand_card`` face up in place of ``up_card``, which went into its hand."""
-
-    seat: int
-    hand_card: Card
-    up_card: Card
-
-
-@kit.record
-class Readied:
-    """``seat`` is ready (a repeated call changes nothing)."""
-
-    seat: int
-
-
-@kit.record
-class PlayStarted:
-    """Everyone was ready: the play phase begins and ``starter`` leads
-    (docs/games/palace.md#starter)."""
-
-    starter: int
+# The events are native classes, compiled: :mod:`.events`; but for these three, each with a field
+# that has a default (kit.native_records takes every field as given, keeping no default).
 
 
 @final
@@ -161,68 +128,6 @@ class CardsPlayed:
     from_hand: tuple[Card, ...]
     from_up: tuple[Card, ...]
     out_of_turn: bool = False
-
-
-@final
-@kit.record
-class FaceDownTurned:
-    """``seat`` turned up its face-down card at ``index`` (``card``) onto the pile."""
-
-    seat: int
-    index: int
-    card: Card
-
-
-@kit.record
-class CardsAdded:
-    """``seat`` added just-drawn ``cards`` to the pile (docs/games/palace.md#add-drawn-window)."""
-
-    seat: int
-    cards: tuple[Card, ...]
-
-
-@final
-@kit.record
-class PileBurned:
-    """The whole pile (``cards`` of them) left the game, burned by ``seat``'s ten or four."""
-
-    seat: int
-    cards: int
-    by: BurnKind
-
-
-@final
-@kit.record
-class CardsDrawn:
-    """``seat`` drew ``cards`` from the top of the stock (face down to everyone else)."""
-
-    seat: int
-    cards: tuple[SeenCard, ...]
-
-
-@final
-@kit.record
-class PileTaken:
-    """``seat`` took the whole pile (``cards`` of them) into its hand."""
-
-    seat: int
-    cards: int
-    reason: TakeReason
-
-
-@kit.record
-class PlayerWentOut:
-    """``seat`` has no cards left: it finished in ``place`` (1 = first)."""
-
-    seat: int
-    place: int
-
-
-@kit.record
-class DirectionReversed:
-    """Jokers reversed the direction of play; ``direction`` is now +1 or -1."""
-
-    direction: int
 
 
 @kit.record
@@ -249,23 +154,6 @@ class TurnPassed:
     window: tuple[int, int, int] | None
     skipped: tuple[int, ...] = ()
 
-
-Event = (
-    Dealt
-    | Swapped
-    | Readied
-    | PlayStarted
-    | CardsPlayed
-    | FaceDownTurned
-    | CardsAdded
-    | PileBurned
-    | CardsDrawn
-    | PileTaken
-    | PlayerWentOut
-    | DirectionReversed
-    | TurnPassed
-    | PlayerResigned
-)
 
 # --------------------------------------------------------------------------- view
 

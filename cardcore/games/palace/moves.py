@@ -25,7 +25,6 @@ from .declarations import (
     Swap,
 )
 from .rules import (
-    _COSTS,
     State,
     _best_play,
     _bound_rank,
@@ -92,27 +91,27 @@ def _plays(cards: list[Card]) -> tuple[Play, ...]:
     return _PLAYS.get(tuple(cards)) or _plays_of(cards)
 
 
-@kit.seated
-def legal_commands(state: State, seat: int) -> list[Command]:
+def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
+    p = kit.seat_of(state._setting.seats, seat)
     current = state.current
-    if current == seat:  # the commonest question; a seat to play is in play and in the game
-        return _turn_commands(state, seat)
+    if current == p:  # the commonest question; a seat to play is in play and in the game
+        return _turn_commands(state, p)
     finished = state.finished
-    if seat in finished or len(finished) >= len(state.hands) - 1:
+    if p in finished or len(finished) >= len(state.hands) - 1:
         return []
     if state.phase == "setup":
-        return _setup_commands(state, seat)
+        return _setup_commands(state, p)
     if current is None:
         return []
-    return _out_of_turn_commands(state, seat)
+    return _out_of_turn_commands(state, p)
 
 
 def _turn_commands(state: State, seat: int) -> list[Command]:
     """The current player's commands: its plays (docs/games/palace.md#legal-plays), and the
     pick-up when it may (docs/games/palace.md#picking-up)."""
-    rules = state.setup.rules
+    rules = state._setting
     hand = state.hands[seat]
     source = _source(state, seat)
     if not source:
@@ -157,8 +156,10 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
     it twice), then ``Ready`` (docs/games/palace.md#swapping)."""
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
-    pairs = dict.fromkeys(product(state.hands[seat], state.up[seat]))
-    out: list[Command] = [_SWAPS[pair] for pair in pairs]
+    # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once, in
+    # the order of the pairs of hand and face-up cards.
+    hand, up = dict.fromkeys(state.hands[seat]), tuple(dict.fromkeys(state.up[seat]))
+    out: list[Command] = [_SWAPS[h, u] for h in hand for u in up]
     out.append(READY)
     return out
 
@@ -172,7 +173,7 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
         hand = state.hands[seat]
         tail = [c for c in hand[len(hand) - window[2] :] if c.rank == window[1]]
         if tail:
-            check = not state.setup.rules.finish_on_special  # else every subset is accepted
+            check = not state._setting.finish_on_special  # else every subset is accepted
             for m in _multisets(tail):
                 if check:
                     try:
@@ -191,7 +192,7 @@ def _completions(state: State, seat: int) -> list[Command]:
         return []
     rank = pile[-1].rank
     matching = [c for c in _source(state, seat) if c.rank == rank]
-    rules = state.setup.rules
+    rules = state._setting
     if not (matching and _completion_played(rules)):  # most seats hold none: asked first
         return []
     need = 4 - _top_run(pile)
@@ -199,24 +200,24 @@ def _completions(state: State, seat: int) -> list[Command]:
         return []
     out: list[Command] = []
     check = not rules.finish_on_special  # only going out on a power card can fail
-    for m in _multisets(matching):
-        if len(m) == need:
+    for play in _plays(matching):  # every play of these cards, built once: those of ``need``
+        if len(play.cards) == need:
             if check:
                 try:
-                    _decide_completion(state, seat, m)
+                    _decide_completion(state, seat, play.cards)
                 except Rejected:
                     continue
-            out.append(Play(m))
+            out.append(play)
     return out
 
 
-@kit.seated
-def is_sensible(state: State, seat: int, command: Command) -> bool:
+def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
     cards; never fail to go out on a power card when a pick-up is possible; never resign."""
+    p = kit.seat_of(state._setting.seats, seat)
     if isinstance(command, Play):
-        if state.current != seat:
+        if state.current != p:
             return True  # an out-of-turn completion burns the pile and wins the lead
         best = state.best_play
         if best is None:  # only failing power plays fit: fine when nothing else is possible
@@ -225,11 +226,11 @@ def is_sensible(state: State, seat: int, command: Command) -> bool:
         # best[1] is at least 1: a play of that many cards is not empty.
         return len(cards) == best[1] and cards[0].rank == best[0]
     if isinstance(command, Swap):
-        cost = _COSTS[state.setup.rules.three_invisible]
+        cost = state._setting.costs
         return cost[command.hand_card.rank] > cost[command.up_card.rank]
     if isinstance(command, Pickup):
-        best = state.best_play if seat == state.current else _best_play(state, seat)
+        best = state.best_play if p == state.current else _best_play(state, p)
         return best is None
     if isinstance(command, Ready):
-        return seat not in state.ready
+        return p not in state.ready
     return not isinstance(command, kit.Resign)  # legal, never wise: bots must not resign

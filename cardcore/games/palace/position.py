@@ -18,6 +18,7 @@ from .rules import (
     MAX_SEATS,
     MIN_SEATS,
     NAME,
+    Setting,
     State,
     _allowed,
     _top_text,
@@ -56,12 +57,16 @@ def position(
     n = len(hands)
     if ready is None:
         ready = range(n) if phase == "play" else ()
-    state = State(
-        setup=Setup(seats=n, seed=0, rules=rules or Rules()),
+    # The empty table, then the fields given: a field of the wrong type is InvalidPosition
+    # naming it in both builds (State._replace), where the compiled State refuses it with a
+    # TypeError.
+    empty: tuple[tuple[Card, ...], ...] = ((),) * n
+    setup = Setup(seats=n, seed=0, rules=rules or Rules())
+    state = State(setup, phase, empty, empty, empty)._replace(
         phase=phase,
         hands=tuple(tuple(h) for h in hands),
-        up=tuple(tuple(u) for u in up) if up is not None else ((),) * n,
-        down=tuple(tuple(d) for d in down) if down is not None else ((),) * n,
+        up=tuple(tuple(u) for u in up) if up is not None else empty,
+        down=tuple(tuple(d) for d in down) if down is not None else empty,
         stock=tuple(stock),
         pile=tuple(pile),
         burned=tuple(burned),
@@ -245,7 +250,7 @@ def _check_setup_phase(state: State, n: int, k: int, allow_over: bool) -> None:
 def _check_play_phase(state: State, n: int, k: int, allow_over: bool) -> None:
     """After the first play: every seat called ready; the turn; each seat's holding; the pile,
     the follow-up, the add-drawn window, the opening and the revealed card."""
-    rules = state.setup.rules
+    rules = state._setting
     if len(state.ready.union(state.resigned)) != n:
         raise InvalidPosition(
             "ready", "in the play phase every seat has called ready (or resigned in the setup)"
@@ -322,7 +327,7 @@ def _check_holding(state: State, q: int, k: int) -> None:
         )
 
 
-def _check_pile(pile: tuple[Card, ...], rules: Rules) -> None:
+def _check_pile(pile: tuple[Card, ...], rules: Setting) -> None:
     """The pile is built by legal plays only: each card fits on those below it
     (docs/games/palace.md#legal-plays), a 10 never stays (it burns), nor four of a rank on top with
     ``consecutive`` burning."""
@@ -366,7 +371,7 @@ def _check_window(state: State, window: object, n: int, k: int) -> None:
 # --------------------------------------------------------------------------- notation
 
 
-NOTATION_FIELDS: Final = State._fields[1:]
+NOTATION_FIELDS: Final = kit.native.fields_of(State)[1:]
 """The fields of Palace's notation, in order (docs/notation/palace.md): State's own. The last two
 are written only once a seat has resigned (docs/games/common.md#leaving-a-game), so that every text
 of rules version 1 (a log header's position) still reads, and formats, as it did."""

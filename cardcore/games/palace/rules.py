@@ -1,45 +1,41 @@
 """Palace's rules (docs/games/palace.md): the state, the ranks and what may be played on the pile,
-``evolve``, the deal, ``outcome`` and who is to act. The variant flags, commands, events and the
-view are declared in :mod:`.declarations`. The game itself, with the engine's interpretations
-([ENGINE]) stated once, is :mod:`cardcore.games.palace`; ``decide`` is :mod:`.decide`,
-``legal_commands`` and ``is_sensible`` :mod:`.moves`, the views and narration :mod:`.views`,
-positions and their notation :mod:`.position`.
+``evolve``, the deal, ``outcome`` and who is to act. The variant flags, commands and the view are
+declared in :mod:`.declarations`, the events in :mod:`.events`. The game itself, with the engine's
+interpretations ([ENGINE]) stated once, is :mod:`cardcore.games.palace`; ``decide`` is
+:mod:`.decide`, ``legal_commands`` and ``is_sensible`` :mod:`.moves`, the views and narration
+:mod:`.views`, positions and their notation :mod:`.position`.
 
 Module order (style.md): state → ranks → helpers → what may be played → evolve → deal → outcome
-(the rules, commands and events before them are in :mod:`.declarations`). The seat a function is
-given is checked once, by :func:`cardcore.kit.seated` / :func:`cardcore.kit.viewed` (and by
-``Match``); the rules trust it.
+(the rules, commands and events before them are in :mod:`.declarations` and :mod:`.events`). The
+seat a function is given is checked once, by the rule it is given to (:func:`cardcore.kit.seat_of`,
+its first statement; :func:`cardcore.kit.viewed` for the views) and by ``Match``; the rules below
+trust it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Final, NamedTuple, assert_never
+from collections.abc import Iterable
+from typing import Final, assert_never
 
 from ... import kit
 from ...cards import JOKER_RANK, Card, SeenCard, known, rank_name, standard_deck
 from ...engine import Outcome, Setup, Termination
 from ...errors import InvalidSetup
 from ...rng import shuffled
-from .declarations import (
-    BurnKind,
+from .declarations import BurnKind, CardsPlayed, Phase, PlayerResigned, Rules, TurnPassed
+from .events import (
     CardsAdded,
     CardsDrawn,
-    CardsPlayed,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
-    Phase,
     PileBurned,
     PileTaken,
-    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
-    Rules,
     Swapped,
-    TurnPassed,
 )
 
 RULES_VERSION: Final = "2"
@@ -49,64 +45,205 @@ MAX_SEATS: Final = 8
 
 # --------------------------------------------------------------------------- state
 
+Rows = tuple[tuple[Card, ...], ...]
 
-@kit.state
-class State(NamedTuple):
+_NOBODY: Final[frozenset[int]] = frozenset()
+
+
+class Setting:
+    """What the rules read of a state's setup at every step: made once per setup and handed on
+    from state to state (:meth:`State.next`), so that the rules read a native attribute where
+    ``state.setup.rules.two_follow_up`` is two reads of Python objects' attributes in the compiled
+    build (``Setup`` and ``Rules`` are Python classes there). The flags keep their
+    :class:`Rules` names (docs/games/palace.md#variant-flags)."""
+
+    seats: int
+    cards_per_area: int
+    two_follow_up: bool
+    ten_follow_up: bool
+    four_of_a_kind_burn: str
+    out_of_turn_completion: bool
+    add_drawn_same_rank: bool
+    voluntary_pickup: bool
+    starter_must_play_lowest: bool
+    seven_lower: bool
+    eight_skip: bool
+    three_invisible: bool
+    nine_lower: bool
+    finish_on_special: bool
+    combine_hand_and_up: bool
+    costs: tuple[int, ...]
+    """How dear each rank index is under these rules (``_COSTS``)."""
+    cheapest_first: tuple[int, ...]
+    """The rank indices by ``costs``, cheapest first (no two ranks cost the same)."""
+    fitting: dict[int | None, frozenset[int]]
+    """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
+    row of their flags."""
+
+    def __init__(self, setup: Setup[Rules]) -> None:
+        rules = setup.rules
+        self.seats = setup.seats
+        self.cards_per_area = rules.cards_per_area
+        self.two_follow_up = rules.two_follow_up
+        self.ten_follow_up = rules.ten_follow_up
+        self.four_of_a_kind_burn = rules.four_of_a_kind_burn
+        self.out_of_turn_completion = rules.out_of_turn_completion
+        self.add_drawn_same_rank = rules.add_drawn_same_rank
+        self.voluntary_pickup = rules.voluntary_pickup
+        self.starter_must_play_lowest = rules.starter_must_play_lowest
+        self.seven_lower = rules.seven_lower
+        self.eight_skip = rules.eight_skip
+        self.three_invisible = rules.three_invisible
+        self.nine_lower = rules.nine_lower
+        self.finish_on_special = rules.finish_on_special
+        self.combine_hand_and_up = rules.combine_hand_and_up
+        self.costs = _COSTS[rules.three_invisible]
+        self.cheapest_first = tuple(sorted(range(14), key=self.costs.__getitem__))
+        flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
+        self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
+
+
+class State(kit.NativeState):
     """A whole Palace position. Build one directly to test from exact cards (see ``position``).
 
-    A NamedTuple made fast by :func:`cardcore.kit.state`: ``evolve`` builds one per event with
-    ``s._replace(...)``, naming only the fields the event changes, and what every seat asks of a
-    position (which ranks go on the pile, the play a sensible player makes) is worked out once
-    per state."""
+    A native state (:class:`cardcore.kit.NativeState`: a C struct in the compiled build):
+    ``evolve`` changes a copy of it (:meth:`next`) in the fields an event changes, and what every
+    seat asks of a position (how the game ended, which ranks go on the pile, the play a sensible
+    player makes) is worked out once per state and kept (:attr:`ended`, :attr:`allowed`,
+    :attr:`playable`, :attr:`best_play`)."""
 
     setup: Setup[Rules]
     phase: Phase
-    hands: tuple[tuple[Card, ...], ...]
-    up: tuple[tuple[Card, ...], ...]
-    down: tuple[tuple[Card, ...], ...]
-    stock: tuple[Card, ...] = ()
+    hands: Rows
+    up: Rows
+    down: Rows
+    stock: tuple[Card, ...]
     """Top first."""
-    pile: tuple[Card, ...] = ()
+    pile: tuple[Card, ...]
     """Bottom→top."""
-    burned: tuple[Card, ...] = ()
-    current: int | None = None
-    follow_up: bool = False
+    burned: tuple[Card, ...]
+    current: int | None
+    follow_up: bool
     """The current player must play again (after a 2 or a burn): no pick-up."""
-    direction: int = 1
-    ready: frozenset[int] = frozenset()
-    finished: tuple[int, ...] = ()
+    direction: int
+    ready: frozenset[int]
+    finished: tuple[int, ...]
     """Seats that are out, in the order they left: those that went out and those that resigned
     (``resigned``; in the setup phase only those)."""
-    window: tuple[int, int, int] | None = None
+    window: tuple[int, int, int] | None
     """The open add-drawn window: ``(seat, rank just played, cards drawn by its last draw)``;
     those cards are the last ones of that seat's hand."""
-    opening: bool = False
+    opening: bool
     """No card has been played yet (``starter_must_play_lowest``)."""
-    revealed: Card | None = None
+    revealed: Card | None
     """The face-down card turned up most recently: everyone saw it, wherever it went."""
-    set_aside: tuple[Card, ...] = ()
+    set_aside: tuple[Card, ...]
     """The cards of resigned seats, out of the game face down (docs/games/common.md#leaving-a-game),
     in the order they left: each resigner's hand, then its face-up, then its face-down cards."""
-    resigned: tuple[int, ...] = ()
+    resigned: tuple[int, ...]
     """The seats that resigned, in order. They are in ``finished`` too (they are out: no turn,
     no window, no command), but rank below every seat that went out (``outcome``)."""
+    _setting: Setting
+    """What the rules read of ``setup`` at every step (no field: made from it)."""
+    _kept_allowed: frozenset[int] | None = None
+    _kept_playable: list[tuple[int, list[Card]]] | None = None
+    _kept_best_play: tuple[int, int] | None = None
+    _best_play_known: bool = False
 
-    @kit.derived
+    def __init__(  # noqa: PLR0917  # the fields, in order
+        self,
+        setup: Setup[Rules],
+        phase: Phase,
+        hands: Rows,
+        up: Rows,
+        down: Rows,
+        stock: tuple[Card, ...] = (),
+        pile: tuple[Card, ...] = (),
+        burned: tuple[Card, ...] = (),
+        current: int | None = None,
+        follow_up: bool = False,
+        direction: int = 1,
+        ready: frozenset[int] = _NOBODY,
+        finished: tuple[int, ...] = (),
+        window: tuple[int, int, int] | None = None,
+        opening: bool = False,
+        revealed: Card | None = None,
+        set_aside: tuple[Card, ...] = (),
+        resigned: tuple[int, ...] = (),
+        _setting: Setting | None = None,
+    ) -> None:
+        self.setup = setup
+        self.phase = phase
+        self.hands = hands
+        self.up = up
+        self.down = down
+        self.stock = stock
+        self.pile = pile
+        self.burned = burned
+        self.current = current
+        self.follow_up = follow_up
+        self.direction = direction
+        self.ready = ready
+        self.finished = finished
+        self.window = window
+        self.opening = opening
+        self.revealed = revealed
+        self.set_aside = set_aside
+        self.resigned = resigned
+        self._setting = Setting(setup) if _setting is None else _setting
+
+    def next(self) -> State:
+        """A copy for ``evolve`` to change: the same fields, nothing derived kept."""
+        return State(
+            self.setup,
+            self.phase,
+            self.hands,
+            self.up,
+            self.down,
+            self.stock,
+            self.pile,
+            self.burned,
+            self.current,
+            self.follow_up,
+            self.direction,
+            self.ready,
+            self.finished,
+            self.window,
+            self.opening,
+            self.revealed,
+            self.set_aside,
+            self.resigned,
+            self._setting,
+        )
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, None while it goes on (kept as ``ended``): :func:`outcome`."""
+        return outcome(self)
+
+    @property
     def allowed(self) -> frozenset[int]:
-        """The ranks that may be played on the pile now: :func:`_allowed`."""
-        return _allowed(self.pile, self.setup.rules)
+        """The ranks that may be played on the pile now: :func:`_allowed`, kept."""
+        if self._kept_allowed is None:
+            self._kept_allowed = _allowed(self.pile, self._setting)
+        return self._kept_allowed
 
-    @kit.derived
+    @property
     def playable(self) -> list[tuple[int, list[Card]]]:
         """The current player's cards that may be played now, by rank, cheapest first (empty
-        when nobody is to play): :func:`_fitting`."""
-        return [] if self.current is None else _fitting(self, self.current)
+        when nobody is to play): :func:`_fitting`, kept."""
+        if self._kept_playable is None:
+            self._kept_playable = [] if self.current is None else _fitting(self, self.current)
+        return self._kept_playable
 
-    @kit.derived
+    @property
     def best_play(self) -> tuple[int, int] | None:
         """The play a sensible current player makes (None when there is none, or nobody is to
-        play): :func:`_best_play`."""
-        return None if self.current is None else _best_play(self, self.current)
+        play): :func:`_best_play`, kept."""
+        if not self._best_play_known:
+            current = self.current
+            self._kept_best_play = None if current is None else _best_play(self, current)
+            self._best_play_known = True
+        return self._kept_best_play
 
 
 # --------------------------------------------------------------------------- ranks
@@ -129,18 +266,19 @@ ranks in order, then the power cards (invisible 3, joker, 2, 10). Bots play the 
 and keep the dearest face up."""
 
 
-def _is_power(rank: int, rules: Rules) -> bool:
-    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``."""
+def _is_power(rank: int, rules: Setting | Rules) -> bool:
+    """May this rank go on anything? 2, 10, jokers, and 3 under ``three_invisible``. (The
+    rules' flags, or a setup's :class:`Setting`.)"""
     return rank == 2 or rank == 10 or rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
-def _is_transparent(rank: int, rules: Rules) -> bool:
+def _is_transparent(rank: int, rules: Setting) -> bool:
     """Is this rank skipped by every rule that looks at the top card? [ENGINE] Jokers, and 3s
     under ``three_invisible`` (docs/games/palace.md#variant-flags)."""
     return rank == JOKER_RANK or (rank == 3 and rules.three_invisible)
 
 
-def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
+def _top_rank(pile: tuple[Card, ...], rules: Setting) -> int | None:
     """The rank the rules look at: the top card's, transparent cards skipped; None for an empty
     pile or one of transparent cards only (anything goes on it)."""
     for card in reversed(pile):
@@ -149,7 +287,7 @@ def _top_rank(pile: Sequence[Card], rules: Rules) -> int | None:
     return None
 
 
-def _fits(rank: int, top: int | None, rules: Rules) -> bool:
+def _fits(rank: int, top: int | None, rules: Setting | Rules) -> bool:
     """May a card of ``rank`` go on a pile whose top rank is ``top`` (``_top_rank``)? It must
     equal or beat it, unless it is a power card or the top is a 2; after a 7 under
     ``seven_lower`` (a 9 under ``nine_lower``) it must be that rank or lower
@@ -163,7 +301,7 @@ def _fits(rank: int, top: int | None, rules: Rules) -> bool:
     return _ORDER[rank] >= _ORDER[top]
 
 
-def _top_text(pile: Sequence[Card], rules: Rules) -> str:
+def _top_text(pile: tuple[Card, ...], rules: Setting) -> str:
     """What a card must go on, in words (``_fits``), for a rejection."""
     top = _top_rank(pile, rules)
     if top is None:
@@ -190,17 +328,17 @@ def _ranks_that_fit(
 
 
 _FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
-"""``_ranks_that_fit`` for every top rank and flags."""
+"""``_ranks_that_fit`` for every top rank and flags, made once: a setup's :class:`Setting` reads
+its row (``Setting.fitting``)."""
 
 
-def _allowed(pile: Sequence[Card], rules: Rules) -> frozenset[int]:
-    """Every rank that may be played on ``pile`` now (``_fits``, read from its table); a
-    state's is ``state.allowed``."""
-    top = _top_rank(pile, rules)
-    return _FITTING[top, rules.seven_lower, rules.nine_lower, rules.three_invisible]
+def _allowed(pile: tuple[Card, ...], rules: Setting) -> frozenset[int]:
+    """Every rank that may be played on ``pile`` now (``_fits``, read from ``Setting.fitting``);
+    a state's is ``state.allowed``."""
+    return rules.fitting[_top_rank(pile, rules)]
 
 
-def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> BurnKind | None:
+def _burn(pile_after: tuple[Card, ...], played: int, rank: int, rules: Setting) -> BurnKind | None:
     """docs/games/palace.md#a-turn, step 2: a 10 burns; so do four of one rank on top
     (``four_of_a_kind_burn``)."""
     if rank == 10:
@@ -219,7 +357,7 @@ def _burn(pile_after: Sequence[Card], played: int, rank: int, rules: Rules) -> B
 # --------------------------------------------------------------------------- helpers
 
 
-def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | None:
+def _minus(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
     rest = tuple(cards)
     for c in taken:
@@ -231,12 +369,12 @@ def _minus(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...] | N
     return rest
 
 
-def _holds(cards: Sequence[Card], taken: Sequence[Card]) -> bool:
+def _holds(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
     """Does ``cards`` hold ``taken`` (as multisets)?"""
     return taken[0] in cards if len(taken) == 1 else _minus(cards, taken) is not None
 
 
-def _minus_last(cards: Sequence[Card], taken: Sequence[Card]) -> tuple[Card, ...]:
+def _minus_last(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...]:
     """``cards`` without ``taken``, removing the last occurrences (just-drawn cards are last)."""
     rest = list(cards)
     for c in taken:
@@ -265,7 +403,7 @@ def _put(
     return rows[:p] + (row,) + rows[p + 1 :]
 
 
-def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
+def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
     """The next player after ``p`` in ``direction`` still in the game (not in ``finished``)."""
     q = (p + direction) % seats
     while q in finished:
@@ -274,7 +412,7 @@ def _next(seats: int, finished: Sequence[int], p: int, direction: int) -> int:
 
 
 def _advance(
-    seats: int, finished: Sequence[int], p: int, direction: int, steps: int
+    seats: int, finished: tuple[int, ...], p: int, direction: int, steps: int
 ) -> tuple[int, tuple[int, ...]]:
     """The ``steps``-th player after ``p`` in ``direction`` still in the game (``p`` itself
     counts when the count wraps round, docs/games/palace.md#variant-flags eight_skip), and the
@@ -296,7 +434,7 @@ def _source(state: State, p: int) -> tuple[Card, ...]:
 def _draw_count(state: State, hand_after: int) -> int:
     """How many cards a player left with ``hand_after`` in hand draws: back up to
     ``cards_per_area`` while the stock lasts (docs/games/palace.md#a-turn, step 3)."""
-    need = state.setup.rules.cards_per_area - hand_after
+    need = state._setting.cards_per_area - hand_after
     return min(need, len(state.stock)) if need > 0 else 0
 
 
@@ -311,7 +449,7 @@ def _goes_out(state: State, hand_after: int, up_after: int, down_after: int) -> 
     )
 
 
-def _top_run(pile: Sequence[Card]) -> int:
+def _top_run(pile: tuple[Card, ...]) -> int:
     """How many cards of the top card's rank lie on top of ``pile`` (a four burns)."""
     run = 0
     for c in reversed(pile):
@@ -321,7 +459,7 @@ def _top_run(pile: Sequence[Card]) -> int:
     return run
 
 
-def _completion_played(rules: Rules) -> bool:
+def _completion_played(rules: Setting) -> bool:
     """May a four be completed out of turn (docs/games/palace.md#out-of-turn-completion)? [ENGINE]
     Only where fours burn across plays (``four_of_a_kind_burn="consecutive"``)."""
     return rules.out_of_turn_completion and rules.four_of_a_kind_burn == "consecutive"
@@ -334,7 +472,7 @@ def _cards_text(cards: Iterable[SeenCard]) -> str:
 # --------------------------------------------------------------------------- what may be played
 
 
-def _lowest_plain_rank(cards: Sequence[Card], rules: Rules) -> int | None:
+def _lowest_plain_rank(cards: tuple[Card, ...], rules: Setting) -> int | None:
     """The lowest rank of ``cards`` that is not a power rank (None if they are all power cards)."""
     ranks = [c.rank for c in cards if not _is_power(c.rank, rules)]
     return min(ranks, key=_ORDER.__getitem__) if ranks else None
@@ -345,8 +483,8 @@ def _bound_rank(state: State, p: int) -> int | None:
     of the game is the lowest non-power rank of the active source. (``opening`` is read first: it
     is true before the first play only.)"""
     return (
-        _lowest_plain_rank(_source(state, p), state.setup.rules)
-        if state.opening and state.setup.rules.starter_must_play_lowest
+        _lowest_plain_rank(_source(state, p), state._setting)
+        if state.opening and state._setting.starter_must_play_lowest
         else None
     )
 
@@ -356,8 +494,8 @@ def _power_finish_fails(state: State, rank: int) -> bool:
     ``finish_on_special=False``)? [ENGINE] Not when nothing but power cards is left in play, since
     then nobody could ever go out."""
     return (
-        not state.setup.rules.finish_on_special
-        and _is_power(rank, state.setup.rules)
+        not state._setting.finish_on_special
+        and _is_power(rank, state._setting)
         and _plain_cards_left(state)
     )
 
@@ -365,7 +503,7 @@ def _power_finish_fails(state: State, rank: int) -> bool:
 def _plain_cards_left(state: State) -> bool:
     """Is any card left in play (the stock, the pile, the cards of the seats still in) not a
     power card?"""
-    rules = state.setup.rules
+    rules = state._setting
     zones: list[tuple[Card, ...]] = [state.stock, state.pile]
     for q in range(len(state.hands)):
         if q not in state.finished:
@@ -394,14 +532,13 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
                 g.append(c)
     if len(groups) <= 1:
         return list(groups.items())
-    ranks = sorted(groups, key=_COSTS[state.setup.rules.three_invisible].__getitem__)
-    return [(r, groups[r]) for r in ranks]
+    return [(r, groups[r]) for r in state._setting.cheapest_first if r in groups]
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
     """The play a sensible player makes: ``(rank, count)`` of the cheapest rank that fits, all of
     its cards (and face-up ones when combining); None if only failing plays exist."""
-    rules = state.setup.rules
+    rules = state._setting
     hand = state.hands[seat]
     playable = state.playable if seat == state.current else _fitting(state, seat)
     for rank, cards in playable:
@@ -429,7 +566,7 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
             # before its last plain set, or it would be left holding them (a pick-up loop).
             rest = [c.rank for c in _source(state, seat) if c.rank != rank]
             if rest and all(_is_power(r, rules) for r in rest):
-                cost = _COSTS[rules.three_invisible]
+                cost = rules.costs
                 power = min(rest, key=cost.__getitem__)
                 return power, rest.count(power)
         return rank, count
@@ -439,41 +576,47 @@ def _best_play(state: State, seat: int) -> tuple[int, int] | None:
 # --------------------------------------------------------------------------- evolve
 
 
-@kit.builds(State)
 def evolve(state: State, event: Event) -> State:
-    """Apply one event. No rules: the event carries every decision.
+    """Apply one event. No rules: the event carries every decision. Each event changes a copy of
+    the state (:meth:`State.next`) in the fields it names.
 
     The play's events are tested first, the commonest first (``type(event) is``): a ``match``
     class pattern costs more than building the next state."""
     s = state
     if type(event) is TurnPassed:
-        return s._replace(current=event.current, follow_up=event.follow_up, window=event.window)
+        n = s.next()
+        n.current, n.follow_up, n.window = event.current, event.follow_up, event.window
+        return n
     if type(event) is CardsPlayed:
         p = event.seat
-        return s._replace(
-            hands=_take(s.hands, p, event.from_hand),
-            up=_take(s.up, p, event.from_up),
-            pile=s.pile + event.from_hand + event.from_up,
-            opening=False,
-        )
+        n = s.next()
+        n.hands = _take(s.hands, p, event.from_hand)
+        n.up = _take(s.up, p, event.from_up)
+        n.pile = s.pile + event.from_hand + event.from_up
+        n.opening = False
+        return n
     if type(event) is CardsDrawn:
         p, k = event.seat, len(event.cards)
-        hand = s.hands[p] + s.stock[:k]
-        return s._replace(hands=_put(s.hands, p, hand), stock=s.stock[k:])
+        n = s.next()
+        n.hands = _put(s.hands, p, s.hands[p] + s.stock[:k])
+        n.stock = s.stock[k:]
+        return n
     if type(event) is PileTaken:
         p = event.seat
-        hand = s.hands[p] + s.pile
-        return s._replace(hands=_put(s.hands, p, hand), pile=())
+        n = s.next()
+        n.hands, n.pile = _put(s.hands, p, s.hands[p] + s.pile), ()
+        return n
     if type(event) is PileBurned:
-        return s._replace(burned=s.burned + s.pile, pile=())
+        n = s.next()
+        n.burned, n.pile = s.burned + s.pile, ()
+        return n
     if type(event) is FaceDownTurned:
         p, i = event.seat, event.index
-        return s._replace(
-            down=_put(s.down, p, s.down[p][:i] + s.down[p][i + 1 :]),
-            pile=s.pile + (event.card,),
-            opening=False,
-            revealed=event.card,
-        )
+        n = s.next()
+        n.down = _put(s.down, p, s.down[p][:i] + s.down[p][i + 1 :])
+        n.pile = s.pile + (event.card,)
+        n.opening, n.revealed = False, event.card
+        return n
     return _evolve_rarely(s, event)
 
 
@@ -487,54 +630,55 @@ _RarerEvent = (
     | PlayerResigned
     | Dealt
 )
-"""The events ``evolve`` does not test first (those it does are ``@final``: mypy knows the rest)."""
+"""The events ``evolve`` does not test first."""
 
 
-@kit.builds(State)
 def _evolve_rarely(s: State, event: _RarerEvent) -> State:
     """The events of the setup, of a player going out or resigning, and the rare effects."""
-    match event:
-        case CardsAdded(p, cards):
-            return s._replace(
-                hands=_put(s.hands, p, _minus_last(s.hands[p], cards)), pile=s.pile + cards
-            )
-        case PlayerWentOut(p):
-            return s._replace(finished=(*s.finished, p))
-        case DirectionReversed(direction):
-            return s._replace(direction=direction)
-        case Swapped(p, hand_card, up_card):
-            return s._replace(
-                hands=_put(s.hands, p, _swap(s.hands[p], hand_card, up_card)),
-                up=_put(s.up, p, _swap(s.up[p], up_card, hand_card)),
-            )
-        case Readied(p):
-            return s._replace(ready=s.ready | {p})
-        case PlayStarted(starter):
-            return s._replace(
-                phase="play", current=starter, follow_up=False, window=None, opening=True
-            )
-        case PlayerResigned(p):
-            # docs/games/common.md#leaving-a-game: everything the seat holds leaves the game; it is
-            # out (ranked by outcome).
-            return s._replace(
-                hands=_put(s.hands, p, ()),
-                up=_put(s.up, p, ()),
-                down=_put(s.down, p, ()),
-                finished=(*s.finished, p),
-                set_aside=s.set_aside + s.hands[p] + s.up[p] + s.down[p],
-                resigned=(*s.resigned, p),
-            )
-        case Dealt(down, up, hands, stock):
-            return State(
-                setup=s.setup,
-                phase="setup",
-                hands=_real(hands),
-                up=tuple(tuple(row) for row in up),
-                down=_real(down),
-                stock=known(stock),
-            )
-        case _:
-            assert_never(event)
+    if isinstance(event, Dealt):
+        return _dealt(s, event)
+    n = s.next()
+    if isinstance(event, CardsAdded):
+        p, cards = event.seat, event.cards
+        n.hands = _put(s.hands, p, _minus_last(s.hands[p], cards))
+        n.pile = s.pile + cards
+    elif isinstance(event, PlayerWentOut):
+        n.finished = (*s.finished, event.seat)
+    elif isinstance(event, DirectionReversed):
+        n.direction = event.direction
+    elif isinstance(event, Swapped):
+        p, hand_card, up_card = event.seat, event.hand_card, event.up_card
+        n.hands = _put(s.hands, p, _swap(s.hands[p], hand_card, up_card))
+        n.up = _put(s.up, p, _swap(s.up[p], up_card, hand_card))
+    elif isinstance(event, Readied):
+        n.ready = s.ready | {event.seat}
+    elif isinstance(event, PlayStarted):
+        n.phase, n.current, n.follow_up, n.window = "play", event.starter, False, None
+        n.opening = True
+    elif isinstance(event, PlayerResigned):
+        _resigned(s, n, event.seat)
+    else:
+        assert_never(event)
+    return n
+
+
+def _resigned(s: State, n: State, p: int) -> None:
+    """:func:`evolve` of a resignation, into ``n`` (a copy of ``s``): everything the seat holds
+    leaves the game; it is out, ranked by outcome (docs/games/common.md#leaving-a-game)."""
+    n.hands, n.up, n.down = _put(s.hands, p, ()), _put(s.up, p, ()), _put(s.down, p, ())
+    n.finished = (*s.finished, p)
+    n.set_aside = s.set_aside + s.hands[p] + s.up[p] + s.down[p]
+    n.resigned = (*s.resigned, p)
+
+
+def _dealt(s: State, event: Dealt) -> State:
+    """:func:`evolve` of the deal: the table before it (``initial_state``) with the cards dealt,
+    in the setup phase."""
+    up = tuple(tuple(row) for row in event.up)
+    stock = known(event.stock)
+    return State(
+        s.setup, "setup", _real(event.hands), up, _real(event.down), stock, _setting=s._setting
+    )
 
 
 def _real(rows: tuple[tuple[SeenCard, ...], ...]) -> tuple[tuple[Card, ...], ...]:

@@ -10,23 +10,20 @@ from ... import kit
 from ...cards import HIDDEN, SeenCard, rank_name
 from ...engine import Role, Viewer, check_seat
 from ...errors import InvalidSeat
-from .declarations import (
+from .declarations import CardsPlayed, PlayerResigned, TurnPassed, View
+from .events import (
     CardsAdded,
     CardsDrawn,
-    CardsPlayed,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
     PileBurned,
     PileTaken,
-    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
     Swapped,
-    TurnPassed,
-    View,
 )
 from .rules import State, _cards_text
 
