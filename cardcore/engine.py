@@ -283,7 +283,8 @@ def check_seat(seats: int, seat: object) -> int:
 
 
 def with_setup(state: S, setup: Setup[Any]) -> S:
-    """``state`` under ``setup`` (every game's state is a NamedTuple with a ``setup`` field)."""
+    """``state`` under ``setup`` (every game's state has ``setup`` as its first field and a
+    ``_replace``: a ``NamedTuple``, or a :class:`~cardcore.kit.NativeState`)."""
     return state._replace(setup=setup)  # type: ignore[attr-defined, no-any-return]
 
 

@@ -30,9 +30,9 @@ it declares what it wants fast and the kit makes it so, by one mechanism each:
 plain class on :class:`NativeState` (a C struct when compiled: ``==``, ``hash``, ``repr``,
 ``_replace``, pickling and the kept outcome written once, here), its events plain classes made
 records in place (:func:`native_records`), its rules checking their seat with :func:`seat_of` as
-their first statement. Both ways coexist until the last game moves: the
-games not moved yet keep :func:`state`, :func:`builds`, :func:`derived`, :func:`record` and
-:func:`seated`, unchanged.
+their first statement. Every shipped game is written this way; :func:`state`, :func:`builds`,
+:func:`derived` and :func:`seated` stay, unchanged, the simpler way for a game that never needs
+the compiled build (docs/adding-a-game.md, section 11; tests/war's War).
 
 Each is measured where it is defined. A compiled build (mypyc) keeps the same calls and may swap
 how the kit makes them fast without touching a game.

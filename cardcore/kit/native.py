@@ -4,8 +4,9 @@ a build a direct C call), given here, once, what a ``NamedTuple`` gave it for fr
 ``hash``, a ``repr`` that reads back, ``_replace``, pickling, and the outcome kept with the state
 (:attr:`NativeState.ended`); and :func:`seat_of`, the one seat check a rule calls first.
 
-Both ways coexist until the last game moves: a game still on :func:`~cardcore.kit.state` (a
-``NamedTuple``) and :func:`~cardcore.kit.seated` works as before. A game that moves:
+Every shipped game is written this way; a game on :func:`~cardcore.kit.state` (a ``NamedTuple``)
+and :func:`~cardcore.kit.seated` works as before (the simpler way, for a game that never needs the
+compiled build). A native game:
 
 * subclasses :class:`NativeState`, declares its fields as annotated attributes (``setup``
   first) and takes them in that order in its ``__init__``, the defaults those of a position built

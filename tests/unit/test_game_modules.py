@@ -1,6 +1,6 @@
 """A game's module is its rule text (issue 23; design.md, "Speed of the core"): no speed machinery
-of its own. Speed is declared through :mod:`cardcore.kit` (``kit.state``, ``kit.derived``,
-``kit.tabulate``, ``kit.seated``), so a converted game holds
+of its own. Speed is declared through :mod:`cardcore.kit` (``kit.NativeState``, ``kit.seat_of``,
+``kit.native_records``, ``kit.tabulate``, ``kit.inline``/``kit.hot``), so a converted game holds
 
 * no ``tuple.__new__`` (a state built as a positional tuple: ``s._replace(...)`` is as fast);
 * no ``# fmt: skip`` / ``# fmt: off`` (a build laid out by hand to be read at all);
