@@ -231,9 +231,10 @@ def _native_record(cls: Any) -> None:
 
 
 _LITERALS: Final = (type(None), bool, int, str)
-"""The types of the defaults a native event may declare (and ``()``): what mypyc writes into a
-compiled class's signature as the same literal (it writes none for a ``frozenset()`` or an int past
-its 62-bit range), so both builds read the same value."""
+"""The types of the defaults a native event may declare (and ``()``): literals mypyc writes into a
+compiled class's signature as written, so both builds read the same value. (It writes no signature
+for a ``frozenset()`` default, nor for an int as large as ``10**30``: the compiled build then
+refuses the class, where the interpreted one would take that int.)"""
 
 
 def _defaults(cls: Any, key: str, names: tuple[str, ...], *, compiled: bool) -> dict[str, Any]:
