@@ -7,10 +7,11 @@ both ways coexist until the last game moves); and :func:`union_types`, a game's
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Final, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .. import commands, views
 from .._mypyc import compiled_class, dataclass_transform
@@ -177,6 +178,14 @@ def native_records(union: Any) -> None:
     past the frozen ``__setattr__``); the interpreted one is given one that stores its fields in
     the instance's ``__dict__`` past it.
 
+    A field may have a default, written once, in the ``__init__``'s signature (``def
+    __init__(self, seat: int, by: str | None = None)``): a simple literal, None, True or False,
+    an int, a str or ``()`` (any other is refused with a ``TypeError``). Its dataclass field
+    carries it, so that, as for a record's default, the codec decodes a line without the field,
+    the schema makes it optional, and the interpreted ``__init__`` given takes it too (the
+    compiled one has it natively). The compiled build reads it from the text signature mypyc
+    writes on the class (``__text_signature__``); the interpreted one, from the function.
+
     A class of the union that is a record already (:func:`record`: an event without fields,
     which has nothing to read natively) is left as it is.
 
@@ -197,17 +206,18 @@ def _native_record(cls: Any) -> None:
     names = tuple(written)
     if vars(cls).get("__match_args__", names) != names:  # declared for the type checker
         raise TypeError(f"{key}: __match_args__ names the fields, in the order declared")
+    defaults = _defaults(cls, key, names, compiled=compiled)
     cls.__annotations__ = written
     dataclass(init=False, eq=True, unsafe_hash=True, frozen=True)(cls)  # in place: no slots
     for f in dataclasses.fields(cls):
-        f.default = dataclasses.MISSING  # compiled: the native attribute's descriptor, no default
+        # compiled, the native attribute's descriptor: the default is the __init__'s
+        f.default = defaults.get(f.name, dataclasses.MISSING)
     if not compiled:
-        code = cls.__init__.__code__
-        if code.co_varnames[: code.co_argcount] != ("self", *names):
-            raise TypeError(f"{key}: __init__ takes its fields, in the order declared")
+        ns = {f"_default_{n}": value for n, value in defaults.items()}
+        params = [f"{n}=_default_{n}" if n in defaults else n for n in names]
         given = ", ".join(f"{n}={n}" for n in names)
         cls.__init__ = codegen.function(
-            "__init__", ["self", *names], [f"    self.__dict__.update({given})"], {}
+            "__init__", ["self", *params], [f"    self.__dict__.update({given})"], ns
         )
 
     def __str__(self: object) -> str:
@@ -218,6 +228,40 @@ def _native_record(cls: Any) -> None:
 
     cls.__str__ = __str__
     cls.__reduce__ = __reduce__
+
+
+_LITERALS: Final = (type(None), bool, int, str)
+"""The types of the defaults a native event may declare (and ``()``): literals mypyc writes into a
+compiled class's signature as written, so both builds read the same value. (It writes no signature
+for a ``frozenset()`` default, nor for an int as large as ``10**30``: the compiled build then
+refuses the class, where the interpreted one would take that int.)"""
+
+
+def _defaults(cls: Any, key: str, names: tuple[str, ...], *, compiled: bool) -> dict[str, Any]:
+    """Each field of ``cls`` that its ``__init__`` gives a default → that default, read from its
+    signature: the interpreted function's own, or the text mypyc writes on the compiled class
+    (``__text_signature__``, ``(seat, cards, by=None)``), which :func:`inspect.signature` reads
+    back. Checked: the ``__init__`` takes the fields, in the order declared, each a default of
+    :data:`_LITERALS` or ``()`` at most."""
+    try:  # compiled: the class's signature (no self); interpreted: the function's
+        signature = inspect.signature(cls if compiled else cls.__init__)
+    except ValueError:  # mypyc wrote none: a default it cannot write as a literal
+        raise TypeError(
+            f"{key}: no signature of __init__ to read (a default not a literal?)"
+        ) from None
+    params = list(signature.parameters.values())[0 if compiled else 1 :]
+    if tuple(p.name for p in params) != names or any(
+        p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params
+    ):
+        raise TypeError(f"{key}: __init__ takes its fields, in the order declared")
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    for name, value in defaults.items():
+        if type(value) not in _LITERALS and not (type(value) is tuple and value == ()):
+            raise TypeError(
+                f"{key}: the default of {name} is {value!r}: a native event's default is None, "
+                "True or False, an int, a str or ()"
+            )
+    return defaults
 
 
 # --------------------------------------------------------------------------- unions

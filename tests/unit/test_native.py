@@ -15,10 +15,12 @@ from typing import Any, get_type_hints
 
 import pytest
 
-from cardcore import kit
+import cardcore
+from cardcore import codec, kit
+from cardcore._mypyc import compiled_class
 from cardcore.cards import Card
 from cardcore.engine import Outcome, Setup, check_seat, with_setup
-from cardcore.errors import InvalidPosition, InvalidSeat
+from cardcore.errors import DecodeError, InvalidPosition, InvalidSeat
 from cardcore.games import palace, ratscrew, slapjack, speed, spit
 from cardcore.kit.native import fields_of
 from cardcore.match import Match
@@ -133,3 +135,62 @@ def test_a_native_event_is_frozen_shown_and_pickled_as_a_record() -> None:
             assert (seat, current) == (0, 1)
         case _:
             pytest.fail("the positional pattern did not match")
+
+
+DEFAULTS = {  # a native event with a default → the fields given, the field left out, its default
+    "CardsPlayed": (palace.CardsPlayed, (0, (Card.parse("4S"),), ()), "out_of_turn", False),
+    "TurnPassed": (palace.TurnPassed, (None, False, None), "skipped", ()),
+    "PlayerResigned": (palace.PlayerResigned, (1, 9), "by", None),
+}
+"""Palace's events whose last field has a default, written in their ``__init__``."""
+
+
+@pytest.mark.parametrize("name", DEFAULTS)
+def test_a_native_events_default_is_kept_as_a_records_is(name: str) -> None:
+    event_type, given, left_out, default = DEFAULTS[name]
+    assert compiled_class(event_type) is cardcore.compiled  # native in the compiled build
+    kept = [(f.name, f.default) for f in dataclasses.fields(event_type)]
+    assert kept[-1] == (left_out, default)
+    assert all(d is dataclasses.MISSING for _, d in kept[:-1])
+    event, full = event_type(*given), event_type(*given, default)
+    assert getattr(event, left_out) == default and type(getattr(event, left_out)) is type(default)
+    assert event == full and hash(event) == hash(full) and repr(event) == repr(full)
+    assert event_type(*given, **{left_out: default}) == event
+    assert repr(event).endswith(f", {left_out}={default!r})")
+    assert eval(repr(event), {name: event_type, "Card": Card}) == event
+    assert pickle.loads(pickle.dumps(event)) == event and copy.copy(event) == event
+    schema = codec.schema_of(event_type)
+    assert left_out in schema["properties"]
+    assert schema["required"] == ["kind", *(n for n, _ in kept[:-1])]  # the default optional
+    line = codec.encode(event)
+    assert line[left_out] == codec.encode(default)
+    del line[left_out]
+    assert palace.GAME.decode_event(line) == event  # a line without it decodes
+    del line[kept[0][0]]
+    with pytest.raises(DecodeError, match="missing field"):
+        palace.GAME.decode_event(line)
+
+
+@pytest.mark.parametrize("default", [frozenset(), 1.5, (1,), [], Card.parse("QS")], ids=repr)
+def test_a_native_events_default_that_is_not_a_simple_literal_is_refused(default: Any) -> None:
+    class Scored:
+        points: Any
+
+        def __init__(self, points: Any = default) -> None:
+            self.points = points
+
+    with pytest.raises(TypeError, match=r"Scored: the default of points is .*: a native event's"):
+        kit.native_records(Scored)
+
+
+def test_a_native_events_init_takes_its_fields_in_order() -> None:
+    class Scored:
+        seat: int
+        points: int
+
+        def __init__(self, points: int = 0, seat: int = 0) -> None:
+            self.seat = seat
+            self.points = points
+
+    with pytest.raises(TypeError, match="__init__ takes its fields, in the order declared"):
+        kit.native_records(Scored)

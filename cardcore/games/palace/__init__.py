@@ -55,8 +55,8 @@ here and cited where used:
   ``rules.cards_per_area``).
 
 A small package: :mod:`.declarations` (the flags, commands and the ``View``: the classes read by
-their annotations, which stay Python in the compiled build; and three events with a default),
-:mod:`.events` (the other events, native classes made records by the kit, compiled),
+their annotations, which stay Python in the compiled build), :mod:`.events` (the events, native
+classes made records by the kit, compiled),
 :mod:`.rules` (the state, ranks, ``evolve``, the deal, ``outcome``), :mod:`.decide`,
 :mod:`.moves` (``legal_commands`` and the bots' hint ``is_sensible``), :mod:`.views` (views,
 redaction, narration) and :mod:`.position` (positions, their check and notation,
@@ -78,33 +78,33 @@ from .declarations import (
     READY,
     AddDrawn,
     BurnKind,
-    CardsPlayed,
     Command,
     Phase,
     Pickup,
     Play,
-    PlayerResigned,
     PlayFaceDown,
     Ready,
     Rules,
     Swap,
     TakeReason,
-    TurnPassed,
     View,
 )
 from .events import (
     CardsAdded,
     CardsDrawn,
+    CardsPlayed,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
     PileBurned,
     PileTaken,
+    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
     Swapped,
+    TurnPassed,
 )
 from .moves import (
     is_sensible,

@@ -10,28 +10,28 @@ from ...errors import RejectCode, Rejected
 from .declarations import (
     AddDrawn,
     BurnKind,
-    CardsPlayed,
     Command,
     Pickup,
     Play,
-    PlayerResigned,
     PlayFaceDown,
     Ready,
     Swap,
-    TurnPassed,
 )
 from .events import (
     CardsAdded,
     CardsDrawn,
+    CardsPlayed,
     DirectionReversed,
     Event,
     FaceDownTurned,
     PileBurned,
     PileTaken,
+    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
     Swapped,
+    TurnPassed,
 )
 from .rules import (
     _STARTER_RANKS,

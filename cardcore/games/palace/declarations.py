@@ -1,13 +1,13 @@
 """Palace's declarations (docs/games/palace.md): the rules flags, the commands and the view — the
 classes the kit, the codec and the schema read by their annotations. This module stays Python in
 the compiled build (pyproject.toml [tool.cardcore.compiled]): stock mypyc writes annotations
-lossily. The events are native classes, compiled: :mod:`.events` (but three, here).
+lossily. The events are native classes, compiled: :mod:`.events`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal, final
+from typing import Final, Literal
 
 from ... import kit
 from ...cards import Card, SeenCard
@@ -113,47 +113,6 @@ phase, never listed by ``legal_commands`` and never sensible, so that no bot res
 
 READY: Final = Ready()
 PICKUP: Final = Pickup()
-
-# --------------------------------------------------------------------------- events
-# The events are native classes, compiled: :mod:`.events`; but for these three, each with a field
-# that has a default (kit.native_records takes every field as given, keeping no default).
-
-
-@final
-@kit.record
-class CardsPlayed:
-    """``seat`` put ``from_hand`` then ``from_up`` on the pile; ``out_of_turn`` for a completion."""
-
-    seat: int
-    from_hand: tuple[Card, ...]
-    from_up: tuple[Card, ...]
-    out_of_turn: bool = False
-
-
-@kit.record
-class PlayerResigned:
-    """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
-    and face-down) are set aside face down and it is out. ``by`` is the command's: None, or
-    ``"timer"`` for a seat the host forfeited on a time-out (the same effect). Names no card:
-    nothing to redact."""
-
-    seat: int
-    cards: int
-    by: str | None = None
-
-
-@final
-@kit.record
-class TurnPassed:
-    """Who acts next: ``current`` (None once the game is over), whether it owes a ``follow_up``
-    (must play again, no pick-up), the open add-drawn ``window`` ``(seat, rank, drawn count)``
-    and the seats an 8 ``skipped``."""
-
-    current: int | None
-    follow_up: bool
-    window: tuple[int, int, int] | None
-    skipped: tuple[int, ...] = ()
-
 
 # --------------------------------------------------------------------------- view
 

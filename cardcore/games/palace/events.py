@@ -4,9 +4,8 @@ struct the rules build and read natively; :func:`cardcore.kit.native_records` (b
 once, what the codec, ``match``, ``==``, ``repr`` and ``str`` read of a record (their annotations
 and dataclass fields), frozen as a record is.
 
-:class:`CardsPlayed`, :class:`TurnPassed` and :class:`PlayerResigned` stay records of
-:mod:`.declarations`: each has a field with a default (a log or a caller may leave it out), which
-``kit.native_records`` does not keep (it takes every field as given).
+:class:`CardsPlayed`, :class:`TurnPassed` and :class:`PlayerResigned` each have a field with a
+default (a log or a caller may leave it out), written in their ``__init__``: the kit keeps it.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Final, final
 
 from ... import kit
 from ...cards import Card, SeenCard
-from .declarations import BurnKind, CardsPlayed, PlayerResigned, TakeReason, TurnPassed
+from .declarations import BurnKind, TakeReason
 
 
 class Dealt:
@@ -74,6 +73,29 @@ class PlayStarted:
 
     def __init__(self, starter: int) -> None:
         self.starter = starter
+
+
+@final
+class CardsPlayed:
+    """``seat`` put ``from_hand`` then ``from_up`` on the pile; ``out_of_turn`` for a completion."""
+
+    __match_args__: Final = ("seat", "from_hand", "from_up", "out_of_turn")
+    seat: int
+    from_hand: tuple[Card, ...]
+    from_up: tuple[Card, ...]
+    out_of_turn: bool
+
+    def __init__(
+        self,
+        seat: int,
+        from_hand: tuple[Card, ...],
+        from_up: tuple[Card, ...],
+        out_of_turn: bool = False,
+    ) -> None:
+        self.seat = seat
+        self.from_hand = from_hand
+        self.from_up = from_up
+        self.out_of_turn = out_of_turn
 
 
 @final
@@ -168,6 +190,48 @@ class DirectionReversed:
         self.direction = direction
 
 
+@final
+class TurnPassed:
+    """Who acts next: ``current`` (None once the game is over), whether it owes a ``follow_up``
+    (must play again, no pick-up), the open add-drawn ``window`` ``(seat, rank, drawn count)``
+    and the seats an 8 ``skipped``."""
+
+    __match_args__: Final = ("current", "follow_up", "window", "skipped")
+    current: int | None
+    follow_up: bool
+    window: tuple[int, int, int] | None
+    skipped: tuple[int, ...]
+
+    def __init__(
+        self,
+        current: int | None,
+        follow_up: bool,
+        window: tuple[int, int, int] | None,
+        skipped: tuple[int, ...] = (),
+    ) -> None:
+        self.current = current
+        self.follow_up = follow_up
+        self.window = window
+        self.skipped = skipped
+
+
+class PlayerResigned:
+    """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
+    and face-down) are set aside face down and it is out. ``by`` is the command's: None, or
+    ``"timer"`` for a seat the host forfeited on a time-out (the same effect). Names no card:
+    nothing to redact."""
+
+    __match_args__: Final = ("seat", "cards", "by")
+    seat: int
+    cards: int
+    by: str | None
+
+    def __init__(self, seat: int, cards: int, by: str | None = None) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.by = by
+
+
 Event = (
     Dealt
     | Swapped
@@ -186,4 +250,4 @@ Event = (
 )
 
 
-kit.native_records(Event)  # CardsPlayed, TurnPassed and PlayerResigned, records already, are left
+kit.native_records(Event)

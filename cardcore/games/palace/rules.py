@@ -22,20 +22,23 @@ from ...cards import JOKER_RANK, Card, SeenCard, known, rank_name, standard_deck
 from ...engine import Outcome, Setup, Termination
 from ...errors import InvalidSetup
 from ...rng import shuffled
-from .declarations import BurnKind, CardsPlayed, Phase, PlayerResigned, Rules, TurnPassed
+from .declarations import BurnKind, Phase, Rules
 from .events import (
     CardsAdded,
     CardsDrawn,
+    CardsPlayed,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
     PileBurned,
     PileTaken,
+    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
     Swapped,
+    TurnPassed,
 )
 
 RULES_VERSION: Final = "2"

@@ -10,20 +10,23 @@ from ... import kit
 from ...cards import HIDDEN, SeenCard, rank_name
 from ...engine import Role, Viewer, check_seat
 from ...errors import InvalidSeat
-from .declarations import CardsPlayed, PlayerResigned, TurnPassed, View
+from .declarations import View
 from .events import (
     CardsAdded,
     CardsDrawn,
+    CardsPlayed,
     Dealt,
     DirectionReversed,
     Event,
     FaceDownTurned,
     PileBurned,
     PileTaken,
+    PlayerResigned,
     PlayerWentOut,
     PlayStarted,
     Readied,
     Swapped,
+    TurnPassed,
 )
 from .rules import State, _cards_text
 
