@@ -1,7 +1,7 @@
 """The record classes of a game: its events (:func:`record`), its view (:func:`view`) and its
 commands (:func:`command`, which check their fields' types, :mod:`.fieldtypes`), all slotted
-dataclasses built fast; a moved game's events, native classes (:func:`native_records`, issue 24:
-both ways coexist until the last game moves); and :func:`union_types`, a game's
+dataclasses built fast; a native game's events, plain classes made records in place
+(:func:`native_records`, issue 24: every shipped game's); and :func:`union_types`, a game's
 ``command_types`` and ``event_types`` read from its unions."""
 
 from __future__ import annotations
