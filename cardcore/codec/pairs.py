@@ -64,10 +64,11 @@ def text_encoder(cls: type) -> Callable[[Any], str]:
     writer that builds the value later hashes), else that encoder's text."""
     fn = _TEXTS.get(cls)
     if fn is None:
-        if family(cls) == "dataclass" and (plan := _record_plan(cls)) is not None:
+        record = family(cls) == "dataclass"
+        if record and (plan := _record_plan(cls)) is not None:
             fn = _fields_text(*plan)
-        elif family(cls) == "dataclass" and not dataclasses.fields(cls):
-            fn = _constant_text(_key_order((), cls.__name__)[1])  # most commands: no fields
+        elif record and not dataclasses.fields(cls):  # most commands: one text, made once
+            fn = _constant_text(_key_order((), cls.__name__)[1])
         else:
             fn = _text_of(_pair_encoder(cls))
         _TEXTS[cls] = fn
@@ -291,12 +292,14 @@ def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
         else:
             return out, '["' + '","'.join(out) + '"]'
     elif first is int:
+        written: list[str] = []
+        small = _SMALL_INTS
         for x in v:
             if type(x) is not int:
                 break
-        else:  # ints (a list's repr is "[1, 2]": the JSON, with spaces)
-            ints = list(v)
-            return ints, repr(ints).replace(" ", "")
+            written.append(small[x] if 0 <= x < _SMALL_INT_END else str(x))
+        else:  # ints, their texts joined (a list's repr with its spaces dropped took 3x as long)
+            return list(v), "[" + ",".join(written) + "]"
     kinds = {*map(type, v)}
     each: Callable[[Any], Pair] = _sequence_pair if kinds == _TUPLE_ONLY else encode_with_text
     values, texts = zip(*map(each, v), strict=True)
@@ -304,23 +307,15 @@ def _sequence_pair(v: tuple[object, ...] | list[object]) -> Pair:
 
 
 def _sequence_text(v: tuple[object, ...]) -> str:
-    """:func:`_sequence_pair`'s text: cards (the common case) or ints (a pair of seats, a
-    count) without their JSON list (a list's repr, for ints, is three times as long)."""
-    texts: list[str] = []
+    """:func:`_sequence_pair`'s text: cards (the common case) without their JSON list."""
     if v and (type(v[0]) is Card or type(v[0]) is Hidden):
+        texts: list[str] = []
         for x in v:
             if type(x) is Card or type(x) is Hidden:
                 texts.append(x.text)
             else:
                 return _sequence_pair(v)[1]
         return '["' + '","'.join(texts) + '"]'
-    if v and type(v[0]) is int:
-        small = _SMALL_INTS
-        for x in v:
-            if type(x) is not int:
-                return _sequence_pair(v)[1]
-            texts.append(small[x] if 0 <= x < _SMALL_INT_END else str(x))
-        return "[" + ",".join(texts) + "]"
     return _sequence_pair(v)[1]
 
 
