@@ -40,7 +40,9 @@ GAMES: dict[str, dict[str, Any]] = {
     },
     "palace": {"bot": [5, 30], "leakScan": True},
     "spit": {"bot": [80, 200], "eventLimit": 4000},
-    "speed": {"bot": [5, 30]},
+    # Speed against a bot no quicker than the person: at 5-30 ms a loaded browser's person
+    # once made 3 gestures before the bot had played out its cards
+    "speed": {"bot": [40, 120]},
 }
 NATURAL = {"all_cards", "last_standing", "out_of_cards", "target_score"}
 ALONE = ("ratscrew", "slapjack")
