@@ -69,25 +69,20 @@ def chooser(package: str, name: str, record: bool) -> Callable[[range], int]:
         total = 0
         for seed in seeds:
             m = match.Match(game, game.make_setup(seats, seed), record=record)
-            total += steps(game, m, rng.Rng(seed, 1), seats)
+            r = rng.Rng(seed, 1)
+            n = now = 0
+            while m.outcome is None and n < 20000:
+                opts = [(s, c) for s in range(seats) for c in game.legal_commands(m.state, s)]
+                sens = [o for o in opts if game.is_sensible(m.state, o[0], o[1])]
+                pool = sens or opts
+                s, c = pool[r.below(len(pool))]
+                now += 1
+                m.submit(s, c, now)
+                n += 1
+            total += n
         return total
 
     return play
-
-
-def steps(game: Any, m: Any, r: Any, seats: int) -> int:
-    """One game to its end: the harness's loop, every step (its number returned). The one copy
-    of it: ``builds.py`` times it over a stand-in game too (its floor)."""
-    n = now = 0
-    while m.outcome is None and n < 20000:
-        opts = [(s, c) for s in range(seats) for c in game.legal_commands(m.state, s)]
-        sens = [o for o in opts if game.is_sensible(m.state, o[0], o[1])]
-        pool = sens or opts
-        s, c = pool[r.below(len(pool))]
-        now += 1
-        m.submit(s, c, now)
-        n += 1
-    return n
 
 
 def timed(play: Callable[[range], int], seeds: range) -> float:

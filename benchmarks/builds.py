@@ -14,10 +14,7 @@ harness's random chooser, without and with the hash-chained log (``record=True``
 Every rep runs each variant for ``--target-s`` seconds in turn (A B C … A B C …), so ratios taken
 within a rep cancel the machine's drift. Printed: steps/s per variant (median), and the medians
 (min–max) of the within-rep ratios: each build to RLCard uno, compiled to pure, with the log to
-without; and each build's **loop floor**: the harness's own loop over a stand-in game that answers
-from a record of the real one's answers (:func:`floor`), the most a game with this many options a
-step could reach. Then, per game and build, the game's own work per step (a step less its floor)
-against what it may be at 2× and at 0.75× uno: how far a target is, in µs of rule code.
+without.
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import operator
 import random
 import shutil
 import statistics
@@ -79,69 +75,6 @@ def chooser(package: str, name: str, record: bool) -> Variant:
     return one
 
 
-class _Taping:
-    """A game that answers as ``game`` does and keeps every seat's legal commands, step by step
-    (the first seat's question opens a step): what :func:`floor` replays."""
-
-    def __init__(self, game: Any, tape: list[list[list[Any]]]) -> None:
-        self.game, self.tape = game, tape
-
-    def legal_commands(self, state: Any, seat: int) -> list[Any]:
-        found = list(self.game.legal_commands(state, seat))
-        if seat == 0:
-            self.tape.append([])
-        self.tape[-1].append(found)
-        return found
-
-    def is_sensible(self, state: Any, seat: int, command: Any) -> bool:
-        return bool(self.game.is_sensible(state, seat, command))
-
-
-class _Replay:
-    """A match that moves to the next recorded step at each ``submit``; over after the last."""
-
-    def __init__(self, tape: list[list[list[Any]]]) -> None:
-        self.tape, self.i, self.state, self.outcome = tape, 0, tape[0], None
-
-    def submit(self, seat: int, command: Any, now: int) -> None:
-        self.i = i = self.i + 1
-        if i == len(self.tape):
-            self.outcome = True
-        else:
-            self.state = self.tape[i]
-
-
-class _StandIn:
-    """The cheapest game there is: its answers read from the step's record by C callables (every
-    option sensible: that changes only the bound the chooser draws below)."""
-
-    legal_commands = staticmethod(operator.getitem)
-    is_sensible = slice
-
-
-def floor(package: str, name: str, games: int = 20) -> Variant:
-    """The harness's own cost for ``name``: its loop (:func:`ab_wheel.steps`, the same code)
-    over :class:`_StandIn` and a :class:`_Replay` of ``games`` games of ``package``, drawing with
-    that build's ``Rng`` as the harness does. The game's own work per step is then the step's
-    time less this one's: the part of a step a faster engine can cut."""
-    registry, match, rng = ab_wheel.engine(package)
-    game = registry.get_game(name)
-    seats = 3 if game.info.max_seats >= 3 else 2
-    tapes: list[list[list[list[Any]]]] = []
-    for seed in range(1, games + 1):
-        tapes.append([])
-        m = match.Match(game, game.make_setup(seats, seed), record=False)
-        ab_wheel.steps(_Taping(game, tapes[-1]), m, rng.Rng(seed, 1), seats)
-
-    def one() -> int:
-        return sum(
-            ab_wheel.steps(_StandIn, _Replay(tape), rng.Rng(seed, 1), seats)
-            for seed, tape in enumerate(tapes, 1)
-        )
-
-    return one
-
-
 def uno() -> Variant:
     import rlcard  # the peers' Python only
 
@@ -186,7 +119,6 @@ def main() -> None:
             package = "cardcore" if build == "compiled" else PURE
             variants[f"{name} {build}"] = chooser(package, name, False)
             variants[f"{name} {build} +log"] = chooser(package, name, True)
-            variants[f"{name} {build} floor"] = floor(package, name)
     for fn in variants.values():
         rate(fn, 0.15)  # warm: imports, tables, the first games
     rates: dict[str, list[float]] = {k: [] for k in variants}
@@ -202,8 +134,8 @@ def main() -> None:
 
     out: dict[str, Any] = {"steps_per_s": {k: statistics.median(v) for k, v in rates.items()}}
     print(f"RLCard uno: {statistics.median(rates['uno']):,.0f} steps/s")
-    head = "| game | build | steps/s | ×uno | compiled/pure | +log/no log | loop floor ×uno |"
-    print(head + "\n|" + "---|" * 7)
+    head = "| game | build | steps/s | ×uno | compiled/pure | +log/no log |"
+    print(head + "\n|" + "---|" * 6)
     for name in names:
         for build in ("compiled", "pure"):
             k = f"{name} {build}"
@@ -211,37 +143,15 @@ def main() -> None:
                 "x_uno": ratio(k, "uno"),
                 "x_pure": ratio(k, f"{name} pure"),
                 "log_ratio": ratio(f"{k} +log", k),
-                "floor_x_uno": ratio(f"{k} floor", "uno"),
             }
             out[k] = {f: statistics.median(v) for f, v in figures.items()}
             versus = shown(figures["x_pure"]) if build == "compiled" else ""
             print(
                 f"| {name} | {build} | {statistics.median(rates[k]):,.0f} | "
-                f"{shown(figures['x_uno'])} | {versus} | {shown(figures['log_ratio'])} | "
-                f"{shown(figures['floor_x_uno'])} |"
+                f"{shown(figures['x_uno'])} | {versus} | {shown(figures['log_ratio'])} |"
             )
-    budgets(names, rates, out)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")
-
-
-def budgets(names: list[str], rates: dict[str, list[float]], out: dict[str, Any]) -> None:
-    """Per game and build, the game's own work per step (a step's time less its loop floor's)
-    now, and what it may be for the step to run at 2× and at 0.75× RLCard uno: µs, the medians
-    over the reps of figures taken within each rep (the machine's drift cancels within it)."""
-    print("\n| game | build | game's work, µs/step | at 2× uno | at 0.75× uno |")
-    print("|" + "---|" * 5)
-    for name in names:
-        for build in ("compiled", "pure"):
-            k = f"{name} {build}"
-            rows = list(zip(rates["uno"], rates[k], rates[f"{k} floor"], strict=True))
-            figures = {
-                "work_us": [1e6 / step - 1e6 / fl for _, step, fl in rows],
-                "budget_2x_us": [1e6 / (2 * u) - 1e6 / fl for u, _, fl in rows],
-                "budget_075x_us": [1e6 / (0.75 * u) - 1e6 / fl for u, _, fl in rows],
-            }
-            out[k].update({f: statistics.median(v) for f, v in figures.items()})
-            print(f"| {name} | {build} | " + " | ".join(f"{out[k][f]:.1f}" for f in figures) + " |")
 
 
 if __name__ == "__main__":
