@@ -15,6 +15,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import builtins
 import copy
 import functools
 import inspect
@@ -95,7 +96,9 @@ def recompiled(
     node.decorator_list = []  # applied already: the result replaces the decorated function
     edit(node)
     if calls_inline_helpers(rule):  # else nothing to write in: no walk
-        _Inliner(rule.__globals__, {*_local_names(code), *bound}).visit(node)
+        inliner = _Inliner(rule.__globals__, {*_local_names(code), *bound})
+        inliner.visit(node)
+        bound = {**bound, **inliner.cells}  # what another module's helpers read
     ast.fix_missing_locations(node)
     # Nested in a function whose parameters are the names bound, which the rule reads as closure
     # cells: nothing is added to the rule's module, and every other name it reads is read as it
@@ -131,12 +134,16 @@ def positional_parameters(rule: Callable[..., Any]) -> tuple[str, ...]:
 
 
 def calls_inline_helpers(rule: Callable[..., Any]) -> bool:
-    """Whether ``rule`` reads a name of its module bound to an :func:`inlinable` helper (one it
-    may call)."""
+    """Whether ``rule`` reads a name of its module bound to an :func:`inlinable` helper, or an
+    attribute holding one of a module it reads (``kit.seat_of``): one it may call."""
     code = getattr(rule, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return False
     module = getattr(rule, "__globals__", {})
-    return isinstance(code, types.CodeType) and any(
-        hasattr(module.get(n), INLINE) for n in names_read(code)
+    names = names_read(code)
+    modules = [v for n in names if isinstance(v := module.get(n), types.ModuleType)]
+    return any(hasattr(module.get(n), INLINE) for n in names) or any(
+        hasattr(getattr(m, n, None), INLINE) for m in modules for n in names
     )
 
 
@@ -272,11 +279,14 @@ def inlinable(helper: Callable[..., Any]) -> tuple[tuple[str, ...], ast.expr] | 
 
 
 class _Inliner(ast.NodeTransformer):
-    """Each call ``helper(a, b)`` of an :func:`inlinable` helper of the rule's own module written
-    as the helper's expression with ``a`` and ``b`` in place of its parameters: where every
-    argument is a pure read (a name, a constant, an attribute or an item of one: a value of the
-    immutable state, which reading twice or not at all cannot change), and no global the helper
-    reads is a local of the rule. Any other call stays a call."""
+    """Each call ``helper(a, b)`` of an :func:`inlinable` helper of the rule's own module, or
+    ``mod.helper(a, b)`` of another module's (``kit.seat_of``), written as the helper's expression
+    with ``a`` and ``b`` in place of its parameters: where every argument is a pure read (a name,
+    a constant, an attribute or an item of one: a value of the immutable state, which reading
+    twice or not at all cannot change), and no global the helper reads is a local of the rule.
+    Another module's helper reads its own module's globals through closure cells (:attr:`cells`,
+    named ``_kit_`` and the global's name) and builtins the rule's module does not shadow. Any
+    other call stays a call."""
 
     _DEPTH: Final = 8  # helpers written into helpers; a helper that calls itself stops here
 
@@ -284,14 +294,17 @@ class _Inliner(ast.NodeTransformer):
         self.module = module
         self.local_names = local_names
         self.depth = 0
+        self.cells: dict[str, Any] = {}
+        """The values another module's helpers read, by the names they are written in as."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         spec = self._spec(node)
         if spec is None or self.depth >= self._DEPTH:
             return node
-        params, expr = spec
-        given = dict(zip(params, node.args, strict=True))
+        params, expr, renamed = spec
+        given: dict[str, ast.expr] = dict(zip(params, node.args, strict=True))
+        given.update({n: ast.Name(alias, ast.Load()) for n, alias in renamed.items()})
         body = _Substitute(given).visit(_copy(expr))
         for part in ast.walk(body):
             ast.copy_location(part, node)
@@ -302,15 +315,13 @@ class _Inliner(ast.NodeTransformer):
             self.depth -= 1
         return inlined
 
-    def _spec(self, node: ast.Call) -> tuple[tuple[str, ...], ast.expr] | None:
-        func = node.func
-        if not isinstance(func, ast.Name) or func.id in self.local_names:
-            return None
-        helper = self.module.get(func.id)
+    def _spec(self, node: ast.Call) -> tuple[tuple[str, ...], ast.expr, dict[str, str]] | None:
+        """The helper's parameters and expression, and the names of its module's globals it
+        reads with the cells they are written in as (its own module's: none); None: a call."""
+        helper = self._helper(node.func)
         spec: tuple[tuple[str, ...], ast.expr] | None = getattr(helper, INLINE, None)
         if (
             spec is None
-            or getattr(helper, "__globals__", None) is not self.module
             or node.keywords
             or len(node.args) != len(spec[0])
             or not all(_is_pure_read(a) for a in node.args)
@@ -318,7 +329,31 @@ class _Inliner(ast.NodeTransformer):
             return None
         params, expr = spec
         reads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} - set(params)
-        return None if reads & self.local_names else spec
+        if reads & self.local_names:
+            return None
+        own: dict[str, Any] = getattr(helper, "__globals__", {})
+        if own is self.module:
+            return params, expr, {}
+        renamed = {n: f"_kit_{n}" for n in reads if n in own}
+        if any(n not in builtins.__dict__ or n in self.module for n in reads - set(renamed)) or (
+            set(renamed.values()) & (self.local_names | set(self.module))
+        ):
+            return None  # a name it reads would mean another thing in the rule's module
+        self.cells.update({alias: own[n] for n, alias in renamed.items()})
+        return params, expr, renamed
+
+    def _helper(self, func: ast.expr) -> Any:
+        """What a call's ``helper`` or ``mod.helper`` names in the rule's module, if a global."""
+        if isinstance(func, ast.Name) and func.id not in self.local_names:
+            return self.module.get(func.id)
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id not in self.local_names
+            and isinstance(owner := self.module.get(func.value.id), types.ModuleType)
+        ):
+            return getattr(owner, func.attr, None)
+        return None
 
 
 def _is_pure_read(node: ast.expr) -> bool:

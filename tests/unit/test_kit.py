@@ -322,6 +322,31 @@ def test_inline_leaves_a_call_whose_helper_reads_a_name_the_rule_binds() -> None
     assert _hot_shadowing(POSITION, 10) == _shadowing(POSITION, 10) == 15
 
 
+@kit.hot
+def _seat_checked(s: Position, seat: object) -> int:
+    """Another module's helper written in: ``kit.seat_of``, whose global ``check_seat`` the rule
+    reads from a cell of its own."""
+    return kit.seat_of(2, seat) + len(s.pile)
+
+
+def test_inline_writes_in_another_modules_helper(tmp_path: Path) -> None:
+    """``kit.seat_of`` is written into a hot rule (the pure build's seat check at no call), with
+    the same answers and refusals as the call; a rule whose module binds a builtin the helper
+    reads (``type``) keeps the call, as it would otherwise read its module's ``type``."""
+    assert "seat_of" not in codegen.names_read(_seat_checked.__code__)
+    assert _seat_checked.__code__.co_freevars == ("_kit_check_seat",)
+    assert _seat_checked(POSITION, 1) == 3
+    for bad in (2, -1, True, "0", None):
+        with pytest.raises(InvalidSeat) as written:
+            _seat_checked(POSITION, bad)
+        with pytest.raises(InvalidSeat) as called:
+            kit.seat_of(2, bad)
+        assert str(written.value) == str(called.value)
+    source = "from cardcore import kit\ntype = None\n\n@kit.hot\ndef rule(seat):\n"
+    module = _module_from(source + "    return kit.seat_of(2, seat)\n", tmp_path, "shadows")
+    assert "seat_of" in codegen.names_read(module.rule.__code__) and module.rule(1) == 1
+
+
 def _module_from(source: str, folder: Path, name: str) -> Any:
     """A module of its own file holding ``source`` (a rule the kit reads the source of)."""
     path = folder / f"{name}.py"

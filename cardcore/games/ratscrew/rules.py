@@ -309,6 +309,7 @@ def _challenge_count(counts: dict[str, int], card: Card) -> int | None:
     return counts.get(RANKS[rank - 1])
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
@@ -740,6 +741,7 @@ def outcome(state: State) -> Outcome | None:
     return None
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def legal_commands(state: State, seat: object) -> tuple[Command, ...]:
     """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
     holds a played card, docs/games/ratscrew.md#slapping)."""
@@ -753,6 +755,7 @@ def legal_commands(state: State, seat: object) -> tuple[Command, ...]:
     return (SLAP,) if state.played else ()
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: slap only a slappable pile; never resign."""
     kit.seat_of(state._setting.seats, seat)

@@ -193,6 +193,7 @@ def _awaiting(stacks: Sequence[Sequence[Card]], eliminated: frozenset[int]) -> l
     return [q for q, s in enumerate(stacks) if not s and q not in eliminated]
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not one of this game's raises
@@ -596,6 +597,7 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(Termination.ALL_CARDS, (w,))
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (a false slap is legal: anyone may slap a pile that
     holds a card, docs/games/slapjack.md#slapping). Never ``Resign``, though it is accepted
@@ -609,6 +611,7 @@ def legal_commands(state: State, seat: object) -> list[Command]:
     return [PLAY] if mine else []
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: slap only a target, and never cover one you could slap instead; never resign."""
     kit.seat_of(state._setting.seats, seat)

@@ -259,6 +259,7 @@ def _has_play(table: Table, state: State, hand: tuple[Card, ...]) -> bool:
 # --------------------------------------------------------------------------- decide
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 (a ``bool`` included) raises
@@ -691,7 +692,7 @@ _PLAYS_ONTO: Final = (_plays_onto(0), _plays_onto(1))
 a ``(card, pile)`` tuple: it is made for every fitting card of every hand at every step)."""
 
 
-@kit.hot  # its helpers written in (the pure build), as kit.seated did
+@kit.hot  # its helpers and the seat check written in (the pure build)
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (a repeated flip call is legal, if not sensible),
     except ``Resign``: always allowed, never offered, so a bot picking among these never
@@ -750,6 +751,7 @@ def _runs(table: Table, top: Card, left: tuple[Card, ...]) -> list[tuple[Card, .
     return out
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint: never repeat a flip call this seat has already made
     (docs/games/common.md#joint-calls), never resign."""
