@@ -335,10 +335,12 @@ class _Inliner(ast.NodeTransformer):
         if own is self.module:
             return params, expr, {}
         renamed = {n: f"_kit_{n}" for n in reads if n in own}
-        if any(n not in builtins.__dict__ or n in self.module for n in reads - set(renamed)) or (
-            set(renamed.values()) & (self.local_names | set(self.module))
+        if (
+            any(n not in builtins.__dict__ or n in self.module for n in reads - set(renamed))
+            or set(renamed.values()) & (self.local_names | set(self.module))
+            or any(self.cells.get(a, own[n]) is not own[n] for n, a in renamed.items())
         ):
-            return None  # a name it reads would mean another thing in the rule's module
+            return None  # a name it reads would mean another thing in the rule (or its cells)
         self.cells.update({alias: own[n] for n, alias in renamed.items()})
         return params, expr, renamed
 

@@ -329,7 +329,9 @@ def _seat_checked(s: Position, seat: object) -> int:
     return kit.seat_of(2, seat) + len(s.pile)
 
 
-def test_inline_writes_in_another_modules_helper(tmp_path: Path) -> None:
+def test_inline_writes_in_another_modules_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``kit.seat_of`` is written into a hot rule (the pure build's seat check at no call), with
     the same answers and refusals as the call; a rule whose module binds a builtin the helper
     reads (``type``) keeps the call, as it would otherwise read its module's ``type``."""
@@ -345,6 +347,17 @@ def test_inline_writes_in_another_modules_helper(tmp_path: Path) -> None:
     source = "from cardcore import kit\ntype = None\n\n@kit.hot\ndef rule(seat):\n"
     module = _module_from(source + "    return kit.seat_of(2, seat)\n", tmp_path, "shadows")
     assert "seat_of" in codegen.names_read(module.rule.__code__) and module.rule(1) == 1
+    # two modules' helpers reading a global of one name, each its own: the first written in,
+    # the second left a call (one cell per name), the answer the same
+    helper = "from cardcore import kit\nBASE = {}\n\n@kit.inline\ndef f(x):\n    return x + BASE\n"
+    for b in (1, 10):
+        (tmp_path / f"kit_base_{b}.py").write_text(helper.format(b))
+    monkeypatch.syspath_prepend(tmp_path)
+    source = "import kit_base_1 as one\nimport kit_base_10 as ten\n\n\ndef rule(x):\n"
+    rules = _module_from(source + "    return one.f(x) * ten.f(x)\n", tmp_path, "two")
+    hot = kit.hot(rules.rule)
+    assert hot is not rules.rule and hot(1) == rules.rule(1) == 22
+    assert hot.__code__.co_freevars == ("_kit_BASE",) and "f" in codegen.names_read(hot.__code__)
 
 
 def _module_from(source: str, folder: Path, name: str) -> Any:
