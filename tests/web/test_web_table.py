@@ -379,8 +379,9 @@ def test_keypress_to_acknowledgement_of_a_slap(
 
     games = [played(scenario, "ratscrew"), played(scenario, "slapjack")]
     # the games are real races, so how many slaps the person lands varies: another game of
-    # Slapjack only when these fell short of the sample
-    for _ in range(3):
+    # Slapjack only when these fell short of the sample (a quiet machine: none; a loaded one's
+    # browser loses more races: one run landed 17 in five games)
+    for _ in range(8):
         if sum(1 for a in slaps(games) if "seq" in a) >= 20:
             break
         games.append(scenario("slapRace", **GAMES["slapjack"]))
