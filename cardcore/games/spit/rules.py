@@ -8,9 +8,7 @@ first statement (:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (a
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
-from operator import truth
 from typing import Final, Literal, TypeVar, assert_never
 
 from ... import kit
@@ -227,8 +225,6 @@ class State(kit.NativeState):
 
 # --------------------------------------------------------------------------- rules helpers
 
-_FLAGS: Final = (False, True)
-
 
 def playable(state: State) -> Fit:
     """The cards that may be played on each spit pile now (none on one that does not exist)."""
@@ -286,7 +282,7 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
         return can_act(state, seat, fit)
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
-    moves = _MOVES_INTO[tuple(map(truth, layout))] if () in layout else None  # truth is bool()
+    spaces = [k for k, pile in enumerate(layout) if not pile] if () in layout else []  # empty piles
     stacking = state._setting.stack_equal_in_layout
     counts = False
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
@@ -306,12 +302,13 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
         if top in fit1:
             out.append(take.plays[1])
             counts = True
-        if moves or stacking:  # besides the plays, rarely
+        if spaces or stacking:  # besides the plays, less often
             stacks: Sequence[Command] = _stacks_from(layout, ups, i) if stacking else ()
-            if moves:
-                out += moves[i]
+            moves = take.moves
+            for k in spaces:  # into every empty space, in order
+                out.append(moves[k])
             out += stacks
-            if (moves or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
+            if (spaces or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
                 counts = True
     return counts
 
@@ -355,9 +352,10 @@ def stalemate_calls(state: State, seat: int) -> list[Command]:
     return calls
 
 
-@kit.inline
 def layout_size(layout: Layout) -> int:
-    return sum(map(len, layout))
+    """How many cards ``layout`` holds (a generator, which mypyc compiles to a loop: ``map`` and
+    ``sum`` are looked up and called through Python there)."""
+    return sum(len(pile) for pile in layout)
 
 
 # --------------------------------------------------------------------------- decide
@@ -921,19 +919,6 @@ _PILE_COMMANDS: Final = tuple(_PileCommands(i) for i in _STOCK_PILES)
 """By stock pile (a tuple: a pile's number is its index)."""
 
 
-def _moves_into(filled: tuple[bool, ...]) -> tuple[tuple[Move, ...], ...]:
-    """For a layout whose stock piles are ``filled`` or empty: the moves from each pile into
-    every empty space, in order."""
-    return tuple(
-        tuple(_PILE_COMMANDS[i].moves[k] for k, full in enumerate(filled) if not full)
-        for i in range(len(filled))
-    )
-
-
-_MOVES_INTO: Final = kit.tabulate(
-    _moves_into, [*itertools.product(_FLAGS, repeat=4), *itertools.product(_FLAGS, repeat=5)]
-)
-""":func:`_moves_into` of every layout of 4 or 5 stock piles, by which of them hold cards."""
 _SPITS_ONTO: Final = kit.tabulate(Spit, _SPIT_PILES)
 _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
@@ -972,11 +957,11 @@ def is_sensible(state: State, seat: object, command: Command) -> bool:
     docs/games/spit.md#slapping-for-piles), and resigning."""
     p = kit.seat_of(state._setting.seats, seat)
     t = type(command)
+    if t is Move or t is Stack:  # the commands offered most often first
+        i: int = command.source  # type: ignore[union-attr]
+        return exposes(state.layouts[p][i], state.up[p][i])
     if t is Play or t is Flip:
         return True
-    if t is Move or t is Stack:
-        i = command.source  # type: ignore[union-attr]
-        return exposes(state.layouts[p][i], state.up[p][i])
     if isinstance(command, Spit):
         return p not in state.called and (command.target is None or spits_alone(state, p))
     if t is kit.Resign:
