@@ -222,6 +222,14 @@ class State(kit.NativeState):
             stuck = self._stuck = not can_act(self, 0, fit) and not can_act(self, 1, fit)
         return stuck
 
+    def stuck_given(self, seat: int) -> bool:
+        """:attr:`stuck`, once ``seat`` is known to have no action that counts against being
+        stuck (:func:`scan_layout` found none): only the other seat's are looked for."""
+        stuck = self._stuck
+        if stuck is None:
+            stuck = self._stuck = not can_act(self, 1 - seat, self.fit)
+        return stuck
+
 
 # --------------------------------------------------------------------------- rules helpers
 
@@ -303,11 +311,12 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
             out.append(take.plays[1])
             counts = True
         if spaces or stacking:  # besides the plays, less often
-            stacks: Sequence[Command] = _stacks_from(layout, ups, i) if stacking else ()
             moves = take.moves
             for k in spaces:  # into every empty space, in order
                 out.append(moves[k])
-            out += stacks
+            stacks = _stacks_from(layout, ups, i) if stacking else None
+            if stacks:
+                out += stacks
             if (spaces or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
                 counts = True
     return counts
@@ -933,7 +942,7 @@ def legal_commands(state: State, seat: object) -> list[Command]:
     phase = state.phase
     if phase == "PLAY":  # the common case, first
         commands: list[Command] = []
-        if scan_layout(state, p, state.fit, commands) or not state.stuck:
+        if scan_layout(state, p, state.fit, commands) or not state.stuck_given(p):
             return (
                 commands  # an action of its own counts against being stuck, or one of the other's
             )
