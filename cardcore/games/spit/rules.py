@@ -932,6 +932,16 @@ _SPITS_ONTO: Final = kit.tabulate(Spit, _SPIT_PILES)
 _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
 
+# The command classes is_sensible tells apart (about six questions a step), as Final names of this
+# module: the compiled build reads a Final name as a C static, where it looks a class imported from
+# declarations.py (a Python module there) up in this module's dict at every read.
+_MOVE: Final = Move
+_STACK: Final = Stack
+_PLAY: Final = Play
+_FLIP: Final = Flip
+_SPIT: Final = Spit
+_RESIGN: Final = kit.Resign
+
 
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
@@ -966,14 +976,14 @@ def is_sensible(state: State, seat: object, command: Command) -> bool:
     docs/games/spit.md#slapping-for-piles), and resigning."""
     p = kit.seat_of(state._setting.seats, seat)
     t = type(command)
-    if t is Move or t is Stack:  # the commands offered most often first
+    if t is _MOVE or t is _STACK:  # the commands offered most often first
         i: int = command.source  # type: ignore[union-attr]
         return exposes(state.layouts[p][i], state.up[p][i])
-    if t is Play or t is Flip:
+    if t is _PLAY or t is _FLIP:
         return True
-    if isinstance(command, Spit):
+    if isinstance(command, _SPIT):
         return p not in state.called and (command.target is None or spits_alone(state, p))
-    if t is kit.Resign:
+    if t is _RESIGN:
         return False
     j = command.target  # type: ignore[union-attr]
     piles = state.spit_piles
