@@ -367,6 +367,19 @@ def layout_size(layout: Layout) -> int:
     return sum(len(pile) for pile in layout)
 
 
+# The command classes decide and is_sensible tell apart (about seven times a step), as Final names
+# of this module: the compiled build reads a Final name as a C static, where it looks a class
+# imported from declarations.py (a Python module there) up in this module's dict at every read.
+_PLAY: Final = Play
+_FLIP: Final = Flip
+_MOVE: Final = Move
+_STACK: Final = Stack
+_SPIT: Final = Spit
+_SLAP: Final = Slap
+_TAKE_PILE: Final = TakePile
+_RESIGN: Final = kit.Resign
+
+
 # --------------------------------------------------------------------------- decide
 
 
@@ -378,22 +391,22 @@ def decide(state: State, seat: object, command: Command) -> list[Event]:
     if state.winner is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     t = type(command)
-    if t is Play:
+    if t is _PLAY:
         return _decide_play(state, p, command)  # type: ignore[arg-type]
-    if t is Spit:
+    if t is _SPIT:
         return _decide_spit(state, p, command)  # type: ignore[arg-type]
-    if t is Flip:
+    if t is _FLIP:
         return _decide_flip(state, p, command)  # type: ignore[arg-type]
-    if t is Move:
+    if t is _MOVE:
         return _decide_move(state, p, command)  # type: ignore[arg-type]
-    if t is Stack:
+    if t is _STACK:
         return _decide_stack(state, p, command)  # type: ignore[arg-type]
-    if t is Slap:
+    if t is _SLAP:
         return _decide_slap(state, p, command)  # type: ignore[arg-type]
-    if t is TakePile:
+    if t is _TAKE_PILE:
         return _decide_take(state, p, command)  # type: ignore[arg-type]
     # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
-    if t is kit.Resign:
+    if t is _RESIGN:
         return [Resigned(p)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
@@ -931,16 +944,6 @@ _PILE_COMMANDS: Final = tuple(_PileCommands(i) for i in _STOCK_PILES)
 _SPITS_ONTO: Final = kit.tabulate(Spit, _SPIT_PILES)
 _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
-
-# The command classes is_sensible tells apart (about six questions a step), as Final names of this
-# module: the compiled build reads a Final name as a C static, where it looks a class imported from
-# declarations.py (a Python module there) up in this module's dict at every read.
-_MOVE: Final = Move
-_STACK: Final = Stack
-_PLAY: Final = Play
-_FLIP: Final = Flip
-_SPIT: Final = Spit
-_RESIGN: Final = kit.Resign
 
 
 def legal_commands(state: State, seat: object) -> list[Command]:
