@@ -8,9 +8,7 @@ first statement (:func:`cardcore.kit.seat_of`) or :func:`cardcore.kit.viewed` (a
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
-from operator import truth
 from typing import Final, Literal, TypeVar, assert_never
 
 from ... import kit
@@ -224,10 +222,16 @@ class State(kit.NativeState):
             stuck = self._stuck = not can_act(self, 0, fit) and not can_act(self, 1, fit)
         return stuck
 
+    def stuck_given(self, seat: int) -> bool:
+        """:attr:`stuck`, once ``seat`` is known to have no action that counts against being
+        stuck (:func:`scan_layout` found none): only the other seat's are looked for."""
+        stuck = self._stuck
+        if stuck is None:
+            stuck = self._stuck = not can_act(self, 1 - seat, self.fit)
+        return stuck
+
 
 # --------------------------------------------------------------------------- rules helpers
-
-_FLAGS: Final = (False, True)
 
 
 def playable(state: State) -> Fit:
@@ -286,7 +290,7 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
         return can_act(state, seat, fit)
     layout, ups = state.layouts[seat], state.up[seat]
     fit0, fit1 = fit
-    moves = _MOVES_INTO[tuple(map(truth, layout))] if () in layout else None  # truth is bool()
+    spaces = [k for k, pile in enumerate(layout) if not pile] if () in layout else []  # empty piles
     stacking = state._setting.stack_equal_in_layout
     counts = False
     i = -1  # the pile's number, counted by hand: enumerate() cost 1,700 more instructions a step
@@ -306,12 +310,14 @@ def scan_layout(state: State, seat: int, fit: Fit, out: list[Command] | None) ->
         if top in fit1:
             out.append(take.plays[1])
             counts = True
-        if moves or stacking:  # besides the plays, rarely
-            stacks: Sequence[Command] = _stacks_from(layout, ups, i) if stacking else ()
-            if moves:
-                out += moves[i]
-            out += stacks
-            if (moves or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
+        if spaces or stacking:  # besides the plays, less often
+            moves = take.moves
+            for k in spaces:  # into every empty space, in order
+                out.append(moves[k])
+            stacks = _stacks_from(layout, ups, i) if stacking else None
+            if stacks:
+                out += stacks
+            if (spaces or stacks) and exposes(pile, up):  # (c) a move or (d) a stack that exposes
                 counts = True
     return counts
 
@@ -355,9 +361,23 @@ def stalemate_calls(state: State, seat: int) -> list[Command]:
     return calls
 
 
-@kit.inline
 def layout_size(layout: Layout) -> int:
-    return sum(map(len, layout))
+    """How many cards ``layout`` holds (a generator, which mypyc compiles to a loop: ``map`` and
+    ``sum`` are looked up and called through Python there)."""
+    return sum(len(pile) for pile in layout)
+
+
+# The command classes decide and is_sensible tell apart (about seven times a step), as Final names
+# of this module: the compiled build reads a Final name as a C static, where it looks a class
+# imported from declarations.py (a Python module there) up in this module's dict at every read.
+_PLAY: Final = Play
+_FLIP: Final = Flip
+_MOVE: Final = Move
+_STACK: Final = Stack
+_SPIT: Final = Spit
+_SLAP: Final = Slap
+_TAKE_PILE: Final = TakePile
+_RESIGN: Final = kit.Resign
 
 
 # --------------------------------------------------------------------------- decide
@@ -371,22 +391,22 @@ def decide(state: State, seat: object, command: Command) -> list[Event]:
     if state.winner is not None:
         raise Rejected(RejectCode.GAME_OVER, "the game is over")
     t = type(command)
-    if t is Play:
+    if t is _PLAY:
         return _decide_play(state, p, command)  # type: ignore[arg-type]
-    if t is Spit:
+    if t is _SPIT:
         return _decide_spit(state, p, command)  # type: ignore[arg-type]
-    if t is Flip:
+    if t is _FLIP:
         return _decide_flip(state, p, command)  # type: ignore[arg-type]
-    if t is Move:
+    if t is _MOVE:
         return _decide_move(state, p, command)  # type: ignore[arg-type]
-    if t is Stack:
+    if t is _STACK:
         return _decide_stack(state, p, command)  # type: ignore[arg-type]
-    if t is Slap:
+    if t is _SLAP:
         return _decide_slap(state, p, command)  # type: ignore[arg-type]
-    if t is TakePile:
+    if t is _TAKE_PILE:
         return _decide_take(state, p, command)  # type: ignore[arg-type]
     # docs/games/common.md#leaving-a-game: any phase; a player's and the timer's forfeit alike
-    if t is kit.Resign:
+    if t is _RESIGN:
         return [Resigned(p)]
     raise Rejected(RejectCode.INVALID_PHASE, f"not a Spit command: {command!r}")
 
@@ -921,19 +941,6 @@ _PILE_COMMANDS: Final = tuple(_PileCommands(i) for i in _STOCK_PILES)
 """By stock pile (a tuple: a pile's number is its index)."""
 
 
-def _moves_into(filled: tuple[bool, ...]) -> tuple[tuple[Move, ...], ...]:
-    """For a layout whose stock piles are ``filled`` or empty: the moves from each pile into
-    every empty space, in order."""
-    return tuple(
-        tuple(_PILE_COMMANDS[i].moves[k] for k, full in enumerate(filled) if not full)
-        for i in range(len(filled))
-    )
-
-
-_MOVES_INTO: Final = kit.tabulate(
-    _moves_into, [*itertools.product(_FLAGS, repeat=4), *itertools.product(_FLAGS, repeat=5)]
-)
-""":func:`_moves_into` of every layout of 4 or 5 stock piles, by which of them hold cards."""
 _SPITS_ONTO: Final = kit.tabulate(Spit, _SPIT_PILES)
 _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
@@ -948,7 +955,7 @@ def legal_commands(state: State, seat: object) -> list[Command]:
     phase = state.phase
     if phase == "PLAY":  # the common case, first
         commands: list[Command] = []
-        if scan_layout(state, p, state.fit, commands) or not state.stuck:
+        if scan_layout(state, p, state.fit, commands) or not state.stuck_given(p):
             return (
                 commands  # an action of its own counts against being stuck, or one of the other's
             )
@@ -972,14 +979,14 @@ def is_sensible(state: State, seat: object, command: Command) -> bool:
     docs/games/spit.md#slapping-for-piles), and resigning."""
     p = kit.seat_of(state._setting.seats, seat)
     t = type(command)
-    if t is Play or t is Flip:
-        return True
-    if t is Move or t is Stack:
-        i = command.source  # type: ignore[union-attr]
+    if t is _MOVE or t is _STACK:  # the commands offered most often first
+        i: int = command.source  # type: ignore[union-attr]
         return exposes(state.layouts[p][i], state.up[p][i])
-    if isinstance(command, Spit):
+    if t is _PLAY or t is _FLIP:
+        return True
+    if isinstance(command, _SPIT):
         return p not in state.called and (command.target is None or spits_alone(state, p))
-    if t is kit.Resign:
+    if t is _RESIGN:
         return False
     j = command.target  # type: ignore[union-attr]
     piles = state.spit_piles
