@@ -383,6 +383,7 @@ _RESIGN: Final = kit.Resign
 # --------------------------------------------------------------------------- decide
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks). A seat that is not 0 or 1 raises
@@ -946,6 +947,7 @@ _SLAPS: Final = kit.tabulate(Slap, _SPIT_PILES)
 _TAKES: Final = kit.tabulate(TakePile, _SPIT_PILES)
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now (each is accepted by ``decide``), except ``Resign``:
     always allowed, never offered, so a bot picking among these never resigns by chance."""
@@ -971,7 +973,7 @@ def legal_commands(state: State, seat: object) -> list[Command]:
     return []
 
 
-@kit.hot  # its helpers written in (the pure build), as kit.seated did
+@kit.hot  # its helpers and the seat check written in (the pure build)
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint. Not sensible: a joint call this seat already made, naming a target when not
     spitting alone, a move or stack that uncovers no face-down card (it could loop forever),
