@@ -76,9 +76,7 @@ class Setting:
     finish_on_special: bool
     combine_hand_and_up: bool
     costs: tuple[int, ...]
-    """How dear each rank index is under these rules (``_COSTS``)."""
-    cheapest_first: tuple[int, ...]
-    """The rank indices by ``costs``, cheapest first (no two ranks cost the same)."""
+    """How dear each rank index is under these rules (``_COSTS``; no two ranks cost the same)."""
     fitting: dict[int | None, frozenset[int]]
     """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
     row of their flags."""
@@ -101,7 +99,6 @@ class Setting:
         self.finish_on_special = rules.finish_on_special
         self.combine_hand_and_up = rules.combine_hand_and_up
         self.costs = _COSTS[rules.three_invisible]
-        self.cheapest_first = tuple(sorted(range(14), key=self.costs.__getitem__))
         flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
         self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
 
@@ -524,18 +521,24 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
         if lowest not in allowed:
             return []
         allowed = frozenset((lowest,))
-    groups: dict[int, list[Card]] = {}
+    cost = state._setting.costs
+    groups: list[tuple[int, list[Card]]] = []
     for c in _source(state, p):
         r = c.rank
-        if r in allowed:
-            g = groups.get(r)
-            if g is None:
-                groups[r] = [c]
-            else:
-                g.append(c)
-    if len(groups) <= 1:
-        return list(groups.items())
-    return [(r, groups[r]) for r in state._setting.cheapest_first if r in groups]
+        if r not in allowed:
+            continue
+        for rank, cards in groups:
+            if rank == r:
+                cards.append(c)
+                break
+        else:
+            # A rank not met before: its group goes before the first dearer one, so that the
+            # groups stay cheapest first (a hand holds a few ranks: a scan, no sort).
+            i = 0
+            while i < len(groups) and cost[groups[i][0]] < cost[r]:
+                i += 1
+            groups.insert(i, (r, [c]))
+    return groups
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
