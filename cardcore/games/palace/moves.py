@@ -88,7 +88,10 @@ by the cards as the active source holds them."""
 
 def _plays(cards: list[Card]) -> tuple[Play, ...]:
     """``_plays_of(cards)``, from its table unless a card is there twice (several decks)."""
-    return _PLAYS.get(tuple(cards)) or _plays_of(cards)
+    key = tuple(cards)
+    # ``in`` and ``[]``, not ``get``: a read-only table answers those two in C, where its ``get``
+    # is a method call passed on to the dict's own ``get``.
+    return _PLAYS[key] if key in _PLAYS else _plays_of(cards)
 
 
 def legal_commands(state: State, seat: object) -> list[Command]:
@@ -156,9 +159,11 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
     it twice), then ``Ready`` (docs/games/palace.md#swapping)."""
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
-    # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once, in
-    # the order of the pairs of hand and face-up cards.
-    hand, up = dict.fromkeys(state.hands[seat]), tuple(dict.fromkeys(state.up[seat]))
+    hand, up = state.hands[seat], state.up[seat]
+    if not state._setting.each_card_once:
+        # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once,
+        # in the order of the pairs of hand and face-up cards.
+        hand, up = tuple(dict.fromkeys(hand)), tuple(dict.fromkeys(up))
     out: list[Command] = [_SWAPS[h, u] for h in hand for u in up]
     out.append(READY)
     return out

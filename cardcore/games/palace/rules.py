@@ -77,6 +77,8 @@ class Setting:
     combine_hand_and_up: bool
     costs: tuple[int, ...]
     """How dear each rank index is under these rules (``_COSTS``; no two ranks cost the same)."""
+    each_card_once: bool
+    """The decks hold no card twice (one deck, at most one joker): no row holds a card twice."""
     fitting: dict[int | None, frozenset[int]]
     """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
     row of their flags."""
@@ -99,6 +101,7 @@ class Setting:
         self.finish_on_special = rules.finish_on_special
         self.combine_hand_and_up = rules.combine_hand_and_up
         self.costs = _COSTS[rules.three_invisible]
+        self.each_card_once = rules.num_decks == 1 and rules.jokers <= 1
         flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
         self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
 
@@ -359,14 +362,12 @@ def _burn(pile_after: tuple[Card, ...], played: int, rank: int, rules: Setting) 
 
 def _minus(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
-    rest = tuple(cards)
+    rest = list(cards)
     for c in taken:
-        try:
-            i = rest.index(c)
-        except ValueError:
+        if c not in rest:
             return None
-        rest = rest[:i] + rest[i + 1 :]
-    return rest
+        rest.remove(c)
+    return tuple(rest)
 
 
 def _holds(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
@@ -393,14 +394,16 @@ def _take(
     rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
     """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
-    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :] if cards else rows
+    return _put(rows, p, _minus(rows[p], cards) or ()) if cards else rows
 
 
 def _put(
     rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
     """``rows`` with seat ``p``'s row replaced by ``row``."""
-    return rows[:p] + (row,) + rows[p + 1 :]
+    changed = list(rows)
+    changed[p] = row
+    return tuple(changed)
 
 
 def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
