@@ -6,6 +6,10 @@ and dataclass fields), frozen as a record is.
 
 :class:`CardsPlayed`, :class:`TurnPassed` and :class:`PlayerResigned` each have a field with a
 default (a log or a caller may leave it out), written in their ``__init__``: the kit keeps it.
+
+Every event is ``@final`` (none is subclassed): the compiled build then tells an event's class by
+comparing its type, where it asks whether the type derives from each class it tries in turn
+(``evolve``'s argument check tries the ``Event`` union's classes in order).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ...cards import Card, SeenCard
 from .declarations import BurnKind, TakeReason
 
 
+@final
 class Dealt:
     """The deck was shuffled and dealt: face-down, face-up and hand cards per seat, and the stock
     (top first). Only the face-up cards are public; a seat sees its own hand."""
@@ -40,6 +45,7 @@ class Dealt:
         self.stock = stock
 
 
+@final
 class Swapped:
     """``seat`` put ``hand_card`` face up in place of ``up_card``, which went into its hand."""
 
@@ -54,6 +60,7 @@ class Swapped:
         self.up_card = up_card
 
 
+@final
 class Readied:
     """``seat`` is ready (a repeated call changes nothing)."""
 
@@ -64,6 +71,7 @@ class Readied:
         self.seat = seat
 
 
+@final
 class PlayStarted:
     """Everyone was ready: the play phase begins and ``starter`` leads
     (docs/games/palace.md#starter)."""
@@ -113,6 +121,7 @@ class FaceDownTurned:
         self.card = card
 
 
+@final
 class CardsAdded:
     """``seat`` added just-drawn ``cards`` to the pile (docs/games/palace.md#add-drawn-window)."""
 
@@ -168,6 +177,7 @@ class PileTaken:
         self.reason = reason
 
 
+@final
 class PlayerWentOut:
     """``seat`` has no cards left: it finished in ``place`` (1 = first)."""
 
@@ -180,6 +190,7 @@ class PlayerWentOut:
         self.place = place
 
 
+@final
 class DirectionReversed:
     """Jokers reversed the direction of play; ``direction`` is now +1 or -1."""
 
@@ -215,6 +226,7 @@ class TurnPassed:
         self.skipped = skipped
 
 
+@final
 class PlayerResigned:
     """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
     and face-down) are set aside face down and it is out. ``by`` is the command's: None, or

@@ -25,6 +25,7 @@ from .declarations import (
     Swap,
 )
 from .rules import (
+    Setting,
     State,
     _best_play,
     _bound_rank,
@@ -86,9 +87,11 @@ _PLAYS: Final = kit.tabulate(
 by the cards as the active source holds them."""
 
 
-def _plays(cards: list[Card]) -> tuple[Play, ...]:
+def _plays(cards: list[Card], rules: Setting) -> tuple[Play, ...]:
     """``_plays_of(cards)``, from its table unless a card is there twice (several decks)."""
     key = tuple(cards)
+    if rules.each_card_once:  # one deck's cards of one rank, in some order: in the table
+        return _PLAYS[key]
     # ``in`` and ``[]``, not ``get``: a read-only table answers those two in C, where its ``get``
     # is a method call passed on to the dict's own ``get``.
     return _PLAYS[key] if key in _PLAYS else _plays_of(cards)
@@ -123,7 +126,7 @@ def _turn_commands(state: State, seat: int) -> list[Command]:
     out: list[Command] = []
     fitting = state.playable
     for _, cards in fitting:
-        out.extend(_plays(cards))
+        out.extend(_plays(cards, rules))
     if hand and rules.combine_hand_and_up and not state.stock:
         lowest = _bound_rank(state, seat)
         rank = hand[0].rank
@@ -205,7 +208,7 @@ def _completions(state: State, seat: int) -> list[Command]:
         return []
     out: list[Command] = []
     check = not rules.finish_on_special  # only going out on a power card can fail
-    for play in _plays(matching):  # every play of these cards, built once: those of ``need``
+    for play in _plays(matching, rules):  # every play of these cards, built once: those of ``need``
         if len(play.cards) == need:
             if check:
                 try:

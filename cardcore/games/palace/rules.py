@@ -363,10 +363,11 @@ def _burn(pile_after: tuple[Card, ...], played: int, rank: int, rules: Setting) 
 def _minus(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
     rest = list(cards)
-    for c in taken:
-        if c not in rest:
-            return None
-        rest.remove(c)
+    try:
+        for c in taken:
+            rest.remove(c)  # its first occurrence
+    except ValueError:  # c is not in rest
+        return None
     return tuple(rest)
 
 
