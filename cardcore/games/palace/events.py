@@ -6,10 +6,6 @@ and dataclass fields), frozen as a record is.
 
 :class:`CardsPlayed`, :class:`TurnPassed` and :class:`PlayerResigned` each have a field with a
 default (a log or a caller may leave it out), written in their ``__init__``: the kit keeps it.
-
-Every event is ``@final`` (none is subclassed): the compiled build then tells an event's class by
-comparing its type, where it asks whether the type derives from each class it tries in turn
-(``evolve``'s argument check tries the ``Event`` union's classes in order).
 """
 
 from __future__ import annotations
@@ -21,7 +17,6 @@ from ...cards import Card, SeenCard
 from .declarations import BurnKind, TakeReason
 
 
-@final
 class Dealt:
     """The deck was shuffled and dealt: face-down, face-up and hand cards per seat, and the stock
     (top first). Only the face-up cards are public; a seat sees its own hand."""
@@ -45,7 +40,6 @@ class Dealt:
         self.stock = stock
 
 
-@final
 class Swapped:
     """``seat`` put ``hand_card`` face up in place of ``up_card``, which went into its hand."""
 
@@ -60,7 +54,6 @@ class Swapped:
         self.up_card = up_card
 
 
-@final
 class Readied:
     """``seat`` is ready (a repeated call changes nothing)."""
 
@@ -71,7 +64,6 @@ class Readied:
         self.seat = seat
 
 
-@final
 class PlayStarted:
     """Everyone was ready: the play phase begins and ``starter`` leads
     (docs/games/palace.md#starter)."""
@@ -121,7 +113,6 @@ class FaceDownTurned:
         self.card = card
 
 
-@final
 class CardsAdded:
     """``seat`` added just-drawn ``cards`` to the pile (docs/games/palace.md#add-drawn-window)."""
 
@@ -177,7 +168,6 @@ class PileTaken:
         self.reason = reason
 
 
-@final
 class PlayerWentOut:
     """``seat`` has no cards left: it finished in ``place`` (1 = first)."""
 
@@ -190,7 +180,6 @@ class PlayerWentOut:
         self.place = place
 
 
-@final
 class DirectionReversed:
     """Jokers reversed the direction of play; ``direction`` is now +1 or -1."""
 
@@ -226,7 +215,6 @@ class TurnPassed:
         self.skipped = skipped
 
 
-@final
 class PlayerResigned:
     """``seat`` left the game (docs/games/common.md#leaving-a-game): its ``cards`` (hand, face-up
     and face-down) are set aside face down and it is out. ``by`` is the command's: None, or

@@ -121,7 +121,10 @@ def _turn_commands(state: State, seat: int) -> list[Command]:
     hand = state.hands[seat]
     source = _source(state, seat)
     if not source:
-        return [PlayFaceDown(i) for i in range(len(state.down[seat]))]
+        down = len(state.down[seat])
+        if down <= len(rules.blind_plays):  # as dealt: at most cards_per_area
+            return list(rules.blind_plays[:down])
+        return [PlayFaceDown(i) for i in range(down)]  # a position built by hand, unchecked
     pile = state.pile
     out: list[Command] = []
     fitting = state.playable
@@ -181,8 +184,11 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
         hand = state.hands[seat]
         tail = [c for c in hand[len(hand) - window[2] :] if c.rank == window[1]]
         if tail:
-            check = not state._setting.finish_on_special  # else every subset is accepted
-            for m in _multisets(tail):
+            rules = state._setting
+            check = not rules.finish_on_special  # else every subset is accepted
+            # The plays of these cards are built once (_plays): one add of each play's cards.
+            for play in _plays(tail, rules):
+                m = play.cards
                 if check:
                     try:
                         _decide_add_drawn(state, seat, m)

@@ -22,7 +22,7 @@ from ...cards import JOKER_RANK, Card, SeenCard, known, rank_name, standard_deck
 from ...engine import Outcome, Setup, Termination
 from ...errors import InvalidSetup
 from ...rng import shuffled
-from .declarations import BurnKind, Phase, Rules
+from .declarations import BurnKind, Phase, PlayFaceDown, Rules
 from .events import (
     CardsAdded,
     CardsDrawn,
@@ -82,6 +82,9 @@ class Setting:
     fitting: dict[int | None, frozenset[int]]
     """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
     row of their flags."""
+    blind_plays: tuple[PlayFaceDown, ...]
+    """A seat's face-down plays, one per position of its ``cards_per_area`` face-down cards: the
+    commands ``legal_commands`` lists once only those are left, built once per setup."""
 
     def __init__(self, setup: Setup[Rules]) -> None:
         rules = setup.rules
@@ -104,6 +107,7 @@ class Setting:
         self.each_card_once = rules.num_decks == 1 and rules.jokers <= 1
         flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
         self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
+        self.blind_plays = tuple(PlayFaceDown(i) for i in range(rules.cards_per_area))
 
 
 class State(kit.NativeState):
