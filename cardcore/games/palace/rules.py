@@ -15,6 +15,7 @@ trust it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Final, assert_never
 
 from ... import kit
@@ -105,8 +106,8 @@ class Setting:
         self.combine_hand_and_up = rules.combine_hand_and_up
         self.costs = _COSTS[rules.three_invisible]
         self.each_card_once = rules.num_decks == 1 and rules.jokers <= 1
-        flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
-        self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
+        # The row's copy (dict(row) would ask it for each key in turn)
+        self.fitting = _FITTING[rules.seven_lower, rules.nine_lower, rules.three_invisible].copy()
         self.blind_plays = tuple(PlayFaceDown(i) for i in range(rules.cards_per_area))
 
 
@@ -327,16 +328,20 @@ _BOOLS: Final = (False, True)
 
 
 def _ranks_that_fit(
-    top: int | None, seven_lower: bool, nine_lower: bool, three_invisible: bool
-) -> frozenset[int]:
-    """Every rank that ``_fits`` on ``top`` under these flags (the only ones it reads)."""
+    seven_lower: bool, nine_lower: bool, three_invisible: bool
+) -> MappingProxyType[int | None, frozenset[int]]:
+    """Every rank that ``_fits`` on each top rank (``_TOPS``) under these flags (the only ones
+    it reads), by top rank."""
     rules = Rules(seven_lower=seven_lower, nine_lower=nine_lower, three_invisible=three_invisible)
-    return frozenset(rank for rank in range(14) if _fits(rank, top, rules))
+    return MappingProxyType(
+        {top: frozenset(rank for rank in range(14) if _fits(rank, top, rules)) for top in _TOPS}
+    )
 
 
-_FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
-"""``_ranks_that_fit`` for every top rank and flags, made once: a setup's :class:`Setting` reads
-its row (``Setting.fitting``)."""
+_FITTING: Final = kit.tabulate(_ranks_that_fit, _BOOLS, _BOOLS, _BOOLS)
+"""``_ranks_that_fit`` for every value of the flags, made once: a setup's :class:`Setting` copies
+its row (``Setting.fitting``), one look-up per setup where a look-up per top rank (a tuple key
+each) cost it more than everything else it makes."""
 
 
 def _allowed(pile: tuple[Card, ...], rules: Setting) -> frozenset[int]:
