@@ -205,13 +205,18 @@ def _completions(state: State, seat: int) -> list[Command]:
     if not pile:
         return []
     rank = pile[-1].rank
-    matching = [c for c in _source(state, seat) if c.rank == rank]
+    source = _source(state, seat)
+    held = 0  # counted before anything is built: most seats hold none (asked first)
+    for c in source:
+        if c.rank == rank:
+            held += 1
     rules = state._setting
-    if not (matching and _completion_played(rules)):  # most seats hold none: asked first
+    if not (held and _completion_played(rules)):
         return []
     need = 4 - _top_run(pile)
-    if need <= 0 or len(matching) < need:
+    if need <= 0 or held < need:
         return []
+    matching = [c for c in source if c.rank == rank]
     out: list[Command] = []
     check = not rules.finish_on_special  # only going out on a power card can fail
     for play in _plays(matching, rules):  # every play of these cards, built once: those of ``need``
