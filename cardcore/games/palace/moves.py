@@ -25,6 +25,7 @@ from .declarations import (
     Swap,
 )
 from .rules import (
+    Setting,
     State,
     _best_play,
     _bound_rank,
@@ -86,9 +87,14 @@ _PLAYS: Final = kit.tabulate(
 by the cards as the active source holds them."""
 
 
-def _plays(cards: list[Card]) -> tuple[Play, ...]:
+def _plays(cards: list[Card], rules: Setting) -> tuple[Play, ...]:
     """``_plays_of(cards)``, from its table unless a card is there twice (several decks)."""
-    return _PLAYS.get(tuple(cards)) or _plays_of(cards)
+    key = tuple(cards)
+    if rules.each_card_once:  # one deck's cards of one rank, in some order: in the table
+        return _PLAYS[key]
+    # ``in`` and ``[]``, not ``get``: a read-only table answers those two in C, where its ``get``
+    # is a method call passed on to the dict's own ``get``.
+    return _PLAYS[key] if key in _PLAYS else _plays_of(cards)
 
 
 def legal_commands(state: State, seat: object) -> list[Command]:
@@ -115,12 +121,15 @@ def _turn_commands(state: State, seat: int) -> list[Command]:
     hand = state.hands[seat]
     source = _source(state, seat)
     if not source:
-        return [PlayFaceDown(i) for i in range(len(state.down[seat]))]
+        down = len(state.down[seat])
+        if down <= len(rules.blind_plays):  # as dealt: at most cards_per_area
+            return list(rules.blind_plays[:down])
+        return [PlayFaceDown(i) for i in range(down)]  # a position built by hand, unchecked
     pile = state.pile
     out: list[Command] = []
     fitting = state.playable
     for _, cards in fitting:
-        out.extend(_plays(cards))
+        out.extend(_plays(cards, rules))
     if hand and rules.combine_hand_and_up and not state.stock:
         lowest = _bound_rank(state, seat)
         rank = hand[0].rank
@@ -156,9 +165,11 @@ def _setup_commands(state: State, seat: int) -> list[Command]:
     it twice), then ``Ready`` (docs/games/palace.md#swapping)."""
     if seat in state.ready:
         return []  # a repeated ready is accepted but changes nothing: not worth offering
-    # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once, in
-    # the order of the pairs of hand and face-up cards.
-    hand, up = dict.fromkeys(state.hands[seat]), tuple(dict.fromkeys(state.up[seat]))
+    hand, up = state.hands[seat], state.up[seat]
+    if not state._setting.each_card_once:
+        # Each card once (dict.fromkeys keeps the first of each, in order), so each pair once,
+        # in the order of the pairs of hand and face-up cards.
+        hand, up = tuple(dict.fromkeys(hand)), tuple(dict.fromkeys(up))
     out: list[Command] = [_SWAPS[h, u] for h in hand for u in up]
     out.append(READY)
     return out
@@ -173,8 +184,11 @@ def _out_of_turn_commands(state: State, seat: int) -> list[Command]:
         hand = state.hands[seat]
         tail = [c for c in hand[len(hand) - window[2] :] if c.rank == window[1]]
         if tail:
-            check = not state._setting.finish_on_special  # else every subset is accepted
-            for m in _multisets(tail):
+            rules = state._setting
+            check = not rules.finish_on_special  # else every subset is accepted
+            # The plays of these cards are built once (_plays): one add of each play's cards.
+            for play in _plays(tail, rules):
+                m = play.cards
                 if check:
                     try:
                         _decide_add_drawn(state, seat, m)
@@ -191,16 +205,21 @@ def _completions(state: State, seat: int) -> list[Command]:
     if not pile:
         return []
     rank = pile[-1].rank
-    matching = [c for c in _source(state, seat) if c.rank == rank]
+    source = _source(state, seat)
+    held = 0  # counted before anything is built: most seats hold none (asked first)
+    for c in source:
+        if c.rank == rank:
+            held += 1
     rules = state._setting
-    if not (matching and _completion_played(rules)):  # most seats hold none: asked first
+    if not (held and _completion_played(rules)):
         return []
     need = 4 - _top_run(pile)
-    if need <= 0 or len(matching) < need:
+    if need <= 0 or held < need:
         return []
+    matching = [c for c in source if c.rank == rank]
     out: list[Command] = []
     check = not rules.finish_on_special  # only going out on a power card can fail
-    for play in _plays(matching):  # every play of these cards, built once: those of ``need``
+    for play in _plays(matching, rules):  # every play of these cards, built once: those of ``need``
         if len(play.cards) == need:
             if check:
                 try:

@@ -15,6 +15,7 @@ trust it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Final, assert_never
 
 from ... import kit
@@ -22,7 +23,7 @@ from ...cards import JOKER_RANK, Card, SeenCard, known, rank_name, standard_deck
 from ...engine import Outcome, Setup, Termination
 from ...errors import InvalidSetup
 from ...rng import shuffled
-from .declarations import BurnKind, Phase, Rules
+from .declarations import BurnKind, Phase, PlayFaceDown, Rules
 from .events import (
     CardsAdded,
     CardsDrawn,
@@ -76,12 +77,15 @@ class Setting:
     finish_on_special: bool
     combine_hand_and_up: bool
     costs: tuple[int, ...]
-    """How dear each rank index is under these rules (``_COSTS``)."""
-    cheapest_first: tuple[int, ...]
-    """The rank indices by ``costs``, cheapest first (no two ranks cost the same)."""
+    """How dear each rank index is under these rules (``_COSTS``; no two ranks cost the same)."""
+    each_card_once: bool
+    """The decks hold no card twice (one deck, at most one joker): no row holds a card twice."""
     fitting: dict[int | None, frozenset[int]]
     """The ranks that may go on each top rank (``_top_rank``) under these rules: ``_FITTING``'s
     row of their flags."""
+    blind_plays: tuple[PlayFaceDown, ...]
+    """A seat's face-down plays, one per position of its ``cards_per_area`` face-down cards: the
+    commands ``legal_commands`` lists once only those are left, built once per setup."""
 
     def __init__(self, setup: Setup[Rules]) -> None:
         rules = setup.rules
@@ -101,9 +105,10 @@ class Setting:
         self.finish_on_special = rules.finish_on_special
         self.combine_hand_and_up = rules.combine_hand_and_up
         self.costs = _COSTS[rules.three_invisible]
-        self.cheapest_first = tuple(sorted(range(14), key=self.costs.__getitem__))
-        flags = (rules.seven_lower, rules.nine_lower, rules.three_invisible)
-        self.fitting = {top: _FITTING[(top, *flags)] for top in _TOPS}
+        self.each_card_once = rules.num_decks == 1 and rules.jokers <= 1
+        # The row's copy (dict(row) would ask it for each key in turn)
+        self.fitting = _FITTING[rules.seven_lower, rules.nine_lower, rules.three_invisible].copy()
+        self.blind_plays = tuple(PlayFaceDown(i) for i in range(rules.cards_per_area))
 
 
 class State(kit.NativeState):
@@ -323,16 +328,20 @@ _BOOLS: Final = (False, True)
 
 
 def _ranks_that_fit(
-    top: int | None, seven_lower: bool, nine_lower: bool, three_invisible: bool
-) -> frozenset[int]:
-    """Every rank that ``_fits`` on ``top`` under these flags (the only ones it reads)."""
+    seven_lower: bool, nine_lower: bool, three_invisible: bool
+) -> MappingProxyType[int | None, frozenset[int]]:
+    """Every rank that ``_fits`` on each top rank (``_TOPS``) under these flags (the only ones
+    it reads), by top rank."""
     rules = Rules(seven_lower=seven_lower, nine_lower=nine_lower, three_invisible=three_invisible)
-    return frozenset(rank for rank in range(14) if _fits(rank, top, rules))
+    return MappingProxyType(
+        {top: frozenset(rank for rank in range(14) if _fits(rank, top, rules)) for top in _TOPS}
+    )
 
 
-_FITTING: Final = kit.tabulate(_ranks_that_fit, _TOPS, _BOOLS, _BOOLS, _BOOLS)
-"""``_ranks_that_fit`` for every top rank and flags, made once: a setup's :class:`Setting` reads
-its row (``Setting.fitting``)."""
+_FITTING: Final = kit.tabulate(_ranks_that_fit, _BOOLS, _BOOLS, _BOOLS)
+"""``_ranks_that_fit`` for every value of the flags, made once: a setup's :class:`Setting` copies
+its row (``Setting.fitting``), one look-up per setup where a look-up per top rank (a tuple key
+each) cost it more than everything else it makes."""
 
 
 def _allowed(pile: tuple[Card, ...], rules: Setting) -> frozenset[int]:
@@ -362,14 +371,13 @@ def _burn(pile_after: tuple[Card, ...], played: int, rank: int, rules: Setting) 
 
 def _minus(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> tuple[Card, ...] | None:
     """``cards`` without ``taken`` (as multisets, first occurrences), or None if not contained."""
-    rest = tuple(cards)
-    for c in taken:
-        try:
-            i = rest.index(c)
-        except ValueError:
-            return None
-        rest = rest[:i] + rest[i + 1 :]
-    return rest
+    rest = list(cards)
+    try:
+        for c in taken:
+            rest.remove(c)  # its first occurrence
+    except ValueError:  # c is not in rest
+        return None
+    return tuple(rest)
 
 
 def _holds(cards: tuple[Card, ...], taken: tuple[Card, ...]) -> bool:
@@ -396,14 +404,16 @@ def _take(
     rows: tuple[tuple[Card, ...], ...], p: int, cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
     """``rows`` with ``cards`` taken out of seat ``p``'s row (first occurrences)."""
-    return rows[:p] + (_minus(rows[p], cards) or (),) + rows[p + 1 :] if cards else rows
+    return _put(rows, p, _minus(rows[p], cards) or ()) if cards else rows
 
 
 def _put(
     rows: tuple[tuple[Card, ...], ...], p: int, row: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
     """``rows`` with seat ``p``'s row replaced by ``row``."""
-    return rows[:p] + (row,) + rows[p + 1 :]
+    changed = list(rows)
+    changed[p] = row
+    return tuple(changed)
 
 
 def _next(seats: int, finished: tuple[int, ...], p: int, direction: int) -> int:
@@ -524,18 +534,24 @@ def _fitting(state: State, p: int) -> list[tuple[int, list[Card]]]:
         if lowest not in allowed:
             return []
         allowed = frozenset((lowest,))
-    groups: dict[int, list[Card]] = {}
+    cost = state._setting.costs
+    groups: list[tuple[int, list[Card]]] = []
     for c in _source(state, p):
         r = c.rank
-        if r in allowed:
-            g = groups.get(r)
-            if g is None:
-                groups[r] = [c]
-            else:
-                g.append(c)
-    if len(groups) <= 1:
-        return list(groups.items())
-    return [(r, groups[r]) for r in state._setting.cheapest_first if r in groups]
+        if r not in allowed:
+            continue
+        for rank, cards in groups:
+            if rank == r:
+                cards.append(c)
+                break
+        else:
+            # A rank not met before: its group goes before the first dearer one, so that the
+            # groups stay cheapest first (a hand holds a few ranks: a scan, no sort).
+            i = 0
+            while i < len(groups) and cost[groups[i][0]] < cost[r]:
+                i += 1
+            groups.insert(i, (r, [c]))
+    return groups
 
 
 def _best_play(state: State, seat: int) -> tuple[int, int] | None:
