@@ -56,6 +56,7 @@ from .rules import (
 # --------------------------------------------------------------------------- decide
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def decide(state: State, seat: object, command: Command) -> list[Event]:
     """The events of ``command`` by ``seat``, or :class:`Rejected`
     (docs/games/common.md#order-of-checks); :class:`~cardcore.errors.InvalidSeat` for a seat that is

@@ -97,6 +97,7 @@ def _plays(cards: list[Card], rules: Setting) -> tuple[Play, ...]:
     return _PLAYS[key] if key in _PLAYS else _plays_of(cards)
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def legal_commands(state: State, seat: object) -> list[Command]:
     """Every command ``seat`` may make now. Plays list each distinct multiset of one rank from
     the active source, cheapest rank first, smaller sets first."""
@@ -230,6 +231,7 @@ def _completions(state: State, seat: int) -> list[Command]:
     return out
 
 
+@kit.hot  # the seat check written in (the pure build): kit.seat_of
 def is_sensible(state: State, seat: object, command: Command) -> bool:
     """Bots' hint. Swap only to put a dearer card face up; ready once; play the cheapest rank
     that fits, all of it; pick up only when no play fits; always complete fours and add drawn
