@@ -42,7 +42,7 @@ def seat_of(seats: int, seat: object) -> int:
     calling convention (its arguments parsed twice); this is a direct C call from a compiled
     rule. :class:`~cardcore.match.Match` checks the seat too: asked through it, twice, cheaply.
     In the interpreted build, a rule declared :func:`~cardcore.kit.hot` has it written in
-    (:func:`~cardcore.kit.inline`: one expression), where each call cost a frame: 3-4 % of
+    (:func:`~cardcore.kit.inline`: one expression), where each call cost a frame: 2-3 % of
     Slapjack's playouts, which ask it about seven times a step."""
     return seat if type(seat) is int and 0 <= seat < seats else check_seat(seats, seat)
 
